@@ -23,7 +23,7 @@ from tddforge.errors import ConfigError
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - exercised on 3.10 only
-    import tomli as tomllib
+    import tomli as tomllib  # type: ignore[no-redef,import-not-found,unused-ignore]
 
 
 class _Frozen(BaseModel):

@@ -1,0 +1,75 @@
+from __future__ import annotations
+
+import pytest
+
+from tddforge.workspace import parse_file_blocks
+
+FENCE = "```"
+
+
+def test_single_block_with_language_tag() -> None:
+    reply = f"### FILE: tests/test_a.py\n{FENCE}python\nimport a\n{FENCE}\n"
+    parsed = parse_file_blocks(reply)
+    assert [(b.path, b.content) for b in parsed.blocks] == [("tests/test_a.py", "import a\n")]
+    assert parsed.problems == ()
+
+
+def test_many_blocks_with_prose_between_them() -> None:
+    reply = (
+        "Here are the tests.\n\n"
+        f"### FILE: tests/test_a.py\n{FENCE}python\nA = 1\n{FENCE}\n"
+        "And a second file, which covers the edge cases:\n\n"
+        f"### FILE: tests/test_b.py\n{FENCE}\nB = 2\n{FENCE}\nThat's all.\n"
+    )
+    parsed = parse_file_blocks(reply)
+    assert [(b.path, b.content) for b in parsed.blocks] == [
+        ("tests/test_a.py", "A = 1\n"),
+        ("tests/test_b.py", "B = 2\n"),
+    ]
+
+
+def test_crlf_line_endings_are_normalised() -> None:
+    reply = f"### FILE: tests/test_a.py\r\n{FENCE}python\r\nx = 1\r\ny = 2\r\n{FENCE}\r\n"
+    (block,) = parse_file_blocks(reply).blocks
+    assert block.content == "x = 1\ny = 2\n"
+
+
+@pytest.mark.parametrize(
+    ("header", "path"),
+    [
+        ("### FILE: tests/test_a.py", "tests/test_a.py"),
+        ("### FILE: `tests/test_a.py`", "tests/test_a.py"),
+        ("### FILE: **tests/test_a.py**", "tests/test_a.py"),
+        ("###FILE:tests/test_a.py", "tests/test_a.py"),
+        ("## file: tests/test_a.py  ", "tests/test_a.py"),
+    ],
+)
+def test_header_variants(header: str, path: str) -> None:
+    (block,) = parse_file_blocks(f"{header}\n\n{FENCE}py\npass\n{FENCE}\n").blocks
+    assert block.path == path
+
+
+def test_longer_fence_keeps_inner_triple_backticks() -> None:
+    inner = f'DOC = """\n{FENCE}\nexample\n{FENCE}\n"""\n'
+    reply = f"### FILE: tests/test_doc.py\n````python\n{inner}````\n"
+    (block,) = parse_file_blocks(reply).blocks
+    assert block.content == inner
+
+
+def test_no_blocks_at_all() -> None:
+    parsed = parse_file_blocks("I cannot write tests for this.\n")
+    assert parsed.blocks == ()
+    assert parsed.problems == ()
+
+
+def test_header_without_fence_is_a_problem_not_a_guess() -> None:
+    reply = f"### FILE: tests/test_a.py\nimport a\n\n### FILE: tests/test_b.py\n{FENCE}\nB = 1\n{FENCE}\n"
+    parsed = parse_file_blocks(reply)
+    assert [b.path for b in parsed.blocks] == ["tests/test_b.py"]
+    assert len(parsed.problems) == 1
+    assert "tests/test_a.py" in parsed.problems[0]
+
+
+def test_unclosed_fence_at_end_keeps_content() -> None:
+    (block,) = parse_file_blocks(f"### FILE: a.py\n{FENCE}python\nx = 1\n").blocks
+    assert block.content == "x = 1\n"
