@@ -1,0 +1,1 @@
+"""Orchestration: stages and loops, with their decisions kept in pure functions."""
