@@ -1,0 +1,1 @@
+"""Agents: each one pairs a prompt template with the parsing of its replies."""

@@ -1,0 +1,65 @@
+"""The RED agent: a spec in, test files out (seed 004's prompts, through our LLM layer)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from tddforge import prompts
+from tddforge.config import RedStageConfig
+from tddforge.llm.base import ChatMessage, Completion, LLMClient
+from tddforge.spec import Spec
+from tddforge.workspace.fileblocks import FileBlock, parse_file_blocks
+
+
+@dataclass
+class RedReply:
+    """The files a RED agent produced, with the exchanges that produced them."""
+
+    blocks: tuple[FileBlock, ...] = ()
+    problems: tuple[str, ...] = ()
+    transcript: list[ChatMessage] = field(default_factory=list)
+    completions: list[Completion] = field(default_factory=list)
+
+
+class RedAgent:
+    """Asks the model for test files; asks once more if the reply carries none."""
+
+    def __init__(self, llm: LLMClient, config: RedStageConfig, *, repairs: int = 1):
+        self.llm = llm
+        self.config = config
+        self.repairs = repairs
+
+    def messages(self, spec: Spec) -> list[ChatMessage]:
+        """The system and user messages for ``spec``."""
+        variables = {
+            "spec": spec,
+            "framework": "pytest",
+            "test_directory": self.config.test_directory,
+            "include_edge_cases": self.config.include_edge_cases,
+            "tests_per_component": self.config.tests_per_component,
+        }
+        return [
+            ChatMessage("system", prompts.render("red", "system", **variables)),
+            ChatMessage("user", prompts.render("red", "user", **variables)),
+        ]
+
+    def generate(self, spec: Spec) -> RedReply:
+        """Return the test files the model wrote for ``spec``."""
+        reply = RedReply(transcript=self.messages(spec))
+        for attempt in range(self.repairs + 1):
+            if attempt:
+                repair = prompts.render(
+                    "red_repair",
+                    "user",
+                    problems=list(reply.problems),
+                    test_directory=self.config.test_directory,
+                )
+                reply.transcript.append(ChatMessage("user", repair))
+            completion = self.llm.complete(reply.transcript)
+            reply.completions.append(completion)
+            reply.transcript.append(ChatMessage("assistant", completion.text))
+            parsed = parse_file_blocks(completion.text)
+            reply.blocks, reply.problems = parsed.blocks, parsed.problems
+            if reply.blocks:
+                break
+        return reply

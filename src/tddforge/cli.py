@@ -1,0 +1,139 @@
+"""The ``tddforge`` command line: the only place that prints or exits.
+
+Exit codes: 0 success; 1 the job completed but its goal was not met (an
+invalid RED, tests still red); 2 a usage or input error, reported as one line.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any, NoReturn
+
+import click
+from rich.console import Console
+from rich.markup import escape
+
+from tddforge import __version__
+from tddforge.config import Settings, load_settings
+from tddforge.errors import InputError, TddforgeError
+
+err = Console(stderr=True, highlight=False)
+
+
+def _project_dir(value: str) -> Path:
+    path = Path(value)
+    if not path.is_dir():
+        raise InputError(f"project directory not found: {path}")
+    return path.resolve()
+
+
+def _settings(project: Path, **flags: Any) -> Settings:
+    return load_settings(project, os.environ, flags)
+
+
+def _progress(message: str) -> None:
+    err.print(f"[dim]·[/dim] {message}")
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="tddforge")
+def cli() -> None:
+    """LLM-driven TDD in which every claim an agent makes is checked by running code."""
+
+
+def llm_options(func: Any) -> Any:
+    """The flags every LLM-backed command takes."""
+    options = [
+        click.option("--model", help="Model name (env TDDFORGE_MODEL)."),
+        click.option("--base-url", help="OpenAI-compatible endpoint (env OPENAI_BASE_URL)."),
+        click.option("--max-cost", type=float, help="Hard budget cap in dollars."),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
+@cli.command()
+@click.argument("spec", type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "--project", default=".", show_default=True, help="Project the tests are written into."
+)
+@click.option(
+    "--out", type=click.Path(dir_okay=False, path_type=Path), help="Artifact path (YAML)."
+)
+@click.option("--json", "as_json", is_flag=True, help="Also write JSON and print it on stdout.")
+@click.option("--timeout", type=float, help="Test run timeout in seconds (default 300).")
+@click.option(
+    "--python", "python", help="Interpreter of the project (default: its .venv, else this one)."
+)
+@llm_options
+def red(spec: Path, project: str, out: Path | None, as_json: bool, timeout: float | None,
+        python: str | None, model: str | None, base_url: str | None, max_cost: float | None) -> None:  # fmt: skip
+    """RED stage: turn SPEC into failing tests, run them, validate and trace them."""
+    from tddforge.llm import make_client
+    from tddforge.orchestration.red_stage import RedOptions, run_red
+    from tddforge.runner import interpreter_for
+    from tddforge.spec import load_spec
+
+    root = _project_dir(project)
+    loaded = load_spec(spec)
+    settings = _settings(root, model=model, base_url=base_url, max_cost=max_cost)
+    interpreter = interpreter_for(root, python)
+    options = RedOptions(
+        root, interpreter, out=out.resolve() if out else None, json=as_json, timeout=timeout
+    )
+    outcome = run_red(loaded, make_client(settings), settings, options, _progress)
+    _report_red(outcome.artifact.model_dump(mode="json"), outcome.written, as_json)
+    sys.exit(0 if outcome.artifact.valid else 1)
+
+
+def _report_red(data: dict[str, Any], written: tuple[Path, ...], as_json: bool) -> None:
+    results = data["test_results"]
+    verdict = "[green]valid RED[/green]" if data["valid"] else "[red]invalid RED[/red]"
+    err.print(
+        f"{verdict}: {results['total']} tests, {len(data['failing_tests'])} red for the right reason, "
+        f"{len(data['invalid_red'])} broken, {len(data['unexpected_passes'])} passing"
+    )
+    for item in data["invalid_red"]:
+        err.print(f"  [yellow]broken[/yellow] {item['name']}: {item['reason']}")
+    for item in data["refused_files"]:
+        err.print(f"  [yellow]refused[/yellow] {item['path']}: {item['reason']}")
+    for warning in data["warnings"]:
+        err.print(f"  [yellow]warning[/yellow] {warning}")
+    err.print(f"artifact: {', '.join(str(p) for p in written)}")
+    if as_json:
+        click.echo(json.dumps(data, indent=2))
+
+
+@cli.command()
+@click.option("--project", type=click.Path(file_okay=False, path_type=Path),
+              help="Empty or new directory to run in (default: a new temporary one).")  # fmt: skip
+def demo(project: Path | None) -> None:
+    """Run the RED stage on the bundled example with no key and no network.
+
+    The model's side is a recorded reply served by tddforge's local
+    OpenAI-compatible stub on 127.0.0.1; everything else (the real openai SDK,
+    the sandbox, pytest, validation, traceability) runs for real.
+    """
+    from tddforge.demo import run_demo
+
+    sys.exit(run_demo(project, _progress, _report_red))
+
+
+def main() -> NoReturn:
+    """Entry point: run the CLI and turn deliberate errors into one line and exit 2."""
+    try:
+        cli.main(standalone_mode=False)
+    except TddforgeError as exc:
+        err.print(f"[red]error:[/red] {escape(str(exc))}", soft_wrap=True)
+        sys.exit(2)
+    except click.exceptions.Abort:
+        err.print("aborted")
+        sys.exit(130)
+    except click.ClickException as exc:
+        err.print(f"[red]error:[/red] {escape(exc.format_message())} (see --help)", soft_wrap=True)
+        sys.exit(2)
+    sys.exit(0)

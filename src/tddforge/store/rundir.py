@@ -1,0 +1,80 @@
+"""The run directory: everything one run leaves behind, in one place.
+
+``<project>/.tddforge/runs/<run-id>/`` holds ``events.jsonl`` (appended and
+flushed line by line, so a crash keeps what happened), the model transcript,
+and the run's artifacts. Runs are created only once there is something worth
+keeping: an input error leaves nothing behind.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+STATE_DIR = ".tddforge"
+
+
+def new_run_id(kind: str) -> str:
+    """A sortable, unique run id: UTC timestamp, kind, random suffix."""
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    return f"{stamp}-{kind}-{secrets.token_hex(3)}"
+
+
+class RunDir:
+    """One run's directory."""
+
+    def __init__(self, path: Path, run_id: str):
+        self.path = path
+        self.run_id = run_id
+
+    @classmethod
+    def create(cls, project_dir: Path, kind: str, run_id: str | None = None) -> RunDir:
+        """Create ``.tddforge/runs/<run-id>/`` in ``project_dir``."""
+        run_id = run_id or new_run_id(kind)
+        path = project_dir / STATE_DIR / "runs" / run_id
+        path.mkdir(parents=True, exist_ok=False)
+        return cls(path, run_id)
+
+    def event(self, name: str, **data: Any) -> None:
+        """Append one event line to ``events.jsonl``."""
+        line = json.dumps({"t": round(time.time(), 3), "event": name, **data}, default=str)
+        with (self.path / "events.jsonl").open("a", encoding="utf-8") as handle:
+            handle.write(line + "\n")
+            handle.flush()
+
+    def write_text(self, name: str, text: str) -> Path:
+        """Write a text file in the run dir (subdirectories allowed)."""
+        target = self.path / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+        return target
+
+    def write_data(self, name: str, data: Any) -> Path:
+        """Write ``data`` as YAML or JSON, by the file name's suffix."""
+        return self.write_text(name, dump_data(data, json_format=name.endswith(".json")))
+
+
+def dump_data(data: Any, *, json_format: bool) -> str:
+    """Serialise plain data as JSON or block-style YAML (multi-line strings kept readable)."""
+    if json_format:
+        return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    return yaml.dump(data, Dumper=_BlockDumper, sort_keys=False, allow_unicode=True, width=100)
+
+
+class _BlockDumper(yaml.SafeDumper):
+    """Writes multi-line strings as ``|`` blocks, so test files read as code."""
+
+
+def _represent_str(dumper: yaml.SafeDumper, value: str) -> yaml.Node:
+    if "\n" in value:
+        return dumper.represent_scalar("tag:yaml.org,2002:str", value, style="|")
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value)
+
+
+_BlockDumper.add_representer(str, _represent_str)

@@ -1,0 +1,74 @@
+from __future__ import annotations
+
+import jinja2
+import pytest
+
+from tddforge import prompts
+from tddforge.config import RedStageConfig
+from tddforge.errors import TddforgeError
+from tddforge.spec import Spec
+
+SPEC = Spec.model_validate(
+    {
+        "spec_id": "SPEC-1",
+        "title": "Calc",
+        "components": [
+            {
+                "name": "Calculator",
+                "file_path": "calc.py",
+                "interface": {
+                    "methods": [{"signature": "add(a, b) -> int", "description": "Sum."}]
+                },
+            }
+        ],
+        "test_cases": [{"id": "TC001", "component": "Calculator", "given": "2 and 3", "then": "5"}],
+        "acceptance_criteria": ["Adds integers"],
+    }
+)
+
+# Sample variables for every template; a new template must get an entry here.
+VARIABLES = {
+    "red": {
+        "spec": SPEC,
+        "framework": "pytest",
+        "test_directory": "tests",
+        "include_edge_cases": True,
+        "tests_per_component": RedStageConfig().tests_per_component,
+    },
+    "red_repair": {"problems": ["no fence"], "test_directory": "tests"},
+}
+
+
+def test_every_template_has_sample_variables() -> None:
+    assert sorted(VARIABLES) == prompts.agent_names()
+
+
+@pytest.mark.parametrize("agent", prompts.agent_names())
+@pytest.mark.parametrize("part", ["system", "user"])
+def test_every_template_renders(agent: str, part: str) -> None:
+    text = prompts.render(agent, part, **VARIABLES[agent])
+    assert text.strip()
+    assert "{{" not in text and "{%" not in text
+
+
+def test_red_user_prompt_carries_the_spec() -> None:
+    text = prompts.render("red", "user", **VARIABLES["red"])
+    for expected in (
+        "SPEC ID: SPEC-1",
+        "### Calculator",
+        "add(a, b) -> int",
+        "### TC001",
+        "- Adds integers",
+    ):
+        assert expected in text
+    assert "### FILE: tests/test_component_name.py" in text
+
+
+def test_missing_variable_is_an_error_not_an_empty_prompt() -> None:
+    with pytest.raises((TddforgeError, jinja2.UndefinedError)):
+        prompts.render("red", "user", spec=SPEC)
+
+
+def test_unknown_block_is_reported() -> None:
+    with pytest.raises(TddforgeError, match="no block"):
+        prompts.render("red", "nope")
