@@ -1,0 +1,190 @@
+"""tddforge's pytest plugin: one JSON line per test phase, collection report and session.
+
+Loaded as ``-p tddforge_results``: the runner copies this file, under that
+module name, into a private directory it puts on ``PYTHONPATH``. It runs
+under the *target project's* interpreter, which may not have tddforge
+installed, so it imports only the standard library and pytest.
+
+Lines go to the file named by ``TDDFORGE_RESULTS``, appended and flushed one
+by one, so a run killed mid-test still leaves every finished phase behind.
+Line shapes::
+
+    {"event": "start", "nodeid": ...}                       a test begins
+    {"event": "test", "nodeid", "when", "outcome", "duration", ...failure}
+    {"event": "collect", "nodeid", "outcome", ...failure}
+    {"event": "session", "exitstatus": int}
+
+A failure adds ``exc_type``, ``exc_module``, ``missing_name``, ``message``
+and ``location``, taken from the exception itself, never from pytest's text.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import traceback
+from typing import IO, Any
+
+import pytest
+
+MESSAGE_LIMIT = 2000
+_CANNOT_IMPORT = re.compile(r"cannot import name '([^']+)'")
+_WRAPPERS = {"CollectError", "ConftestImportFailure"}
+_KEY = "_tddforge_failure"
+_sink: IO[str] | None = None
+
+
+def _write(record: dict[str, Any]) -> None:
+    if _sink is not None:
+        _sink.write(json.dumps(record, default=str) + "\n")
+        _sink.flush()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Open the results file named by ``TDDFORGE_RESULTS`` (append mode)."""
+    global _sink
+    path = os.environ.pop("TDDFORGE_RESULTS", None)
+    if path and _sink is None:
+        _sink = open(path, "a", encoding="utf-8")  # noqa: SIM115 - open for the session
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Close the results file."""
+    global _sink
+    if _sink is not None:
+        _sink.close()
+        _sink = None
+
+
+def original_exception(exc: BaseException) -> BaseException:
+    """The exception pytest wrapped (CollectError, ConftestImportFailure), else ``exc``."""
+    seen = set()
+    while type(exc).__name__ in _WRAPPERS and id(exc) not in seen:
+        seen.add(id(exc))
+        inner = exc.__cause__ or getattr(exc, "cause", None) or exc.__context__
+        if not isinstance(inner, BaseException):
+            break
+        exc = inner
+    return exc
+
+
+def describe(exc: BaseException, test_file: str | None) -> dict[str, Any]:
+    """The cheap facts about a failure: class, module, missing name, message, location."""
+    exc = original_exception(exc)
+    message = _message(exc)
+    return {
+        "exc_type": type(exc).__name__,
+        "exc_module": type(exc).__module__,
+        "missing_name": _missing_name(exc, message),
+        "message": message[:MESSAGE_LIMIT],
+        "location": _location(exc, test_file),
+    }
+
+
+def _missing_name(exc: BaseException, message: str) -> str | None:
+    """The name that was not found: module, attribute, variable, imported symbol or fixture."""
+    if type(exc).__name__ == "FixtureLookupError":
+        name = getattr(exc, "argname", None)
+    elif type(exc) is ImportError and (found := _CANNOT_IMPORT.match(message)):
+        # ``from mod import sym``: ``exc.name`` is "mod"; the missing name is "sym".
+        name = found.group(1)
+    else:
+        name = getattr(exc, "name", None)
+    return name if isinstance(name, str) else None
+
+
+def _message(exc: BaseException) -> str:
+    if type(exc).__name__ == "FixtureLookupError":
+        msg = getattr(exc, "msg", None)
+        return msg or f"fixture {getattr(exc, 'argname', None)!r} not found"
+    try:
+        return str(exc)
+    except Exception:  # a broken __str__ must not break the report
+        return repr(type(exc))
+
+
+def _location(exc: BaseException, test_file: str | None) -> str | None:
+    """``file:line`` of the last frame in the test file (or of a syntax error)."""
+    if isinstance(exc, SyntaxError):
+        return f"{_relative(exc.filename)}:{exc.lineno}" if exc.filename else None
+    frames = traceback.extract_tb(exc.__traceback__) if exc.__traceback__ else []
+    for frame in reversed(frames):
+        if test_file is None or os.path.abspath(frame.filename) == test_file:
+            return f"{_relative(frame.filename)}:{frame.lineno}"
+    return None
+
+
+def _relative(filename: str) -> str:
+    """``filename`` relative to the working directory when it lies below it."""
+    path = os.path.abspath(filename)
+    cwd = os.getcwd()
+    return os.path.relpath(path, cwd) if path.startswith(cwd + os.sep) else filename
+
+
+def _test_file(node: Any) -> str | None:
+    path = getattr(node, "path", None)
+    return os.path.abspath(str(path)) if path is not None else None
+
+
+def pytest_runtest_logstart(nodeid: str, location: Any) -> None:
+    """Record that a test began, so a run killed inside it can name it."""
+    _write({"event": "start", "nodeid": nodeid})
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    """Attach the failure facts to the report while the real exception is at hand."""
+    outcome = yield
+    report = outcome.get_result()
+    excinfo = call.excinfo
+    if excinfo is not None and report.failed:
+        setattr(report, _KEY, describe(excinfo.value, _test_file(item)))
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_make_collect_report(collector: pytest.Collector) -> Any:
+    """Attach the failure facts to a failed collection report (unwrapping CollectError)."""
+    outcome = yield
+    report = outcome.get_result()
+    call = report.__dict__.get("call")
+    excinfo = getattr(call, "excinfo", None)
+    if excinfo is not None and report.failed:
+        setattr(report, _KEY, describe(excinfo.value, _test_file(collector)))
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    """One line per setup/call/teardown report."""
+    record = {
+        "event": "test",
+        "nodeid": report.nodeid,
+        "when": report.when,
+        "outcome": report.outcome,
+        "duration": report.duration,
+    }
+    if hasattr(report, "wasxfail"):
+        record["wasxfail"] = str(report.wasxfail)
+    _write({**record, **_failure(report)})
+
+
+def pytest_collectreport(report: pytest.CollectReport) -> None:
+    """One line per collection report."""
+    record = {"event": "collect", "nodeid": report.nodeid, "outcome": report.outcome}
+    _write({**record, **_failure(report)})
+
+
+def _failure(report: pytest.TestReport | pytest.CollectReport) -> dict[str, Any]:
+    """Failure facts, or the skip reason, or the short text pytest gives without an exception."""
+    facts = getattr(report, _KEY, None)
+    if facts is not None:
+        return dict(facts)
+    if report.skipped and isinstance(report.longrepr, tuple):
+        return {"message": str(report.longrepr[2])[:MESSAGE_LIMIT]}
+    if report.failed:
+        return {"exc_type": None, "message": str(report.longrepr)[:MESSAGE_LIMIT]}
+    return {}
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """The last line: pytest's exit status."""
+    _write({"event": "session", "exitstatus": int(exitstatus)})

@@ -1,0 +1,200 @@
+"""Run a project's tests with pytest (optionally under coverage.py) inside the sandbox.
+
+Results come from our plugin's JSON lines (``pytest_plugin.py``, loaded as
+``-p tddforge_results``), never from pytest's human output, which is kept
+only for people to read. Everything the run writes besides the project's
+own files (results, coverage data, the plugin copy) lives in a private
+directory under ``<work dir>/.tddforge/tmp/`` that is removed afterwards:
+it has to be inside the work dir, the only place the sandbox can write.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import tempfile
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+
+from tddforge.errors import RunnerError
+from tddforge.runner.coverage_data import CoverageReport, read_coverage_json
+from tddforge.runner.results import TestRun, outcomes_from_jsonl
+from tddforge.sandbox import Sandbox, SandboxResult
+
+PLUGIN_NAME = "tddforge_results"
+PLUGIN_SOURCE = Path(__file__).with_name("pytest_plugin.py")
+_PYTEST_FLAGS = ("--continue-on-collection-errors", "-q", "-p", "no:cacheprovider")
+_BROKEN_EXITS = {3: "internal error", 4: "usage error"}
+
+
+def interpreter_for(project_dir: Path, explicit: str | None) -> Path:
+    """The interpreter to test ``project_dir`` with: explicit, the project's venv, or ours."""
+    if explicit:
+        return _checked_python(explicit)
+    for venv in (".venv", "venv"):
+        candidate = project_dir / venv / "bin" / "python"
+        if candidate.exists():
+            return candidate.absolute()
+    return Path(sys.executable)
+
+
+def _checked_python(python: str | Path) -> Path:
+    found = shutil.which(str(python)) if os.sep not in str(python) else str(python)
+    if not found or not os.access(found, os.X_OK) or not Path(found).is_file():
+        raise RunnerError(f"python interpreter not found: {python}")
+    return Path(found).absolute()
+
+
+def run_pytest(
+    project_dir: Path,
+    *,
+    python: str | Path,
+    sandbox: Sandbox,
+    paths: Sequence[str] = (),
+    timeout: float,
+    coverage_source: Sequence[str] | None = None,
+    extra_args: Sequence[str] = (),
+    env: Mapping[str, str] | None = None,
+) -> TestRun:
+    """Run pytest on ``project_dir`` in ``sandbox`` and return per-test outcomes."""
+    interpreter = _checked_python(python)
+    project = _inside(project_dir, sandbox.work_dir)
+    with _private_dir(sandbox.work_dir) as private:
+        shutil.copyfile(PLUGIN_SOURCE, private / f"{PLUGIN_NAME}.py")
+        run_env = _run_env(project, private, env or {})
+        argv = _pytest_argv(interpreter, project, paths, extra_args, coverage_source)
+        visible = _interpreter_home(interpreter, sandbox.work_dir)
+        result = sandbox.run(
+            argv, cwd=project, timeout=timeout, extra_env=run_env, readonly_paths=visible
+        )
+        lines = _read_lines(private / "results.jsonl")
+        _check_started(result, lines, interpreter, coverage_source)
+        coverage = None
+        if coverage_source is not None and not result.timed_out:
+            coverage = _coverage_report(sandbox, interpreter, project, private, run_env, visible)
+    return _test_run(result, lines, coverage)
+
+
+def _interpreter_home(python: Path, work_dir: Path) -> tuple[Path, ...]:
+    """The interpreter's venv and installation prefix, made visible inside the sandbox.
+
+    bwrap gives each run a private ``/tmp``: a venv (or the Python it links
+    to) living there must be bound explicitly.
+    """
+    homes = [exe.parent.parent.resolve() for exe in (python, python.resolve())]
+    outside = (h for h in homes if h != work_dir and work_dir not in h.parents)
+    return tuple(dict.fromkeys(outside))
+
+
+def _inside(project_dir: Path, work_dir: Path) -> Path:
+    project = Path(project_dir).resolve()
+    if not project.is_dir():
+        raise RunnerError(f"project directory not found: {project_dir}")
+    if project != work_dir and work_dir not in project.parents:
+        raise RunnerError(f"{project} is outside the sandbox work dir {work_dir}")
+    return project
+
+
+@contextmanager
+def _private_dir(work_dir: Path) -> Iterator[Path]:
+    base = work_dir / ".tddforge" / "tmp"
+    base.mkdir(parents=True, exist_ok=True)
+    private = Path(tempfile.mkdtemp(prefix="run-", dir=base))
+    try:
+        yield private
+    finally:
+        shutil.rmtree(private, ignore_errors=True)
+
+
+def _run_env(project: Path, private: Path, env: Mapping[str, str]) -> dict[str, str]:
+    """PYTHONPATH: our plugin, the project (and its ``src``), then the caller's."""
+    entries = [str(private), str(project)]
+    if (project / "src").is_dir():
+        entries.append(str(project / "src"))
+    if env.get("PYTHONPATH"):
+        entries.append(env["PYTHONPATH"])
+    return {
+        **env,
+        "PYTHONPATH": os.pathsep.join(entries),
+        "COVERAGE_FILE": str(private / "coverage.data"),
+        "TDDFORGE_RESULTS": str(private / "results.jsonl"),
+    }
+
+
+def _pytest_argv(
+    python: Path,
+    project: Path,
+    paths: Sequence[str],
+    extra_args: Sequence[str],
+    coverage_source: Sequence[str] | None,
+) -> list[str]:
+    pytest_args = ["-p", PLUGIN_NAME, *_PYTEST_FLAGS, f"--rootdir={project}", *extra_args]
+    if coverage_source is None:
+        return [str(python), "-m", "pytest", *pytest_args, *paths]
+    source = ",".join(coverage_source) or "."
+    run = [str(python), "-m", "coverage", "run", "--branch", f"--source={source}"]
+    return [*run, "-m", "pytest", *pytest_args, *paths]
+
+
+def _read_lines(path: Path) -> list[str]:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except FileNotFoundError:
+        return []
+
+
+def _check_started(
+    result: SandboxResult, lines: list[str], python: Path, coverage: Sequence[str] | None
+) -> None:
+    """Raise when pytest produced no results at all (not installed, bad options...)."""
+    if lines or result.timed_out:
+        return
+    detail = _last_line(result.stderr) or _last_line(result.stdout) or "no output"
+    if coverage is not None and "No module named coverage" in result.stderr:
+        raise RunnerError(f"coverage is not installed in {python} (pip install coverage)")
+    raise RunnerError(f"pytest produced no results under {python}: {detail}")
+
+
+def _last_line(text: str) -> str:
+    lines = [line for line in text.splitlines() if line.strip()]
+    return lines[-1].strip() if lines else ""
+
+
+def _coverage_report(
+    sandbox: Sandbox,
+    python: Path,
+    project: Path,
+    private: Path,
+    env: Mapping[str, str],
+    visible: tuple[Path, ...],
+) -> CoverageReport | None:
+    """Turn the run's coverage data into a report; None when nothing was measured."""
+    report = private / "coverage.json"
+    argv = [str(python), "-m", "coverage", "json", "-q", "-o", str(report)]
+    result = sandbox.run(argv, cwd=project, timeout=120.0, extra_env=env, readonly_paths=visible)
+    if result.returncode != 0 or not report.is_file():
+        return None  # "No data to report": no test ran any measured code
+    return read_coverage_json(report)
+
+
+def _test_run(result: SandboxResult, lines: list[str], coverage: CoverageReport | None) -> TestRun:
+    unfinished = "Timeout" if result.timed_out else "Crashed"
+    outcomes, collection_errors, session_exit = outcomes_from_jsonl(
+        lines, unfinished_kind=unfinished
+    )
+    exit_code = session_exit if session_exit is not None else result.returncode
+    if exit_code in _BROKEN_EXITS and not outcomes:
+        detail = _last_line(result.stdout) or _last_line(result.stderr)
+        raise RunnerError(f"pytest {_BROKEN_EXITS[exit_code]} (exit {exit_code}): {detail}")
+    output = result.stdout + (("\n" + result.stderr) if result.stderr else "")
+    return TestRun(
+        outcomes=outcomes,
+        collection_errors=collection_errors,
+        exit_code=exit_code,
+        timed_out=result.timed_out,
+        duration=result.duration,
+        output=output,
+        coverage=coverage,
+    )

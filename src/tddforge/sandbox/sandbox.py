@@ -1,0 +1,336 @@
+"""Run one command confined: limits, cleared environment, wall timeout, group kill.
+
+The confinement itself (namespaces, read-only file system, the uid the
+command runs as) is built by :mod:`tddforge.sandbox.backend`; this module
+owns the process: it starts the command in its own session, feeds its
+input, keeps the tail of its output (so a test printing forever cannot
+exhaust memory), and kills the whole process group at the wall timeout.
+
+The child's environment is built from an allow-list (PATH, HOME, locale,
+``PYTHONDONTWRITEBYTECODE``, ``PYTHONHASHSEED`` plus what the caller names)
+and handed to ``Popen``; every backend passes exactly that on, so it has the
+effect of bwrap's ``--clearenv``: API keys in our environment never reach
+the child, and names that look like credentials are refused outright.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import select
+import selectors
+import shutil
+import signal
+import subprocess
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, TYPE_CHECKING
+
+from tddforge.errors import SandboxError
+from tddforge.sandbox.backend import (
+    BACKENDS,
+    DEFAULT_UID,
+    Confinement,
+    RLimits,
+    backend_works,
+    confined_argv,
+    detect_backend,
+    drop_uid,
+)
+
+if TYPE_CHECKING:
+    from tddforge.config import SandboxConfig
+
+logger = logging.getLogger(__name__)
+
+OUTPUT_CAP = 1 << 20  # bytes kept per stream: the last MiB
+_DRAIN_AFTER_EXIT = 1.0  # seconds to read pipes still held open by an orphan
+_SECRET_MARKERS = ("API_KEY", "TOKEN", "SECRET", "PASSWORD")
+_warned: set[str] = set()
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Resource limits for one sandboxed command."""
+
+    cpu_seconds: int = 600
+    memory_mb: int = 4096
+    file_size_mb: int = 256
+    max_processes: int = 256
+    wall_seconds: float = 600.0
+
+    @classmethod
+    def from_config(cls, cfg: SandboxConfig, wall_seconds: float) -> Limits:
+        """Limits from the ``[tool.tddforge.sandbox]`` settings plus a wall timeout."""
+        return cls(
+            cpu_seconds=cfg.cpu_seconds,
+            memory_mb=cfg.memory_mb,
+            file_size_mb=cfg.file_size_mb,
+            max_processes=cfg.max_processes,
+            wall_seconds=wall_seconds,
+        )
+
+    def rlimits(self) -> RLimits:
+        """The kernel limits, in bytes where the kernel wants bytes."""
+        mib = 1 << 20
+        return RLimits(
+            self.cpu_seconds, self.memory_mb * mib, self.file_size_mb * mib, self.max_processes
+        )
+
+
+@dataclass(frozen=True)
+class SandboxResult:
+    """What one sandboxed command did."""
+
+    argv: tuple[str, ...]
+    returncode: int | None  # None when it was killed at the wall timeout
+    stdout: str
+    stderr: str
+    timed_out: bool
+    duration: float
+    backend: str
+
+
+class _Tail:
+    """The last ``cap`` bytes of a stream."""
+
+    def __init__(self, cap: int = OUTPUT_CAP) -> None:
+        self.cap = cap
+        self.data = bytearray()
+        self.dropped = 0
+
+    def add(self, chunk: bytes) -> None:
+        """Append ``chunk``, forgetting the oldest bytes past twice the cap."""
+        self.data += chunk
+        if len(self.data) > 2 * self.cap:
+            cut = len(self.data) - self.cap
+            self.dropped += cut
+            del self.data[:cut]
+
+    def text(self) -> str:
+        """The kept bytes decoded, with a note when some were dropped."""
+        excess = max(0, len(self.data) - self.cap)
+        body = bytes(self.data[excess:]).decode("utf-8", errors="replace")
+        dropped = self.dropped + excess
+        return f"[tddforge: {dropped} earlier bytes dropped]\n{body}" if dropped else body
+
+
+class Sandbox:
+    """Runs commands confined to ``work_dir`` under ``limits``."""
+
+    def __init__(
+        self,
+        work_dir: Path,
+        limits: Limits,
+        *,
+        readonly_paths: Sequence[Path] = (),
+        env: Mapping[str, str] | None = None,
+        backend: str | None = None,
+        uid: int | None = DEFAULT_UID,
+    ) -> None:
+        if not Path(work_dir).is_dir():
+            raise SandboxError(f"work dir {work_dir} is not a directory")
+        self.work_dir = Path(work_dir).resolve()
+        self.limits = limits
+        self.readonly_paths = tuple(Path(p).resolve() for p in readonly_paths)
+        self.env = _checked_env(env or {})
+        self.uid = drop_uid(uid)
+        self.backend = self._choose_backend(backend)
+
+    def _choose_backend(self, forced: str | None) -> str:
+        if forced is None:
+            chosen = detect_backend(self.uid)
+        elif forced not in BACKENDS:
+            raise SandboxError(f"unknown sandbox backend {forced!r}; choose from {BACKENDS}")
+        elif not backend_works(forced, self.uid):
+            raise SandboxError(f"sandbox backend {forced!r} does not work on this machine")
+        else:
+            chosen = forced
+        _warn_once(chosen)
+        return chosen
+
+    def run(
+        self,
+        argv: Sequence[str],
+        *,
+        cwd: Path | None = None,
+        timeout: float | None = None,
+        extra_env: Mapping[str, str] | None = None,
+        input: str | None = None,
+        readonly_paths: Sequence[Path] = (),
+    ) -> SandboxResult:
+        """Run ``argv`` confined and return its captured result.
+
+        ``readonly_paths`` are made visible (read-only) for this run only: with
+        bwrap, ``/tmp`` is private, so e.g. a venv under ``/tmp`` must be named.
+        """
+        if not argv:
+            raise SandboxError("empty command")
+        env = self._child_env(extra_env or {})
+        workdir = Path(cwd).resolve() if cwd is not None else self.work_dir
+        if not workdir.is_dir():
+            raise SandboxError(f"cwd {workdir} is not a directory")
+        _check_executable(argv[0], env["PATH"], workdir)
+        visible = self.readonly_paths + tuple(Path(p).resolve() for p in readonly_paths)
+        box = Confinement(self.work_dir, workdir, visible, self.uid)
+        full = confined_argv(self.backend, list(argv), box, self.limits.rlimits())
+        wall = self.limits.wall_seconds if timeout is None else timeout
+        return self._execute(tuple(argv), full, env, workdir, wall, input)
+
+    def _execute(
+        self,
+        argv: tuple[str, ...],
+        full: list[str],
+        env: dict[str, str],
+        cwd: Path,
+        wall: float,
+        input_text: str | None,
+    ) -> SandboxResult:
+        start = time.monotonic()
+        stdin = subprocess.PIPE if input_text is not None else subprocess.DEVNULL
+        try:
+            proc = subprocess.Popen(
+                full, stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                env=env, cwd=cwd, start_new_session=True,
+            )  # fmt: skip
+        except OSError as exc:
+            raise SandboxError(f"cannot start {argv[0]}: {exc}") from exc
+        data = input_text.encode() if input_text is not None else None
+        out, err, timed_out = _pump(proc, data, start + wall)
+        returncode = None if timed_out else proc.returncode
+        duration = time.monotonic() - start
+        return SandboxResult(argv, returncode, out, err, timed_out, duration, self.backend)
+
+    def _child_env(self, extra: Mapping[str, str]) -> dict[str, str]:
+        """The allow-listed environment; nothing else of ours reaches the child."""
+        env = {
+            "PATH": os.environ.get("PATH") or os.defpath,
+            "HOME": self._home(),
+            "LANG": "C.UTF-8",
+            "LC_ALL": "C.UTF-8",
+            "PYTHONDONTWRITEBYTECODE": "1",
+            "PYTHONHASHSEED": "0",
+        }
+        return {**env, **self.env, **_checked_env(extra)}
+
+    def _home(self) -> str:
+        if self.backend == "bwrap":
+            return "/tmp"  # a fresh tmpfs per run
+        home = self.work_dir / ".tddforge" / "home"
+        home.mkdir(parents=True, exist_ok=True)
+        return str(home)
+
+
+def _checked_env(env: Mapping[str, str]) -> dict[str, str]:
+    """Refuse variables that look like credentials: they must never reach the child."""
+    for name in env:
+        if any(marker in name.upper() for marker in _SECRET_MARKERS):
+            raise SandboxError(f"refusing to pass {name} into the sandbox")
+    return dict(env)
+
+
+def _check_executable(program: str, path: str, cwd: Path) -> None:
+    """Fail early, with our error, when the program does not exist."""
+    if "/" in program:
+        found = os.access(cwd / program, os.X_OK) and (cwd / program).is_file()
+    else:
+        found = shutil.which(program, path=path) is not None
+    if not found:
+        raise SandboxError(f"no such executable: {program}")
+
+
+def _warn_once(backend: str) -> None:
+    if backend == "bwrap" or backend in _warned:
+        return
+    _warned.add(backend)
+    if backend == "unshare":
+        logger.warning(
+            "sandbox backend 'unshare' (bubblewrap unavailable or not chosen): no network, "
+            "limits and timeouts apply, but the file system is NOT read-only"
+        )
+    else:
+        logger.warning(
+            "NO SANDBOX (backend 'none'): generated code runs with only resource limits "
+            "and a timeout, with network and full file access"
+        )
+
+
+def _pump(
+    proc: subprocess.Popen[bytes], data: bytes | None, deadline: float
+) -> tuple[str, str, bool]:
+    """Feed stdin, keep the tail of stdout/stderr, kill the group at ``deadline``."""
+    assert proc.stdout is not None and proc.stderr is not None
+    tails = {proc.stdout.fileno(): _Tail(), proc.stderr.fileno(): _Tail()}
+    with selectors.DefaultSelector() as sel:
+        for pipe in (proc.stdout, proc.stderr):
+            sel.register(pipe, selectors.EVENT_READ)
+        if data is not None and proc.stdin is not None:
+            sel.register(proc.stdin, selectors.EVENT_WRITE)
+        timed_out = _select_loop(proc, sel, tails, data or b"", deadline)
+    timed_out = timed_out or _wait(proc, deadline)
+    _kill_group(proc)
+    proc.wait()
+    for leftover in (proc.stdin, proc.stdout, proc.stderr):
+        if leftover is not None:
+            leftover.close()
+    out, err = (tail.text() for tail in tails.values())
+    return out, err, timed_out
+
+
+def _select_loop(
+    proc: subprocess.Popen[bytes],
+    sel: selectors.BaseSelector,
+    tails: dict[int, _Tail],
+    data: bytes,
+    deadline: float,
+) -> bool:
+    """Move bytes until the pipes close; True when the wall deadline passed first."""
+    offset, stdin = 0, proc.stdin
+    while sel.get_map():
+        now = time.monotonic()
+        if now >= deadline:
+            return proc.poll() is None
+        if proc.poll() is not None:
+            deadline = min(deadline, now + _DRAIN_AFTER_EXIT)
+        for key, _ in sel.select(timeout=min(deadline - now, 0.25)):
+            fd = key.fd
+            if key.events & selectors.EVENT_WRITE:
+                assert stdin is not None
+                offset = _feed(sel, stdin, data, offset)
+                continue
+            chunk = os.read(fd, 65536)
+            if chunk:
+                tails[fd].add(chunk)
+            else:
+                sel.unregister(key.fileobj)
+    return False
+
+
+def _feed(sel: selectors.BaseSelector, stream: IO[bytes], data: bytes, offset: int) -> int:
+    """Write the next piece of stdin; close it when done or when the child stopped reading."""
+    try:
+        offset += os.write(stream.fileno(), data[offset : offset + select.PIPE_BUF])
+    except BrokenPipeError:
+        offset = len(data)
+    if offset >= len(data):
+        sel.unregister(stream)
+        stream.close()
+    return offset
+
+
+def _wait(proc: subprocess.Popen[bytes], deadline: float) -> bool:
+    """Wait for a command that closed its pipes; True when the deadline passed first."""
+    try:
+        proc.wait(timeout=max(0.0, deadline - time.monotonic()))
+    except subprocess.TimeoutExpired:
+        return True
+    return False
+
+
+def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+    """SIGKILL the command's whole process group (it leads its own session)."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, signal.SIGKILL)

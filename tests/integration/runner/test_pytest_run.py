@@ -1,0 +1,263 @@
+"""run_pytest on small sample projects, for real: pytest, coverage.py and the sandbox."""
+
+from __future__ import annotations
+
+import site
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from tddforge.errors import RunnerError
+from tddforge.runner import TestRun, interpreter_for, run_pytest
+from tddforge.sandbox import Limits, Sandbox
+
+pytestmark = pytest.mark.integration
+
+PY = Path(sys.executable)
+
+SAMPLE = {
+    "calc.py": """
+        def sign(x):
+            if x >= 0:
+                return 1
+            else:
+                return -1
+    """,
+    "tests/test_outcomes.py": """
+        import pytest
+        from calc import sign
+
+        @pytest.fixture
+        def broken():
+            raise RuntimeError("fixture broke")
+
+        def test_pass():
+            assert sign(3) == 1
+
+        def test_fail():
+            assert sign(-3) == 1
+
+        def test_fixture_error(broken):
+            pass
+
+        def test_unknown_fixture(no_such_fixture):
+            pass
+
+        @pytest.mark.skip(reason="not today")
+        def test_skip():
+            pass
+
+        @pytest.mark.xfail(reason="known bug")
+        def test_xfail():
+            assert sign(0) == 0
+
+        def test_missing_function():
+            from calc import absolute
+    """,
+    "tests/test_missing_module.py": """
+        import calculator_v2
+
+        def test_never():
+            pass
+    """,
+    "tests/test_syntax.py": """
+        def test_broken(:
+            pass
+    """,
+    "tests/test_fine.py": """
+        def test_fine():
+            assert True
+    """,
+    "hang/test_hang.py": """
+        def test_first():
+            assert True
+
+        def test_hang():
+            while True:
+                pass
+
+        def test_never_reached():
+            assert True
+    """,
+    "crash/test_crash.py": """
+        import os
+
+        def test_first():
+            assert True
+
+        def test_crash():
+            os._exit(3)
+    """,
+    "cov/test_cov.py": """
+        from calc import sign
+
+        def test_positive():
+            assert sign(5) == 1
+    """,
+    "empty/README.txt": "no tests here\n",
+}
+
+
+def write_project(root: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip(), encoding="utf-8")
+    return root
+
+
+@pytest.fixture(scope="session")
+def sandbox(tmp_path_factory: pytest.TempPathFactory) -> Sandbox:
+    work = tmp_path_factory.mktemp("runner-work")
+    write_project(work / "proj", SAMPLE)
+    return Sandbox(work, Limits(cpu_seconds=60, memory_mb=2048, wall_seconds=60))
+
+
+@pytest.fixture(scope="session")
+def project(sandbox: Sandbox) -> Path:
+    return sandbox.work_dir / "proj"
+
+
+def run(project: Path, sandbox: Sandbox, *paths: str, **kwargs: object) -> TestRun:
+    kwargs.setdefault("timeout", 30)
+    kwargs.setdefault("python", PY)
+    return run_pytest(project, sandbox=sandbox, paths=paths, **kwargs)  # type: ignore[arg-type]
+
+
+def summary(test_run: TestRun) -> dict[str, tuple[str, str | None]]:
+    return {o.nodeid.split("::")[-1]: (o.outcome, o.failure_kind) for o in test_run.outcomes}
+
+
+def test_outcomes_of_every_kind(project: Path, sandbox: Sandbox) -> None:
+    result = run(project, sandbox, "tests/test_outcomes.py")
+    assert summary(result) == {
+        "test_pass": ("passed", None),
+        "test_fail": ("failed", "AssertionError"),
+        "test_fixture_error": ("error", "RuntimeError"),
+        "test_unknown_fixture": ("error", "FixtureLookupError"),
+        "test_skip": ("skipped", None),
+        "test_xfail": ("skipped", "xfail"),
+        "test_missing_function": ("failed", "ImportError"),
+    }
+    by_id = {o.nodeid.split("::")[-1]: o for o in result.outcomes}
+    assert by_id["test_unknown_fixture"].missing_name == "no_such_fixture"
+    assert by_id["test_missing_function"].missing_name == "absolute"
+    assert by_id["test_fail"].location == "tests/test_outcomes.py:12"
+    assert "sign(-3)" in (by_id["test_fail"].message or "")
+    assert (result.exit_code, result.timed_out, result.collection_errors) == (1, False, ())
+    assert "test_fail" in result.output  # pytest's own text, kept for humans
+
+
+def test_collection_errors_do_not_stop_other_files(project: Path, sandbox: Sandbox) -> None:
+    paths = ("tests/test_missing_module.py", "tests/test_syntax.py", "tests/test_fine.py")
+    result = run(project, sandbox, *paths)
+    errors = {e.nodeid: (e.failure_kind, e.missing_name) for e in result.collection_errors}
+    assert errors == {
+        "tests/test_missing_module.py": ("ModuleNotFoundError", "calculator_v2"),
+        "tests/test_syntax.py": ("SyntaxError", None),
+    }
+    assert summary(result) == {"test_fine": ("passed", None)}
+    syntax = next(e for e in result.collection_errors if e.failure_kind == "SyntaxError")
+    assert syntax.location == "tests/test_syntax.py:1"
+
+
+def test_endless_test_is_cut_off_at_the_timeout(project: Path, sandbox: Sandbox) -> None:
+    started = time.monotonic()
+    result = run(project, sandbox, "hang", timeout=4)
+    assert time.monotonic() - started < 8
+    assert result.timed_out
+    assert summary(result) == {"test_first": ("passed", None), "test_hang": ("error", "Timeout")}
+    assert result.by_nodeid()["hang/test_hang.py::test_hang"].phase == "call"
+
+
+def test_crashed_interpreter_keeps_earlier_results(project: Path, sandbox: Sandbox) -> None:
+    result = run(project, sandbox, "crash")
+    assert not result.timed_out
+    assert summary(result) == {"test_first": ("passed", None), "test_crash": ("error", "Crashed")}
+    assert result.exit_code == 3
+
+
+def test_branch_coverage_reports_the_branch_not_taken(project: Path, sandbox: Sandbox) -> None:
+    result = run(project, sandbox, "cov", coverage_source=["calc"])
+    assert summary(result) == {"test_positive": ("passed", None)}
+    assert result.coverage is not None
+    calc = result.coverage.file("calc.py")
+    assert calc is not None
+    assert calc.missing_lines == (5,)
+    assert calc.missing_branches == ((2, 5),)
+    assert (calc.num_branches, calc.covered_branches) == (2, 1)
+    assert result.coverage.totals.branch_percent == pytest.approx(50.0)
+    assert result.coverage.totals.line_percent == pytest.approx(75.0)
+
+
+def test_no_tests_is_exit_code_five(project: Path, sandbox: Sandbox) -> None:
+    result = run(project, sandbox, "empty")
+    assert (result.exit_code, result.total) == (5, 0)
+
+
+def test_private_files_are_removed(project: Path, sandbox: Sandbox) -> None:
+    run(project, sandbox, "tests/test_fine.py", coverage_source=["calc"])
+    assert list((sandbox.work_dir / ".tddforge" / "tmp").iterdir()) == []
+    assert not (project / ".coverage").exists()
+
+
+@pytest.fixture(scope="session")
+def bare_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A venv with no packages at all (made in well under a second: no pip)."""
+    venv = tmp_path_factory.mktemp("venvs") / "bare"
+    base = getattr(sys, "_base_executable", sys.executable)
+    subprocess.run([base, "-m", "venv", "--without-pip", str(venv)], check=True)
+    return venv
+
+
+def _site_packages(venv: Path) -> Path:
+    return next((venv / "lib").glob("python3*/site-packages"))
+
+
+def test_coverage_missing_is_one_clear_error(
+    project: Path, sandbox: Sandbox, bare_venv: Path, tmp_path: Path
+) -> None:
+    """A venv that has pytest (our packages, linked) but not coverage."""
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    target = _site_packages(venv)
+    for entry in Path(site.getsitepackages()[0]).iterdir():
+        if not entry.name.startswith("coverage") and not (target / entry.name).exists():
+            (target / entry.name).symlink_to(entry)
+    python = venv / "bin" / "python"
+    assert run(project, sandbox, "tests/test_fine.py", python=python).passed == 1
+    with pytest.raises(RunnerError, match="coverage is not installed"):
+        run(project, sandbox, "tests/test_fine.py", python=python, coverage_source=["calc"])
+
+
+def test_pytest_missing_is_an_error(project: Path, sandbox: Sandbox, bare_venv: Path) -> None:
+    with pytest.raises(RunnerError, match="No module named pytest"):
+        run(project, sandbox, "tests/test_fine.py", python=bare_venv / "bin" / "python")
+
+
+def test_missing_interpreter_or_project(project: Path, sandbox: Sandbox, tmp_path: Path) -> None:
+    with pytest.raises(RunnerError, match="interpreter not found"):
+        run(project, sandbox, python=project / "no-python")
+    with pytest.raises(RunnerError, match="outside the sandbox work dir"):
+        run(tmp_path, sandbox)
+
+
+def test_usage_error_is_an_error(project: Path, sandbox: Sandbox) -> None:
+    with pytest.raises(RunnerError, match="usage error"):
+        run(project, sandbox, "no/such/dir")
+
+
+def test_interpreter_for(tmp_path: Path) -> None:
+    assert interpreter_for(tmp_path, None) == PY
+    for venv in ("venv", ".venv"):  # .venv wins when both exist
+        bin_dir = tmp_path / venv / "bin"
+        bin_dir.mkdir(parents=True)
+        (bin_dir / "python").symlink_to(PY)
+        assert interpreter_for(tmp_path, None) == bin_dir / "python"
+    assert interpreter_for(tmp_path, str(PY)) == PY
+    with pytest.raises(RunnerError):
+        interpreter_for(tmp_path, str(tmp_path / "nope"))
