@@ -65,27 +65,13 @@ def run_pytest(
         shutil.copyfile(PLUGIN_SOURCE, private / f"{PLUGIN_NAME}.py")
         run_env = _run_env(project, private, env or {})
         argv = _pytest_argv(interpreter, project, paths, extra_args, coverage_source)
-        visible = _interpreter_home(interpreter, sandbox.work_dir)
-        result = sandbox.run(
-            argv, cwd=project, timeout=timeout, extra_env=run_env, readonly_paths=visible
-        )
+        result = sandbox.run(argv, cwd=project, timeout=timeout, extra_env=run_env)
         lines = _read_lines(private / "results.jsonl")
         _check_started(result, lines, interpreter, coverage_source)
         coverage = None
         if coverage_source is not None and not result.timed_out:
-            coverage = _coverage_report(sandbox, interpreter, project, private, run_env, visible)
+            coverage = _coverage_report(sandbox, interpreter, project, private, run_env)
     return _test_run(result, lines, coverage)
-
-
-def _interpreter_home(python: Path, work_dir: Path) -> tuple[Path, ...]:
-    """The interpreter's venv and installation prefix, made visible inside the sandbox.
-
-    bwrap gives each run a private ``/tmp``: a venv (or the Python it links
-    to) living there must be bound explicitly.
-    """
-    homes = [exe.parent.parent.resolve() for exe in (python, python.resolve())]
-    outside = (h for h in homes if h != work_dir and work_dir not in h.parents)
-    return tuple(dict.fromkeys(outside))
 
 
 def _inside(project_dir: Path, work_dir: Path) -> Path:
@@ -168,12 +154,11 @@ def _coverage_report(
     project: Path,
     private: Path,
     env: Mapping[str, str],
-    visible: tuple[Path, ...],
 ) -> CoverageReport | None:
     """Turn the run's coverage data into a report; None when nothing was measured."""
     report = private / "coverage.json"
     argv = [str(python), "-m", "coverage", "json", "-q", "-o", str(report)]
-    result = sandbox.run(argv, cwd=project, timeout=120.0, extra_env=env, readonly_paths=visible)
+    result = sandbox.run(argv, cwd=project, timeout=120.0, extra_env=env)
     if result.returncode != 0 or not report.is_file():
         return None  # "No data to report": no test ran any measured code
     return read_coverage_json(report)

@@ -165,7 +165,9 @@ class Sandbox:
         """Run ``argv`` confined and return its captured result.
 
         ``readonly_paths`` are made visible (read-only) for this run only: with
-        bwrap, ``/tmp`` is private, so e.g. a venv under ``/tmp`` must be named.
+        bwrap, ``/tmp`` is private, so a directory there must be named. The
+        program's own home (its venv, and the installation its symlink points
+        to) is always made visible.
         """
         if not argv:
             raise SandboxError("empty command")
@@ -173,8 +175,9 @@ class Sandbox:
         workdir = Path(cwd).resolve() if cwd is not None else self.work_dir
         if not workdir.is_dir():
             raise SandboxError(f"cwd {workdir} is not a directory")
-        _check_executable(argv[0], env["PATH"], workdir)
-        visible = self.readonly_paths + tuple(Path(p).resolve() for p in readonly_paths)
+        program = _check_executable(argv[0], env["PATH"], workdir)
+        named = (*self.readonly_paths, *(Path(p).resolve() for p in readonly_paths))
+        visible = tuple(dict.fromkeys((*named, *program_homes(program, self.work_dir))))
         box = Confinement(self.work_dir, workdir, visible, self.uid)
         full = confined_argv(self.backend, list(argv), box, self.limits.rlimits())
         wall = self.limits.wall_seconds if timeout is None else timeout
@@ -232,14 +235,27 @@ def _checked_env(env: Mapping[str, str]) -> dict[str, str]:
     return dict(env)
 
 
-def _check_executable(program: str, path: str, cwd: Path) -> None:
-    """Fail early, with our error, when the program does not exist."""
+def _check_executable(program: str, path: str, cwd: Path) -> Path:
+    """The program's path; fail early, with our error, when it does not exist."""
     if "/" in program:
-        found = os.access(cwd / program, os.X_OK) and (cwd / program).is_file()
+        candidate = cwd / program
+        found = str(candidate) if os.access(candidate, os.X_OK) and candidate.is_file() else None
     else:
-        found = shutil.which(program, path=path) is not None
-    if not found:
+        found = shutil.which(program, path=path)
+    if found is None:
         raise SandboxError(f"no such executable: {program}")
+    return Path(found)
+
+
+def program_homes(program: Path, work_dir: Path) -> tuple[Path, ...]:
+    """Where a program lives (``<prefix>/bin/prog`` → prefix), for it and its symlink target.
+
+    A venv's python is a symlink into the base installation: both prefixes are
+    needed for it to start. Homes inside the work dir are visible anyway.
+    """
+    homes = [exe.parent.parent for exe in (program.absolute(), program.resolve())]
+    outside = (h for h in homes if h != work_dir and work_dir not in h.parents and h != Path("/"))
+    return tuple(dict.fromkeys(outside))
 
 
 def _warn_once(backend: str) -> None:

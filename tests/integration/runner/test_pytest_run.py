@@ -229,9 +229,13 @@ def test_coverage_missing_is_one_clear_error(
         if not entry.name.startswith("coverage") and not (target / entry.name).exists():
             (target / entry.name).symlink_to(entry)
     python = venv / "bin" / "python"
-    assert run(project, sandbox, "tests/test_fine.py", python=python).passed == 1
+    # The links point into this venv's site-packages, which may live under the sandbox's private /tmp.
+    linked = Sandbox(
+        sandbox.work_dir, sandbox.limits, readonly_paths=[Path(site.getsitepackages()[0])]
+    )
+    assert run(project, linked, "tests/test_fine.py", python=python).passed == 1
     with pytest.raises(RunnerError, match="coverage is not installed"):
-        run(project, sandbox, "tests/test_fine.py", python=python, coverage_source=["calc"])
+        run(project, linked, "tests/test_fine.py", python=python, coverage_source=["calc"])
 
 
 def test_pytest_missing_is_an_error(project: Path, sandbox: Sandbox, bare_venv: Path) -> None:
