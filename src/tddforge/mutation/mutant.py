@@ -1,0 +1,88 @@
+"""A mutant: one exact textual change to a module, and how the engine can switch it on.
+
+Spans are (line, column) → (end line, end column), 1-based lines and 0-based
+*character* columns, so applying a mutant is a plain string splice and the
+worker (which runs under the target's interpreter, without tddforge) needs no
+``ast`` work of its own.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import asdict, dataclass
+from typing import Any
+
+# How the worker switches a mutant on:
+#   graft - the mutant lies inside the body of a top-level function or of a method
+#           of a top-level class: the live function objects get the mutated
+#           ``__code__`` in a child forked after collection (fast path).
+#   fresh - anything evaluated at import time (module or class level, defaults,
+#           decorators): a child forked before collection imports the mutated
+#           module through an import hook, then collects and runs tests.
+STRATEGIES = ("graft", "fresh")
+
+
+@dataclass(frozen=True)
+class Mutant:
+    """One mutation of a module's source."""
+
+    id: str
+    operator: str
+    line: int
+    col: int
+    end_line: int
+    end_col: int
+    original: str
+    replacement: str
+    strategy: str = "fresh"
+    graft_name: str = ""  # the function's co_name, for strategy "graft"
+    graft_firstlineno: int = 0  # its code object's co_firstlineno (first decorator line)
+
+    def to_data(self) -> dict[str, Any]:
+        """Plain data, as sent to the worker and stored in reports."""
+        return asdict(self)
+
+    @classmethod
+    def from_data(cls, data: dict[str, Any]) -> Mutant:
+        """Rebuild a mutant from ``to_data`` output."""
+        return cls(**data)
+
+    @property
+    def lines(self) -> range:
+        """The source lines the mutant touches."""
+        return range(self.line, self.end_line + 1)
+
+
+def mutant_id(operator: str, span: tuple[int, int, int, int], replacement: str) -> str:
+    """A stable id: readable position plus a short hash of what changes."""
+    digest = hashlib.sha1(f"{operator}|{span}|{replacement}".encode()).hexdigest()[:8]
+    return f"{operator}@{span[0]}:{span[1]}#{digest}"
+
+
+def line_offsets(source: str) -> list[int]:
+    """Character offset of the start of each line (index 0 is line 1)."""
+    offsets = [0]
+    for line in source.splitlines(keepends=True):
+        offsets.append(offsets[-1] + len(line))
+    return offsets
+
+
+def apply_mutant(source: str, mutant: Mutant, offsets: list[int] | None = None) -> str:
+    """The module's source with ``mutant`` applied; checks the original text is there."""
+    offsets = offsets or line_offsets(source)
+    start = offsets[mutant.line - 1] + mutant.col
+    end = offsets[mutant.end_line - 1] + mutant.end_col
+    if source[start:end] != mutant.original:
+        raise ValueError(f"mutant {mutant.id} does not match the source it was made from")
+    return source[:start] + mutant.replacement + source[end:]
+
+
+def diff_line(source: str, mutant: Mutant) -> tuple[str, str]:
+    """The touched lines before and after the mutation, for reports."""
+    lines = source.splitlines()
+    before = "\n".join(lines[mutant.line - 1 : mutant.end_line])
+    after_source = apply_mutant(source, mutant)
+    after_lines = after_source.splitlines()
+    extra = len(after_lines) - len(lines)
+    after = "\n".join(after_lines[mutant.line - 1 : mutant.end_line + extra])
+    return before, after

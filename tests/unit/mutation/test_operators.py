@@ -1,0 +1,137 @@
+"""Source → expected mutants, for every operator (what changes, and how it is switched on)."""
+
+from __future__ import annotations
+
+import ast
+
+import pytest
+
+from tddforge.mutation.generate import find_mutants
+from tddforge.mutation.mutant import apply_mutant
+from tddforge.mutation.operators import OPERATOR_NAMES
+
+
+def _inside_function(body: str) -> str:
+    return "def f(a, b, c):\n" + "".join(f"    {line}\n" for line in body.splitlines())
+
+
+def _changes(source: str) -> set[tuple[str, str, str]]:
+    return {(m.operator, m.original, m.replacement) for m in find_mutants(source)}
+
+
+CASES = [
+    ("return a + b", {("arithmetic", "+", "-"), ("return_none", "a + b", "None")}),
+    ("return a - b", {("arithmetic", "-", "+"), ("return_none", "a - b", "None")}),
+    ("return a // b", {("arithmetic", "//", "/"), ("return_none", "a // b", "None")}),
+    ("return a ** b", {("arithmetic", "**", "*"), ("return_none", "a ** b", "None")}),
+    ("return (a) & (b)", {("arithmetic", "&", "|"), ("return_none", "(a) & (b)", "None")}),
+    ("a *= b", {("augmented_assignment", "*=", "/=")}),
+    ("a <<= b", {("augmented_assignment", "<<=", ">>=")}),
+    ("a = b < c", {("comparison", "<", ">="), ("boundary", "<", "<=")}),
+    ("a = b >= c", {("comparison", ">=", "<"), ("boundary", ">=", ">")}),
+    ("a = b == c", {("comparison", "==", "!=")}),
+    ("a = b is not c", {("identity", "is not", "is")}),
+    ("a = b is c", {("identity", "is", "is not")}),
+    ("a = b not in c", {("membership", "not in", "in")}),
+    ("a = b in c", {("membership", "in", "not in")}),
+    ("a = b and c", {("boolean", "and", "or")}),
+    ("a = b or c", {("boolean", "or", "and")}),
+    ("a = not b", {("not_removal", "not b", "b")}),
+    ("a = not (b or c)", {("not_removal", "not (b or c)", "(b or c)"), ("boolean", "or", "and")}),
+    ("if a:\n    b()", {("not_insertion", "a", "not (a)"), ("call_removal", "b()", "None")}),
+    (
+        "while a:\n    break",
+        {("not_insertion", "a", "not (a)"), ("loop_control", "break", "continue")},
+    ),
+    ("for x in a:\n    continue", {("loop_control", "continue", "break")}),
+    (
+        "return a if b else c",
+        {("not_insertion", "b", "not (b)"), ("return_none", "a if b else c", "None")},
+    ),
+    ("a = 5", {("number", "5", "6"), ("number", "5", "4"), ("number", "5", "0")}),
+    ("a = 0", {("number", "0", "1"), ("number", "0", "-1")}),
+    ("a = 1.5", {("number", "1.5", "2.5"), ("number", "1.5", "0.5"), ("number", "1.5", "0")}),
+    ("a = 'x'", {("string", "'x'", "''")}),
+    ("a = ''", {("string", "''", "'XX'")}),
+    ("a = b'x'", {("string", "b'x'", "b''")}),
+    ("a = True", {("boolean_literal", "True", "False")}),
+    ("a = False", {("boolean_literal", "False", "True")}),
+    ("return None", set()),
+    ("return", set()),
+    ("a = None", set()),
+]
+
+
+@pytest.mark.parametrize(("body", "expected"), CASES)
+def test_operator_table(body: str, expected: set[tuple[str, str, str]]) -> None:
+    assert _changes(_inside_function(body)) == expected
+
+
+def test_every_operator_has_a_case() -> None:
+    covered = {op for _, expected in CASES for op, _, _ in expected} | {"default_argument"}
+    assert covered == set(OPERATOR_NAMES)
+
+
+def test_default_arguments_are_mutated_at_import_time() -> None:
+    (mutant,) = [m for m in find_mutants("def f(a, b='x'):\n    pass\n")]
+    assert (mutant.operator, mutant.replacement, mutant.strategy) == (
+        "default_argument",
+        "''",
+        "fresh",
+    )
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        '"""Module docstring."""\n',
+        'def f():\n    """Function docstring."""\n',
+        'class C:\n    """Class docstring."""\n',
+        "def f(a: int = None) -> str:\n    pass\n",
+        "x: 'Annotation' = None\n",
+        "def f():\n    x = f'{1} and {2 + 3}'\n",
+        "if __name__ == '__main__':\n    main(1)\n",
+        "if TYPE_CHECKING:\n    X = 1\n",
+        "def f():\n    return 1 + 2  # pragma: no mutate\n",
+    ],
+)
+def test_skipped(source: str) -> None:
+    assert find_mutants(source) == []
+
+
+def test_module_and_class_level_code_is_mutated_fresh() -> None:
+    source = "LIMIT = 3\n\nclass C:\n    k = 'a'\n\n    def m(self):\n        return self.k + 'b'\n"
+    by_original = {(m.original, m.operator): m for m in find_mutants(source)}
+    assert by_original[("3", "number")].strategy == "fresh"
+    assert by_original[("'a'", "string")].strategy == "fresh"
+    method = by_original[("'b'", "string")]
+    assert (method.strategy, method.graft_name, method.graft_firstlineno) == ("graft", "m", 6)
+
+
+def test_graft_target_is_the_outermost_function_and_counts_decorators() -> None:
+    source = (
+        "@decorate\n@twice\ndef outer():\n    def inner():\n        return 1\n    return inner\n"
+    )
+    numbers = [m for m in find_mutants(source) if m.operator == "number"]
+    assert {(m.graft_name, m.graft_firstlineno) for m in numbers} == {("outer", 1)}
+
+
+def test_applied_mutants_compile_and_change_exactly_their_span() -> None:
+    source = "def f(x, é='ü'):\n    s = 'héllo'\n    return x < 2 and not s or s != 'ö' + s\n"
+    mutants = find_mutants(source)
+    assert len({m.id for m in mutants}) == len(mutants)
+    for mutant in mutants:
+        mutated = apply_mutant(source, mutant)
+        ast.parse(mutated)
+        assert mutated != source
+        assert (
+            mutated.replace(mutant.replacement, mutant.original, 1) == source
+            or mutant.replacement in source
+        )
+
+
+def test_multi_line_call_removal() -> None:
+    source = "def f():\n    log(\n        'a',\n    )\n    return 1\n"
+    (removal,) = [m for m in find_mutants(source) if m.operator == "call_removal"]
+    assert (removal.line, removal.end_line) == (2, 4)
+    assert apply_mutant(source, removal) == "def f():\n    None\n    return 1\n"
