@@ -123,6 +123,39 @@ def demo(project: Path | None) -> None:
     sys.exit(run_demo(project, _progress, _report_red))
 
 
+@cli.command()
+@click.argument("kata", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--work-dir", required=True, type=click.Path(file_okay=False, path_type=Path),
+              help="The session's git repo (created if new).")  # fmt: skip
+@click.option("--max-cycles", type=click.IntRange(min=1), help="Stop after N cycles (default 10).")
+@click.option("--resume", is_flag=True, help="Continue a killed session from its last phase.")
+@click.option("--force", is_flag=True, help="Use a non-empty directory that holds no session.")
+@click.option("--json", "as_json", is_flag=True, help="Print the session summary as JSON.")
+@click.option("--python", "python", help="Interpreter for the kata's tests (default: this one).")
+@llm_options
+def kata(kata: Path, work_dir: Path, max_cycles: int | None, resume: bool, force: bool,
+         as_json: bool, python: str | None, model: str | None, base_url: str | None,
+         max_cost: float | None) -> None:  # fmt: skip
+    """Kata TDD session: Tester → Implementer → Refactorer cycles, one commit per green cycle."""
+    from tddforge.llm import make_client
+    from tddforge.orchestration.kata_session import KataOptions, check_inputs, run_kata
+
+    options = KataOptions(kata, work_dir, max_cycles, resume, force, python)
+    check_inputs(options)
+    config_dir = work_dir if work_dir.is_dir() else Path.cwd()
+    settings = _settings(config_dir, model=model, base_url=base_url, max_cost=max_cost)
+    outcome = run_kata(options, settings, make_client(settings), _progress)
+    summary = outcome.summary
+    err.print(
+        f"session stopped: {summary['stop_reason']} after {summary['cycles']} cycle(s),"
+        f" {summary['green_cycles']} green, {summary['tests']} tests, {len(summary['commits'])}"
+        f" commits, ${summary['llm']['cost']:.4f}; run dir {summary['run_dir']}"
+    )
+    if as_json:
+        click.echo(json.dumps(summary, indent=2))
+    sys.exit(outcome.exit_code)
+
+
 def main() -> NoReturn:
     """Entry point: run the CLI and turn deliberate errors into one line and exit 2."""
     try:

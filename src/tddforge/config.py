@@ -47,6 +47,19 @@ class StagesConfig(_Frozen):
     red: RedStageConfig = RedStageConfig()
 
 
+class KataConfig(_Frozen):
+    """The kata session's keys (seed 001), ``[tool.tddforge.kata]``; also the build's GREEN/REFACTOR."""
+
+    max_cycles: int = Field(default=10, gt=0)
+    max_consecutive_overshoots: int = Field(default=3, gt=0)
+    tester_attempts: int = Field(default=3, gt=0)
+    implementer_attempts: int = Field(default=3, gt=0)
+    refactor_attempts: int = Field(default=3, gt=0)
+    max_implementer_failures: int = Field(default=2, gt=0)
+    test_timeout_seconds: float = Field(default=120.0, gt=0)
+    gate_timeout_seconds: float = Field(default=60.0, gt=0)
+
+
 class SandboxConfig(_Frozen):
     """Resource limits applied to every sandboxed command."""
 
@@ -81,6 +94,7 @@ class Settings(_Frozen):
     prices: dict[str, tuple[float, float]] = Field(default_factory=lambda: dict(DEFAULT_PRICES))
     sandbox: SandboxConfig = SandboxConfig()
     stages: StagesConfig = StagesConfig()
+    kata: KataConfig = KataConfig()
 
     @property
     def llm_configured(self) -> bool:

@@ -30,8 +30,9 @@ def environment() -> jinja2.Environment:
 
 
 def agent_names() -> list[str]:
-    """Every agent that has a template."""
-    return sorted(n.removesuffix(".j2") for n in environment().list_templates(extensions=["j2"]))
+    """Every agent that has a template (``_name.j2`` files are shared partials, not agents)."""
+    names = environment().list_templates(extensions=["j2"])
+    return sorted(n.removesuffix(".j2") for n in names if not n.startswith("_"))
 
 
 def render(agent: str, part: str, **variables: Any) -> str:

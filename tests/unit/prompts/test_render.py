@@ -4,6 +4,7 @@ import jinja2
 import pytest
 
 from tddforge import prompts
+from tddforge.agents.base import AgentContext
 from tddforge.config import RedStageConfig
 from tddforge.errors import TddforgeError
 from tddforge.spec import Spec
@@ -36,6 +37,26 @@ VARIABLES = {
         "tests_per_component": RedStageConfig().tests_per_component,
     },
     "red_repair": {"problems": ["no fence"], "test_directory": "tests"},
+    **{
+        agent: {
+            "role": agent.capitalize(),
+            "language": "Python",
+            "test_framework": "pytest",
+            "conventions": "Tests live in tests/.",
+            "ctx": AgentContext(
+                kata_description="# FizzBuzz",
+                codebase_files={"fizzbuzz.py": "def fizzbuzz(n):\n    return str(n)\n"},
+                recent_commits=["abc123 green(cycle 1): returns number"],
+                last_test_output="1 failed",
+                cycle_number=2,
+                max_cycles=10,
+                retry_attempt=1,
+                last_error="NameError: x",
+                hints=["Already works: fizz"],
+            ),
+        }
+        for agent in ("tester", "implementer", "refactorer")
+    },
 }
 
 
@@ -72,3 +93,24 @@ def test_missing_variable_is_an_error_not_an_empty_prompt() -> None:
 def test_unknown_block_is_reported() -> None:
     with pytest.raises(TddforgeError, match="no block"):
         prompts.render("red", "nope")
+
+
+@pytest.mark.parametrize(
+    ("agent", "role"),
+    [("tester", "Tester"), ("implementer", "Implementer"), ("refactorer", "Refactorer")],
+)
+def test_kata_prompts_follow_the_seed_template(agent: str, role: str) -> None:
+    system = prompts.render(agent, "system", **VARIABLES[agent])
+    assert system.startswith(f"You are a {role} agent in an autonomous TDD system.")
+    for heading in ("**Your Role**", "**Responsibilities**", "**Constraints**",
+                    "**Available Tools**", "**Output Format**", "**Success Criteria**"):  # fmt: skip
+        assert heading in system
+    user = prompts.render(agent, "user", **VARIABLES[agent])
+    for heading in ("# Kata Description", "Cycle 2 of 10", "# Recent Commits",
+                    "# Current Codebase", "fizzbuzz.py", "# Last Test Output", "1 failed",
+                    "# Your Task", "NameError: x"):  # fmt: skip
+        assert heading in user
+
+
+def test_tester_is_told_what_already_works() -> None:
+    assert "Already works: fizz" in prompts.render("tester", "user", **VARIABLES["tester"])

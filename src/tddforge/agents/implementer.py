@@ -1,0 +1,77 @@
+"""The Implementer: the least code that makes the tests pass, tests untouched, then one commit.
+
+Every protected file (tests, test configuration) is snapshotted byte for byte
+before the model's files are written; any difference afterwards is tampering:
+the attempt is reverted and counts as failed.
+"""
+
+from __future__ import annotations
+
+from tddforge.agents.base import AgentContext, AgentResult, AgentRole, parse_status_block
+from tddforge.agents.kata import KataAgent, Reply
+from tddforge.orchestration.kata_decisions import judge_green
+from tddforge.workspace.snapshot import changed, restore, snapshot
+
+
+class ImplementerAgent(KataAgent):
+    """Makes the failing test pass with minimal code, then commits test + implementation."""
+
+    template = "implementer"
+
+    @property
+    def role(self) -> AgentRole:
+        """Implementer."""
+        return AgentRole.IMPLEMENTER
+
+    def _protected(self) -> list[str]:
+        return [p for p in self.runner.project_files(self.work_dir) if self.runner.is_protected(p)]
+
+    def execute(self, context: AgentContext) -> AgentResult:
+        """Write the model's code; commit only when green, untampered and through the gates."""
+        guarded = snapshot(self.work_dir, self._protected())
+        reply = self._ask(context)
+        if not reply.parsed.blocks:
+            problems = "; ".join(reply.parsed.problems) or "the reply has no ### FILE: blocks"
+            return self._failure(reply, f"no file was written ({problems})")
+        before = snapshot(self.work_dir, [b.path for b in reply.parsed.blocks])
+        written = self._write(reply)
+        now = snapshot(self.work_dir, sorted(set(guarded) | set(self._protected())))
+        tampered = changed(guarded, now)
+        if tampered:
+            restore(self.work_dir, {**before, **guarded})
+            verdict = judge_green(tampered, False, [], [], [])
+            return self._failure(reply, verdict.reason)
+        refused = [str(r) for r in written.refused]
+        return self._check_green(context, reply, refused)
+
+    def _check_green(self, context: AgentContext, reply: Reply, refused: list[str]) -> AgentResult:
+        report = self.runner.run_tests(self.work_dir)
+        failing = [f.name for f in report.failing]
+        missing = sorted(context.known_tests - report.ids)
+        if not report.all_passed or missing:
+            verdict = judge_green([], report.all_passed, failing, missing, [])
+            return self._failure(reply, _with_refusals(verdict.reason, refused), report.output)
+        paths = self.changed_paths()
+        sources = [p for p in paths if not self.runner.is_protected(p)]
+        gates = self.run_gates(sources, report)
+        verdict = judge_green([], gates.report.all_passed, [], missing, gates.failed)
+        if not verdict.ok:
+            result = self._failure(reply, verdict.reason, gates.failure_output())
+            result.gates = gates.statuses()
+            return result
+        sha = self.commit(paths, context.commit_subject or "green: make the new test pass")
+        return AgentResult(
+            success=True,
+            message=verdict.reason,
+            files_modified=sources,
+            tests_passed=True,
+            commits_made=[sha],
+            test_count=len(gates.report.facts),
+            gates=gates.statuses(),
+            test_output=gates.report.output,
+            status=parse_status_block(reply.text),
+        )
+
+
+def _with_refusals(reason: str, refused: list[str]) -> str:
+    return reason + (f" (refused paths: {refused})" if refused else "")

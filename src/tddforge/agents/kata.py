@@ -1,0 +1,125 @@
+"""What the three kata agents share: prompts, file writes, git, and the quality gates.
+
+The gates run in the order format (auto-fix, then the tests again if it changed
+anything) → lint → tests → build, on the files changed since the last commit.
+"""
+
+from __future__ import annotations
+
+from abc import abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from tddforge import prompts
+from tddforge.agents.base import Agent, AgentContext, AgentResult, parse_status_block
+from tddforge.languages.base import GateResult, LanguageRunner, TestReport
+from tddforge.llm.base import LLMClient
+from tddforge.workspace.fileblocks import ParsedReply, parse_file_blocks
+from tddforge.workspace.git import Git
+from tddforge.workspace.paths import WriteReport, write_blocks
+
+OUTPUT_IN_ERROR = 3_000
+
+
+@dataclass
+class Reply:
+    """One parsed model reply."""
+
+    text: str
+    parsed: ParsedReply
+
+
+@dataclass(frozen=True)
+class GateRun:
+    """The gates' results and the test report the run ended with."""
+
+    gates: tuple[GateResult, ...]
+    report: TestReport
+
+    @property
+    def failed(self) -> list[str]:
+        """Names of the gates that failed (the tests gate included)."""
+        return [g.name for g in self.gates if not g.ok]
+
+    def statuses(self) -> dict[str, str]:
+        """Gate name → status."""
+        return {g.name: g.status for g in self.gates}
+
+    def failure_output(self) -> str:
+        """The output of the failed gates, for the agent's next attempt."""
+        return "\n\n".join(f"[{g.name}]\n{g.output}" for g in self.gates if not g.ok)
+
+
+class KataAgent(Agent):
+    """An agent that works on a project through a ``LanguageRunner`` and git."""
+
+    template: str
+
+    def __init__(self, llm: LLMClient, work_dir: Path, runner: LanguageRunner) -> None:
+        super().__init__(llm, work_dir)
+        self.runner = runner
+        self.git = Git(work_dir)
+
+    def get_system_prompt(self) -> str:
+        """The role's system prompt, worded for the runner's language."""
+        return prompts.render(self.template, "system", role=self.role.value, **self._facts())
+
+    def _build_user_prompt(self, context: AgentContext) -> str:
+        return prompts.render(self.template, "user", ctx=context, **self._facts())
+
+    def _facts(self) -> dict[str, str]:
+        facts = {"conventions": ""}
+        facts.update(self.runner.prompt_facts())
+        return facts
+
+    def _ask(self, context: AgentContext) -> Reply:
+        text = self._run_llm(context)
+        return Reply(text, parse_file_blocks(text))
+
+    def _write(self, reply: Reply) -> WriteReport:
+        return write_blocks(self.work_dir, reply.parsed.blocks)
+
+    def _failure(self, reply: Reply | None, reason: str, output: str = "") -> AgentResult:
+        detail = reason + (f"\n\n{output[-OUTPUT_IN_ERROR:]}" if output else "")
+        return AgentResult(
+            success=False,
+            message=reason,
+            error_details=detail,
+            test_output=output,
+            status=parse_status_block(reply.text) if reply else None,
+        )
+
+    def changed_paths(self) -> list[str]:
+        """Paths changed since the last commit (staged, unstaged, untracked)."""
+        out = self.git.run("status", "--porcelain", "-z", "--untracked-files=all")
+        paths: list[str] = []
+        entries = out.split("\0")
+        i = 0
+        while i < len(entries):
+            entry = entries[i]
+            if len(entry) > 3:
+                paths.append(entry[3:])
+                if entry[0] in "RC":
+                    i += 1  # a rename's source path follows
+            i += 1
+        return sorted(set(paths))
+
+    def run_gates(self, paths: Sequence[str], report: TestReport) -> GateRun:
+        """format (auto-fix; the tests again if it changed code) → lint → tests → build."""
+        fmt = self.runner.format_code(self.work_dir, paths)
+        if fmt.changed:
+            report = self.runner.run_tests(self.work_dir)
+        lint = self.runner.lint_code(self.work_dir, paths)
+        tests = GateResult("tests", "passed" if report.all_passed else "failed", report.output)
+        build = self.runner.build(self.work_dir, paths)
+        return GateRun((fmt, lint, tests, build), report)
+
+    def commit(self, paths: Sequence[str], subject: str) -> str:
+        """Stage ``paths`` and commit them; return the SHA."""
+        self.git.add(list(paths))
+        return self.git.commit(subject)
+
+    @abstractmethod
+    def execute(self, context: AgentContext) -> AgentResult:
+        """Do the role's job."""

@@ -1,0 +1,87 @@
+"""The Refactorer: one improvement while green; tests and assertions never fewer; else reverted."""
+
+from __future__ import annotations
+
+from tddforge.agents.base import (
+    NO_CHANGES,
+    AgentContext,
+    AgentResult,
+    AgentRole,
+    parse_status_block,
+    says,
+)
+from tddforge.agents.kata import KataAgent, Reply
+from tddforge.orchestration.kata_decisions import SuiteCounts, judge_refactor
+from tddforge.workspace.snapshot import restore, snapshot
+
+
+class RefactorerAgent(KataAgent):
+    """Applies ONE refactoring, re-checks green and the gates, then commits or reverts."""
+
+    template = "refactorer"
+
+    @property
+    def role(self) -> AgentRole:
+        """Refactorer."""
+        return AgentRole.REFACTORER
+
+    def counts(self) -> SuiteCounts:
+        """Tests (as last measured green) and assertions (counted in the test sources now)."""
+        sources = self.runner.test_sources(self.work_dir)
+        return SuiteCounts(0, self.runner.count_assertions(sources))
+
+    def execute(self, context: AgentContext) -> AgentResult:
+        """Ask for one refactoring; keep it only if it is still green and no weaker."""
+        before = SuiteCounts(len(context.known_tests), self.counts().assertions)
+        reply = self._ask(context)
+        status = parse_status_block(reply.text)
+        if not reply.parsed.blocks and says(reply.text, NO_CHANGES):
+            return AgentResult(True, NO_CHANGES, no_changes=True, tests_passed=True, status=status)
+        if not reply.parsed.blocks:
+            problems = "; ".join(reply.parsed.problems) or "the reply has no ### FILE: blocks"
+            return self._failure(reply, f"no file was written and no {NO_CHANGES} ({problems})")
+        taken = snapshot(self.work_dir, [b.path for b in reply.parsed.blocks])
+        written = self._write(reply)
+        if written.refused:
+            restore(self.work_dir, taken)
+            return self._failure(reply, f"refused paths: {[str(r) for r in written.refused]}")
+        result = self._judge(context, reply, before)
+        if not result.success:
+            restore(self.work_dir, taken)
+        return result
+
+    def _judge(self, context: AgentContext, reply: Reply, before: SuiteCounts) -> AgentResult:
+        report = self.runner.run_tests(self.work_dir)
+        paths = self.changed_paths()
+        if not paths:
+            return AgentResult(
+                True, "the refactoring changed nothing", no_changes=True, tests_passed=True
+            )
+        gates = self.run_gates(paths, report) if report.all_passed else None
+        final = gates.report if gates else report
+        after = SuiteCounts(len(final.facts), self.counts().assertions)
+        missing = sorted(context.known_tests - final.ids)
+        verdict = judge_refactor(
+            before, after, final.all_passed, missing, gates.failed if gates else []
+        )
+        if not verdict.ok:
+            output = gates.failure_output() if gates and final.all_passed else final.output
+            result = self._failure(reply, verdict.reason, output)
+            result.gates = gates.statuses() if gates else {}
+            return result
+        status = parse_status_block(reply.text)
+        subject = context.commit_subject or "refactor"
+        if status and status.message:
+            subject = f"{subject}: {status.message.splitlines()[0][:100]}"
+        sha = self.commit(paths, subject)
+        return AgentResult(
+            success=True,
+            message=verdict.reason,
+            files_modified=paths,
+            tests_passed=True,
+            commits_made=[sha],
+            test_count=len(final.facts),
+            gates=gates.statuses() if gates else {},
+            test_output=final.output,
+            status=status,
+        )

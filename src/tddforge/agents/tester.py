@@ -1,0 +1,87 @@
+"""The Tester: one new failing test per cycle, red for the right reason, staged (never committed)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from tddforge.agents.base import (
+    KATA_COMPLETE,
+    AgentContext,
+    AgentResult,
+    AgentRole,
+    parse_status_block,
+    says,
+)
+from tddforge.agents.kata import KataAgent, Reply
+from tddforge.orchestration.kata_decisions import RedJudgement, judge_red
+from tddforge.workspace.snapshot import restore, snapshot
+
+
+class TesterAgent(KataAgent):
+    """Writes ONE small failing test for the next behaviour and stages it."""
+
+    template = "tester"
+
+    @property
+    def role(self) -> AgentRole:
+        """Tester."""
+        return AgentRole.TESTER
+
+    def execute(self, context: AgentContext) -> AgentResult:
+        """Ask for a test, run it, and keep it only if it is red for the right reason."""
+        reply = self._ask(context)
+        blocks = reply.parsed.blocks
+        if not blocks and says(reply.text, KATA_COMPLETE):
+            status = parse_status_block(reply.text)
+            return AgentResult(True, KATA_COMPLETE, kata_complete=True, status=status)
+        if not blocks:
+            problems = "; ".join(reply.parsed.problems) or "the reply has no ### FILE: blocks"
+            return self._failure(reply, f"no test file was written ({problems})")
+        not_tests = [b.path for b in blocks if not self.runner.is_test_file(b.path)]
+        if not_tests:
+            return self._failure(reply, f"the Tester writes test files only, not {not_tests}")
+        return self._try_test(context, reply)
+
+    def _try_test(self, context: AgentContext, reply: Reply) -> AgentResult:
+        before = snapshot(self.work_dir, [b.path for b in reply.parsed.blocks])
+        written = self._write(reply)
+        if written.refused:
+            restore(self.work_dir, before)
+            return self._failure(reply, f"refused paths: {[str(r) for r in written.refused]}")
+        self.runner.format_code(self.work_dir, written.written)
+        report = self.runner.run_tests(self.work_dir)
+        sources = self.runner.read_files(
+            self.work_dir, [p for p in self.runner.project_files(self.work_dir)
+                            if self.runner.is_source_file(p)]
+        )  # fmt: skip
+        names = self.runner.missing_kata_names(report.failing, sources)
+        judged = judge_red(context.known_tests, report.facts, names, self.runner.test_function)
+        if judged.verdict == "red":
+            lint = self.runner.lint_code(self.work_dir, written.written)
+            if not lint.ok:
+                judged = RedJudgement(
+                    "broken", "the test does not pass the linter", judged.new_tests
+                )
+                report = replace(report, output=lint.output)
+        if judged.verdict != "red":
+            restore(self.work_dir, before)
+            return self._rejected(reply, judged, report.output)
+        self.git.add(written.written)
+        return AgentResult(
+            success=True,
+            message=f"RED: {judged.reason}",
+            files_modified=list(written.written),
+            tests_passed=False,
+            new_tests=list(judged.new_tests),
+            test_count=len(report.facts),
+            test_output=report.output,
+            status=parse_status_block(reply.text),
+        )
+
+    def _rejected(self, reply: Reply, judged: RedJudgement, output: str) -> AgentResult:
+        result = self._failure(reply, judged.reason, output)
+        result.new_tests = list(judged.new_tests)
+        if judged.verdict == "overshoot":
+            result.overshoot_detected = True
+            result.tests_passed = True
+        return result
