@@ -159,7 +159,7 @@ def _open(
         test_ids=sorted(_baseline(work, runner)),
     )
     run.event("session_start", kata=state.kata_path, max_cycles=state.max_cycles)
-    progress(f"work dir {work} (run {run.run_id})")
+    progress(f"new session, run {run.run_id}")
     return state, run
 
 
