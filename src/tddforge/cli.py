@@ -156,6 +156,38 @@ def kata(kata: Path, work_dir: Path, max_cycles: int | None, resume: bool, force
     sys.exit(outcome.exit_code)
 
 
+@cli.command()
+@click.argument("spec", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--project", default=".", show_default=True, help="Project to build in (a git repo).")
+@click.option("--json", "as_json", is_flag=True, help="Print the three artifacts as JSON.")
+@click.option("--python", "python", help="Interpreter of the project (default: its venv).")
+@llm_options
+def build(spec: Path, project: str, as_json: bool, python: str | None, model: str | None,
+          base_url: str | None, max_cost: float | None) -> None:  # fmt: skip
+    """Spec pipeline: RED → GREEN → REFACTOR, one commit and one artifact per stage."""
+    from tddforge.llm import make_client
+    from tddforge.orchestration.build_stage import BuildOptions, run_build
+    from tddforge.orchestration.kata_session import make_runner
+    from tddforge.runner import interpreter_for
+    from tddforge.spec import load_spec
+
+    root = _project_dir(project)
+    loaded = load_spec(spec)
+    settings = _settings(root, model=model, base_url=base_url, max_cost=max_cost)
+    client = make_client(settings)
+    options = BuildOptions(root, interpreter_for(root, python))
+    outcome = run_build(
+        loaded, client, settings, options, make_runner(root, settings, python), _progress
+    )
+    for stage, data in outcome.stages.items():
+        verdict = "[green]ok[/green]" if data["valid"] else "[red]not reached[/red]"
+        commit = (data.get("commit") or "no commit")[:12]
+        err.print(f"{stage}: {verdict} ({commit}) {outcome.paths[stage]}")
+    if as_json:
+        click.echo(json.dumps(outcome.stages, indent=2))
+    sys.exit(0 if outcome.green else 1)
+
+
 def main() -> NoReturn:
     """Entry point: run the CLI and turn deliberate errors into one line and exit 2."""
     try:

@@ -201,15 +201,15 @@ def scaffold(work: Path, runner: LanguageRunner, kata_text: str) -> str:
         kata_copy.write_text(kata_text, encoding="utf-8")
     git = Git(work)
     git.init()
-    _ignore_state(work)
+    exclude_state_dir(work)
     if git.status() or not git.has_commits():
         git.add()
         git.commit("chore: scaffold the kata work dir", allow_empty=True)
     return git.head()
 
 
-def _ignore_state(work: Path) -> None:
-    """Keep ``.tddforge/`` out of git even if the project's .gitignore forgets it."""
+def exclude_state_dir(work: Path) -> None:
+    """Keep ``.tddforge/`` out of git (``.git/info/exclude``) without editing any tracked file."""
     exclude = work / ".git" / "info" / "exclude"
     exclude.parent.mkdir(parents=True, exist_ok=True)
     text = exclude.read_text(encoding="utf-8") if exclude.is_file() else ""

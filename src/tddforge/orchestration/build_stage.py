@@ -1,0 +1,191 @@
+"""``tddforge build``: the spec pipeline RED → GREEN → REFACTOR, one commit and one artifact per stage.
+
+RED is the existing stage (``red_stage.run_red``). GREEN runs the kata's
+Implementer until every RED test passes with the tests byte-identical; REFACTOR
+runs the kata's Refactorer (reverted unless still green and no weaker). The
+artifacts ``green.yaml`` and ``refactor.yaml`` are written next to ``red.yaml``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from tddforge.agents.base import AgentContext, AgentResult, AttemptsExhausted, execute_with_retry
+from tddforge.agents.implementer import ImplementerAgent
+from tddforge.agents.kata import KataAgent
+from tddforge.agents.refactorer import RefactorerAgent
+from tddforge.config import Settings
+from tddforge.languages.base import LanguageRunner
+from tddforge.llm.base import LLMClient
+from tddforge.orchestration.kata_session import exclude_state_dir
+from tddforge.orchestration.red_stage import RedOptions, default_artifact_path, run_red
+from tddforge.spec import Spec
+from tddforge.store.rundir import RunDir, dump_data
+from tddforge.workspace.git import Git
+
+Progress = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class BuildOptions:
+    """Where to build, with which interpreter."""
+
+    project: Path
+    python: Path
+    timeout: float | None = None
+
+
+@dataclass
+class BuildOutcome:
+    """Each stage's artifact (as data and where it was written) and whether GREEN was reached."""
+
+    stages: dict[str, dict[str, Any]] = field(default_factory=dict)
+    paths: dict[str, Path] = field(default_factory=dict)
+    green: bool = False
+
+
+def run_build(
+    spec: Spec,
+    llm: LLMClient,
+    settings: Settings,
+    options: BuildOptions,
+    runner: LanguageRunner,
+    progress: Progress,
+) -> BuildOutcome:
+    """Run RED, then GREEN and REFACTOR when the RED is valid; commit after each stage."""
+    project = options.project
+    git = Git(project)
+    git.init()
+    exclude_state_dir(project)
+    outcome = BuildOutcome()
+    red = run_red(spec, llm, settings, RedOptions(project, options.python), progress)
+    red_data = red.artifact.model_dump(mode="json")
+    red_data["commit"] = None
+    if red.artifact.valid:
+        git.add([f.path for f in red.artifact.test_files])
+        red_data["commit"] = git.commit(f"red({spec.spec_id}): failing tests for {spec.title}")
+    outcome.stages["red"], outcome.paths["red"] = red_data, red.written[0]
+    if not red.artifact.valid:
+        progress("RED is invalid: GREEN and REFACTOR are not run")
+        return outcome
+    context = _context(spec, red_data, settings)
+    green = _green(spec, llm, settings, runner, project, context, progress)
+    _store(outcome, "green", green, spec, red.run)
+    outcome.green = bool(green["valid"])
+    if outcome.green:
+        refactor = _refactor(spec, llm, settings, runner, project, context, progress)
+        _store(outcome, "refactor", refactor, spec, red.run)
+    return outcome
+
+
+def _context(spec: Spec, red: dict[str, Any], settings: Settings) -> AgentContext:
+    described = yaml.safe_dump(spec.model_dump(mode="json"), sort_keys=False, allow_unicode=True)
+    results = red["test_results"]
+    return AgentContext(
+        kata_description=f"Implement this specification:\n\n{described}",
+        last_test_output=str(results.get("output", ""))[-4000:],
+        known_tests=frozenset(d["name"] for d in results["test_details"]),
+        max_cycles=1,
+    )
+
+
+def _green(
+    spec: Spec,
+    llm: LLMClient,
+    settings: Settings,
+    runner: LanguageRunner,
+    project: Path,
+    context: AgentContext,
+    progress: Progress,
+) -> dict[str, Any]:
+    progress("GREEN: implementing until the RED tests pass")
+    agent = ImplementerAgent(llm, project, runner)
+    context.codebase_files = runner.read_files(project, runner.project_files(project))
+    context.commit_subject = f"green({spec.spec_id}): make the RED tests pass"
+    started = time.monotonic()
+    try:
+        result: AgentResult | None = execute_with_retry(
+            agent, context, settings.kata.implementer_attempts
+        )
+        reason = result.message if result else ""
+    except AttemptsExhausted as exc:
+        result, reason = exc.result, str(exc)
+    return _artifact(spec, agent, result, reason, started, attempts=context.retry_attempt + 1)
+
+
+def _refactor(
+    spec: Spec,
+    llm: LLMClient,
+    settings: Settings,
+    runner: LanguageRunner,
+    project: Path,
+    context: AgentContext,
+    progress: Progress,
+) -> dict[str, Any]:
+    progress("REFACTOR: one improvement while green")
+    agent = RefactorerAgent(llm, project, runner)
+    context.codebase_files = runner.read_files(project, runner.project_files(project))
+    context.commit_subject = f"refactor({spec.spec_id})"
+    context.last_error, started = None, time.monotonic()
+    result: AgentResult | None = None
+    attempts = settings.kata.refactor_attempts
+    for attempt in range(attempts):
+        context.retry_attempt = attempt
+        result = agent.execute(context)
+        if result.success:
+            break
+        context.last_error = result.error_details or result.message
+    data = _artifact(spec, agent, result, result.message if result else "", started, attempt + 1)
+    if not data["commit"]:
+        # One commit per stage, also when the code was left as it was (reverted or clean).
+        kept = "no changes needed" if result and result.no_changes else "skipped, reverted"
+        data["commit"] = agent.git.commit(f"refactor({spec.spec_id}): {kept}", allow_empty=True)
+    data["applied"] = bool(result and result.success and not result.no_changes)
+    return data
+
+
+def _artifact(
+    spec: Spec,
+    agent: KataAgent,
+    result: AgentResult | None,
+    reason: str,
+    started: float,
+    attempts: int,
+) -> dict[str, Any]:
+    calls = agent.drain_exchanges()
+    return {
+        "spec_id": spec.spec_id,
+        "stage": "green" if isinstance(agent, ImplementerAgent) else "refactor",
+        "valid": bool(result and result.success),
+        "reason": reason,
+        "attempts": attempts,
+        "files_modified": list(result.files_modified) if result else [],
+        "tests_passed": bool(result and result.tests_passed),
+        "test_count": result.test_count if result else 0,
+        "gates": dict(result.gates) if result else {},
+        "commit": result.commits_made[-1] if result and result.commits_made else None,
+        "seconds": round(time.monotonic() - started, 3),
+        "llm": {
+            "calls": len(calls),
+            "prompt_tokens": sum(c.completion.usage.prompt_tokens for c in calls),
+            "completion_tokens": sum(c.completion.usage.completion_tokens for c in calls),
+            "cost": round(sum(c.completion.cost for c in calls), 6),
+        },
+    }
+
+
+def _store(
+    outcome: BuildOutcome, stage: str, data: dict[str, Any], spec: Spec, run: RunDir
+) -> None:
+    path = default_artifact_path(run.path.parents[2], spec.spec_id).with_name(f"{stage}.yaml")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(dump_data(data, json_format=False), encoding="utf-8")
+    run.write_data(f"{stage}.yaml", data)
+    run.event("artifact", stage=stage, valid=data["valid"], path=str(path))
+    outcome.stages[stage], outcome.paths[stage] = data, path
