@@ -5,7 +5,8 @@ The hierarchy, by what the caller does next::
     TddforgeError                  cli.main prints one line and exits 2
     ├── ConfigError                bad settings (pyproject, env, flags)
     ├── InputError                 a missing file or an unreadable input
-    │   └── SpecError              a malformed spec file
+    │   ├── SpecError              a malformed spec file
+    │   └── BaselineError          the tests fail (or cannot run) before any mutation
     ├── LLMError(retryable)        the model endpoint failed or refused
     │   └── BudgetExceeded         the --max-cost cap would be passed
     ├── WorkspaceError             the work dir cannot be used as asked
@@ -38,6 +39,10 @@ class InputError(TddforgeError):
 
 class SpecError(InputError):
     """A spec file is malformed."""
+
+
+class BaselineError(InputError):
+    """The tests must pass on the unmutated code, and they do not (or cannot run)."""
 
 
 class LLMError(TddforgeError):

@@ -61,7 +61,7 @@ def run_pytest(
     """Run pytest on ``project_dir`` in ``sandbox`` and return per-test outcomes."""
     interpreter = _checked_python(python)
     project = _inside(project_dir, sandbox.work_dir)
-    with _private_dir(sandbox.work_dir) as private:
+    with private_dir(sandbox.work_dir) as private:
         shutil.copyfile(PLUGIN_SOURCE, private / f"{PLUGIN_NAME}.py")
         run_env = _run_env(project, private, env or {})
         argv = _pytest_argv(interpreter, project, paths, extra_args, coverage_source)
@@ -84,7 +84,8 @@ def _inside(project_dir: Path, work_dir: Path) -> Path:
 
 
 @contextmanager
-def _private_dir(work_dir: Path) -> Iterator[Path]:
+def private_dir(work_dir: Path) -> Iterator[Path]:
+    """A fresh directory under ``<work dir>/.tddforge/tmp``, removed afterwards."""
     base = work_dir / ".tddforge" / "tmp"
     base.mkdir(parents=True, exist_ok=True)
     private = Path(tempfile.mkdtemp(prefix="run-", dir=base))
@@ -94,11 +95,14 @@ def _private_dir(work_dir: Path) -> Iterator[Path]:
         shutil.rmtree(private, ignore_errors=True)
 
 
+def project_paths(project: Path) -> list[str]:
+    """What goes on PYTHONPATH for a project: its root, and its ``src`` when it has one."""
+    return [str(project), *([str(project / "src")] if (project / "src").is_dir() else [])]
+
+
 def _run_env(project: Path, private: Path, env: Mapping[str, str]) -> dict[str, str]:
     """PYTHONPATH: our plugin, the project (and its ``src``), then the caller's."""
-    entries = [str(private), str(project)]
-    if (project / "src").is_dir():
-        entries.append(str(project / "src"))
+    entries = [str(private), *project_paths(project)]
     if env.get("PYTHONPATH"):
         entries.append(env["PYTHONPATH"])
     return {

@@ -169,6 +169,49 @@ class Sandbox:
         program's own home (its venv, and the installation its symlink points
         to) is always made visible.
         """
+        full, env, workdir = self._prepare(argv, cwd, extra_env, readonly_paths)
+        wall = self.limits.wall_seconds if timeout is None else timeout
+        return self._execute(tuple(argv), full, env, workdir, wall, input)
+
+    def start(
+        self,
+        argv: Sequence[str],
+        *,
+        cwd: Path | None = None,
+        extra_env: Mapping[str, str] | None = None,
+    ) -> subprocess.Popen[bytes]:
+        """Start a long-lived confined process with stdin/stdout pipes (stderr discarded).
+
+        There is no wall timeout: the caller owns the process and ends it with
+        ``stop``. Used by the mutation engine's warm worker.
+        """
+        full, env, workdir = self._prepare(argv, cwd, extra_env, ())
+        try:
+            return subprocess.Popen(
+                full, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                env=env, cwd=workdir, start_new_session=True,
+            )  # fmt: skip
+        except OSError as exc:
+            raise SandboxError(f"cannot start {argv[0]}: {exc}") from exc
+
+    @staticmethod
+    def stop(proc: subprocess.Popen[bytes]) -> None:
+        """Kill a process from ``start`` with its whole process group, and reap it."""
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        for stream in (proc.stdin, proc.stdout):
+            if stream is not None:
+                stream.close()
+        proc.wait()
+
+    def _prepare(
+        self,
+        argv: Sequence[str],
+        cwd: Path | None,
+        extra_env: Mapping[str, str] | None,
+        readonly_paths: Sequence[Path],
+    ) -> tuple[list[str], dict[str, str], Path]:
+        """The confined command line, its environment and working directory."""
         if not argv:
             raise SandboxError("empty command")
         env = self._child_env(extra_env or {})
@@ -179,9 +222,7 @@ class Sandbox:
         named = (*self.readonly_paths, *(Path(p).resolve() for p in readonly_paths))
         visible = tuple(dict.fromkeys((*named, *program_homes(program, self.work_dir))))
         box = Confinement(self.work_dir, workdir, visible, self.uid)
-        full = confined_argv(self.backend, list(argv), box, self.limits.rlimits())
-        wall = self.limits.wall_seconds if timeout is None else timeout
-        return self._execute(tuple(argv), full, env, workdir, wall, input)
+        return confined_argv(self.backend, list(argv), box, self.limits.rlimits()), env, workdir
 
     def _execute(
         self,

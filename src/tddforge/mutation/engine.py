@@ -1,0 +1,420 @@
+"""Drive the mutation worker: validate inputs, generate mutants, reuse verdicts, run, report.
+
+The worker runs confined (``sandbox``) under the project's interpreter. A run
+is *cold* (``score``: one worker process per run) or *warm* (``WarmWorker``:
+one long-lived worker that keeps the interpreter and pytest loaded between
+re-scorings). Either way the same cache decides which verdicts are provably
+still valid, and the worker re-runs everything else.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+from tddforge.config import Settings
+from tddforge.errors import BaselineError, InputError, RunnerError
+from tddforge.mutation import fingerprints as fp
+from tddforge.mutation.cache import CacheEntry, VerdictCache, cache_key
+from tddforge.mutation.generate import find_mutants
+from tddforge.mutation.mutant import Mutant
+from tddforge.mutation.report import MutantResult, MutationReport
+from tddforge.runner import private_dir, project_paths
+from tddforge.sandbox import Limits, Sandbox
+from tddforge.workspace.git import Git
+
+WORKER_SOURCE = Path(__file__).with_name("worker.py")
+Progress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True)
+class MutationJob:
+    """What to mutate and how to run its tests."""
+
+    project: Path
+    module: Path
+    tests: tuple[str, ...]
+    python: Path
+    workers: int = 2
+    since_ref: str | None = None
+    timeout: float = 3600.0
+    use_cache: bool = True
+    extra_pytest_args: tuple[str, ...] = ()
+
+
+@dataclass
+class Prepared:
+    """A validated job with its mutants and cache state."""
+
+    job: MutationJob
+    source: str
+    mutants: list[Mutant]
+    pytest_args: list[str]
+    key: str
+    fingerprints: dict[str, str]
+    prior: CacheEntry = field(default_factory=CacheEntry)
+
+
+def prepare(job: MutationJob, cache: VerdictCache | None) -> Prepared:
+    """Check the inputs and build the mutants; raise InputError with one line on bad input."""
+    module = _inside(job.project, job.module, "module")
+    test_files = [_inside(job.project, job.project / t, "test path") for t in job.tests]
+    try:
+        source = module.read_text(encoding="utf-8")
+        mutants = find_mutants(source)
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{job.module}: not UTF-8 text") from exc
+    except SyntaxError as exc:
+        raise InputError(f"{job.module}: syntax error at line {exc.lineno}: {exc.msg}") from exc
+    if job.since_ref:
+        lines = changed_lines(job.project, module, job.since_ref)
+        mutants = [m for m in mutants if lines.intersection(m.lines)]
+    args = ["-p", "no:cacheprovider", "-p", "no:randomly", "-q", f"--rootdir={job.project}"]
+    args += list(job.extra_pytest_args)
+    key = cache_key(source, str(job.python), args)
+    prints = fp.fingerprints(job.project, _test_files(test_files))
+    prior = cache.load(key) if cache is not None and job.use_cache else CacheEntry()
+    return Prepared(job, source, mutants, args, key, prints, prior)
+
+
+def _inside(project: Path, path: Path, what: str) -> Path:
+    resolved = path.resolve()
+    if not resolved.exists():
+        raise InputError(f"{what} not found: {path}")
+    if resolved != project.resolve() and project.resolve() not in resolved.parents:
+        raise InputError(f"{what} {path} is outside the project {project}")
+    return resolved
+
+
+def _test_files(paths: Sequence[Path]) -> list[Path]:
+    found: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            found += sorted(
+                p
+                for p in path.rglob("*.py")
+                if p.name.startswith("test") or p.name.endswith("_test.py")
+            )
+        else:
+            found.append(path)
+    return found
+
+
+def changed_lines(project: Path, module: Path, ref: str) -> set[int]:
+    """Lines of ``module`` added or changed since git ``ref``."""
+    out = Git(project).run("diff", "--unified=0", ref, "--", str(module))
+    lines: set[int] = set()
+    for row in out.splitlines():
+        if row.startswith("@@"):
+            added = row.split("+", 1)[1].split(" ", 1)[0]
+            start, _, count = added.partition(",")
+            lines.update(range(int(start), int(start) + int(count or 1)))
+    return lines
+
+
+def worker_config(prep: Prepared, results: Path) -> dict[str, Any]:
+    """The JSON the worker reads."""
+    job = prep.job
+    unchanged = fp.unchanged(prep.prior.fingerprints, prep.fingerprints)
+    return {
+        "target": str(job.module.resolve()),
+        "tests": list(job.tests),
+        "pytest_args": prep.pytest_args,
+        "mutants": [m.to_data() for m in prep.mutants],
+        "workers": job.workers,
+        "results": str(results),
+        "prior": prep.prior.verdicts,
+        "unchanged_tests": unchanged,
+    }
+
+
+def _sandbox(job: MutationJob, settings: Settings) -> Sandbox:
+    limits = Limits.from_config(settings.sandbox, job.timeout)
+    return Sandbox(job.project, limits)
+
+
+def _env(job: MutationJob) -> dict[str, str]:
+    return {"PYTHONPATH": ":".join(project_paths(job.project.resolve()))}
+
+
+@contextmanager
+def _workspace(project: Path) -> Iterator[Path]:
+    with private_dir(project) as private:
+        shutil.copyfile(WORKER_SOURCE, private / "tddforge_mutation_worker.py")
+        yield private
+
+
+def score(
+    job: MutationJob,
+    settings: Settings,
+    progress: Progress | None = None,
+    *,
+    cache: VerdictCache | None = None,
+) -> MutationReport:
+    """Score ``job`` with a fresh worker process (a cold run)."""
+    prep = prepare(job, cache)
+    started = time.monotonic()
+    with _workspace(job.project) as private:
+        results = private / "results.jsonl"
+        config = private / "config.json"
+        config.write_text(json.dumps(worker_config(prep, results)), encoding="utf-8")
+        argv = [str(job.python), str(private / "tddforge_mutation_worker.py"), str(config)]
+        sandbox = _sandbox(job, settings)
+        run = _in_thread(
+            lambda: sandbox.run(argv, cwd=job.project, timeout=job.timeout, extra_env=_env(job))
+        )
+        _follow(results, len(prep.mutants), run, progress)
+        outcome = run.result
+        lines = _read(results)
+    if outcome is not None and outcome.timed_out:
+        lines.append(
+            {
+                "event": "error",
+                "kind": "timeout",
+                "message": f"mutation run exceeded {job.timeout:g} s",
+            }
+        )
+    return _finish(
+        prep, lines, time.monotonic() - started, cache, (outcome.stderr if outcome else "")
+    )
+
+
+class WarmWorker:
+    """A long-lived worker for one project: re-scoring skips interpreter start-up and imports."""
+
+    def __init__(self, project: Path, python: Path, settings: Settings, *, timeout: float = 3600.0):
+        self.project = project
+        self.python = python
+        self.timeout = timeout
+        self._private_cm = _workspace(project)
+        self._private = self._private_cm.__enter__()
+        job = MutationJob(project, project, (), python, timeout=timeout)
+        self._sandbox = _sandbox(job, settings)
+        worker = str(self._private / "tddforge_mutation_worker.py")
+        self._proc = self._sandbox.start(
+            [str(python), worker, "--serve"], cwd=project, extra_env=_env(job)
+        )
+        self._requests = 0
+
+    def score(
+        self,
+        job: MutationJob,
+        progress: Progress | None = None,
+        *,
+        cache: VerdictCache | None = None,
+    ) -> MutationReport:
+        """Score ``job`` in the warm worker."""
+        prep = prepare(job, cache)
+        started = time.monotonic()
+        self._requests += 1
+        results = self._private / f"results-{self._requests}.jsonl"
+        stdin, stdout = self._streams()
+        stdin.write((json.dumps(worker_config(prep, results)) + "\n").encode())
+        stdin.flush()
+        answer = _in_thread(stdout.readline)
+        _follow(results, len(prep.mutants), answer, progress)
+        reply = answer.result
+        if not reply:
+            raise RunnerError("the warm mutation worker stopped unexpectedly")
+        lines = _read(results)
+        status = json.loads(reply)
+        if not status.get("done"):
+            lines.append(
+                {
+                    "event": "error",
+                    "kind": "worker",
+                    "message": status.get("error", "worker failed"),
+                }
+            )
+        return _finish(prep, lines, time.monotonic() - started, cache, "")
+
+    def _streams(self) -> tuple[IO[bytes], IO[bytes]]:
+        if self._proc.poll() is not None or self._proc.stdin is None or self._proc.stdout is None:
+            raise RunnerError("the warm mutation worker is not running")
+        return self._proc.stdin, self._proc.stdout
+
+    def close(self) -> None:
+        """Stop the worker and remove its private directory."""
+        Sandbox.stop(self._proc)
+        self._private_cm.__exit__(None, None, None)
+
+    def __enter__(self) -> WarmWorker:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class _Background(threading.Thread):
+    def __init__(self, call: Callable[[], Any]):
+        super().__init__(daemon=True)
+        self.call = call
+        self.result: Any = None
+        self.error: BaseException | None = None
+
+    def run(self) -> None:
+        try:
+            self.result = self.call()
+        except BaseException as exc:
+            self.error = exc
+
+
+def _in_thread(call: Callable[[], Any]) -> _Background:
+    thread = _Background(call)
+    thread.start()
+    return thread
+
+
+def _follow(results: Path, total: int, thread: _Background, progress: Progress | None) -> None:
+    """Wait for the worker, reporting how many verdicts have arrived."""
+    while thread.is_alive():
+        thread.join(0.25)
+        if progress is not None:
+            progress(_count_verdicts(results), total)
+    if thread.error is not None:
+        raise thread.error
+
+
+def _count_verdicts(results: Path) -> int:
+    try:
+        return results.read_bytes().count(b'"event": "mutant"')
+    except OSError:
+        return 0
+
+
+def _read(results: Path) -> list[dict[str, Any]]:
+    lines: list[dict[str, Any]] = []
+    try:
+        text = results.read_text(encoding="utf-8")
+    except OSError:
+        return lines
+    for row in text.splitlines():
+        try:
+            lines.append(json.loads(row))
+        except ValueError:
+            continue  # a line cut short by a crash
+    return lines
+
+
+def _finish(
+    prep: Prepared,
+    lines: list[dict[str, Any]],
+    elapsed: float,
+    cache: VerdictCache | None,
+    stderr: str,
+) -> MutationReport:
+    _raise_on_error(lines, stderr)
+    verdicts = {row["id"]: row for row in lines if row.get("event") == "mutant"}
+    baseline = next((row for row in lines if row.get("event") == "baseline"), {})
+    results = [_result(m, verdicts.get(m.id)) for m in prep.mutants]
+    if cache is not None:
+        merged = {
+            **prep.prior.verdicts,
+            **{r.mutant.id: _cached(r) for r in results if r.verdict != "error"},
+        }
+        cache.save(prep.key, CacheEntry(prep.fingerprints, merged))
+    rel = prep.job.module.resolve().relative_to(prep.job.project.resolve()).as_posix()
+    return MutationReport(rel, prep.source, results, len(baseline.get("tests", {})), elapsed)
+
+
+def _raise_on_error(lines: list[dict[str, Any]], stderr: str) -> None:
+    error = next((row for row in lines if row.get("event") == "error"), None)
+    if error is None:
+        if not any(row.get("event") == "baseline" for row in lines):
+            tail = stderr.strip().splitlines()[-1:] or ["no output"]
+            raise RunnerError(f"the mutation worker produced no baseline: {tail[0]}")
+        return
+    if error.get("kind") == "baseline_failing":
+        failing = error.get("failing", [])
+        shown = ", ".join(failing[:5]) + (
+            f" and {len(failing) - 5} more" if len(failing) > 5 else ""
+        )
+        raise BaselineError(f"the tests must pass before mutation; failing: {shown}")
+    if error.get("kind") in ("collection", "no_tests", "pytest"):
+        raise BaselineError(f"the tests cannot run: {error.get('message')}")
+    raise RunnerError(f"mutation run failed: {error.get('message')}")
+
+
+def _result(mutant: Mutant, row: dict[str, Any] | None) -> MutantResult:
+    if row is None:
+        return MutantResult(mutant, "error", detail="the worker gave no verdict")
+    return MutantResult(
+        mutant,
+        row.get("verdict", "error"),
+        killer=row.get("killer"),
+        ran=tuple(row.get("ran") or ()),
+        duration=float(row.get("duration") or 0.0),
+        reused=bool(row.get("reused")),
+        detail=row.get("detail"),
+    )
+
+
+def _cached(result: MutantResult) -> dict[str, Any]:
+    return {"verdict": result.verdict, "killer": result.killer, "ran": list(result.ran)}
+
+
+def run_ground_truth(
+    job: MutationJob,
+    settings: Settings,
+    mutants: Sequence[Mutant],
+    progress: Progress | None = None,
+) -> dict[str, str]:
+    """Each mutant in a fresh interpreter, every test in file order: the reference verdicts."""
+    prep = prepare(job, None)
+    verdicts: dict[str, str] = {}
+    with _workspace(job.project) as private:
+        config = private / "config.json"
+        config.write_text(
+            json.dumps(worker_config(prep, private / "unused.jsonl")), encoding="utf-8"
+        )
+        sandbox = _sandbox(job, settings)
+        worker = str(private / "tddforge_mutation_worker.py")
+        per_mutant = max(60.0, job.timeout / max(1, len(mutants)))
+        for index, mutant in enumerate(mutants):
+            out = private / f"gt-{index}.json"
+            argv = [str(job.python), worker, "--ground-truth", str(config), mutant.id, str(out)]
+            result = sandbox.run(argv, cwd=job.project, timeout=per_mutant, extra_env=_env(job))
+            verdicts[mutant.id] = _ground_verdict(result.timed_out, out)
+            if progress is not None:
+                progress(index + 1, len(mutants))
+    return verdicts
+
+
+def _ground_verdict(timed_out: bool, out: Path) -> str:
+    if timed_out:
+        return "timeout"
+    try:
+        return str(json.loads(out.read_text(encoding="utf-8"))["verdict"])
+    except (OSError, ValueError, KeyError):
+        return "error"
+
+
+def verdict_differences(
+    report: MutationReport, truth: dict[str, str]
+) -> list[tuple[str, str, str]]:
+    """(mutant id, ours, ground truth) wherever they disagree; no-coverage counts as survived."""
+    diffs = []
+    for result in report.results:
+        ours = "survived" if result.verdict == "no-coverage" else result.verdict
+        theirs = truth.get(result.mutant.id)
+        if theirs is not None and ours != theirs:
+            diffs.append((result.mutant.id, result.verdict, theirs))
+    return diffs
+
+
+__all__ = [
+    "MutationJob",
+    "WarmWorker",
+    "changed_lines",
+    "prepare",
+    "run_ground_truth",
+    "score",
+    "verdict_differences",
+]

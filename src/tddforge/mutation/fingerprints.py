@@ -1,0 +1,85 @@
+"""Test fingerprints: when is a test provably unchanged between two runs?
+
+A test's fingerprint hashes its own source (a test function, or the whole
+``Test*`` class for a method), everything else at the test file's top level
+(imports, helpers, fixtures, parametrize data), and every ``conftest.py``
+between the project root and the file. Any edit to any of those changes the
+fingerprint, so a cached verdict is reused only when nothing the test could
+depend on inside the test code has changed.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+from collections.abc import Iterable
+from pathlib import Path
+
+
+def _sha(*parts: str) -> str:
+    digest = hashlib.sha256()
+    for part in parts:
+        digest.update(part.encode("utf-8", "surrogatepass"))
+        digest.update(b"\0")
+    return digest.hexdigest()[:16]
+
+
+def _conftests(project: Path, test_file: Path) -> str:
+    texts = []
+    folder = test_file.parent
+    while True:
+        conftest = folder / "conftest.py"
+        if conftest.is_file():
+            texts.append(conftest.read_text(encoding="utf-8", errors="replace"))
+        if folder == project or project not in folder.parents:
+            break
+        folder = folder.parent
+    return _sha(*texts)
+
+
+def _is_test(node: ast.stmt) -> bool:
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return node.name.startswith("test")
+    return isinstance(node, ast.ClassDef) and node.name.startswith("Test")
+
+
+def file_fingerprints(project: Path, test_file: Path) -> dict[str, str]:
+    """Fingerprints of the tests in ``test_file``, keyed the way the worker looks them up.
+
+    - ``path::test_name``: a top-level test function;
+    - ``path::Class::*``: every test method of a ``Test*`` class, inherited ones
+      included; hashed with every ``Test*`` class of the file, since a class can
+      inherit its tests from another one;
+    - ``path``: the whole file, for verdicts decided at collection time.
+    """
+    source = test_file.read_text(encoding="utf-8", errors="replace")
+    rel = test_file.resolve().relative_to(project.resolve()).as_posix()
+    conftests = _conftests(project.resolve(), test_file.resolve())
+    found = {rel: _sha(conftests, source)}
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return found
+    segment = lambda node: ast.get_source_segment(source, node) or ""  # noqa: E731
+    shared = _sha(conftests, *(segment(n) for n in tree.body if not _is_test(n)))
+    classes = [n for n in tree.body if isinstance(n, ast.ClassDef) and _is_test(n)]
+    all_classes = _sha(shared, *(segment(c) for c in classes))
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef) and _is_test(node):
+            found[f"{rel}::{node.name}::*"] = all_classes
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and _is_test(node):
+            found[f"{rel}::{node.name}"] = _sha(shared, segment(node))
+    return found
+
+
+def fingerprints(project: Path, test_files: Iterable[Path]) -> dict[str, str]:
+    """Fingerprints of every test in ``test_files``."""
+    found: dict[str, str] = {}
+    for path in test_files:
+        found.update(file_fingerprints(project, path))
+    return found
+
+
+def unchanged(before: dict[str, str], after: dict[str, str]) -> list[str]:
+    """Tests present in both runs with the same fingerprint."""
+    return sorted(name for name, digest in after.items() if before.get(name) == digest)

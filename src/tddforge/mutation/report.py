@@ -1,0 +1,142 @@
+"""The mutation report: scores, survivors with their diffs, and renderings (JSON, Markdown, chart data).
+
+score  = killed / (killed + survived + timeout)
+strict = killed / (killed + survived + timeout + no-coverage)
+Errors (a mutant the worker could not judge) are counted but excluded from both.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from tddforge.mutation.mutant import Mutant, diff_line
+
+
+@dataclass(frozen=True)
+class MutantResult:
+    """One mutant's verdict."""
+
+    mutant: Mutant
+    verdict: str
+    killer: str | None = None
+    ran: tuple[str, ...] = ()
+    duration: float = 0.0
+    reused: bool = False
+    detail: str | None = None
+
+
+@dataclass
+class MutationReport:
+    """Everything one scoring run found."""
+
+    module: str
+    source: str
+    results: list[MutantResult]
+    tests: int
+    elapsed: float
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def counts(self) -> Counter[str]:
+        """Mutants per verdict."""
+        return Counter(r.verdict for r in self.results)
+
+    @property
+    def score(self) -> float | None:
+        """killed / (killed + survived + timeout), in percent; None when nothing was judged."""
+        c = self.counts
+        judged = c["killed"] + c["survived"] + c["timeout"]
+        return 100.0 * c["killed"] / judged if judged else None
+
+    @property
+    def strict_score(self) -> float | None:
+        """As ``score``, with no-coverage mutants counted as survivors."""
+        c = self.counts
+        judged = c["killed"] + c["survived"] + c["timeout"] + c["no-coverage"]
+        return 100.0 * c["killed"] / judged if judged else None
+
+    @property
+    def survivors(self) -> list[MutantResult]:
+        """Survived and uncovered mutants, in source order."""
+        return [r for r in self.results if r.verdict in ("survived", "no-coverage")]
+
+    def to_data(self) -> dict[str, Any]:
+        """The report as plain data (the JSON output)."""
+        return {
+            "module": self.module,
+            "mutants": len(self.results),
+            "tests": self.tests,
+            "counts": {
+                v: self.counts[v] for v in ("killed", "survived", "timeout", "no-coverage", "error")
+            },
+            "score": _round(self.score),
+            "strict_score": _round(self.strict_score),
+            "elapsed": round(self.elapsed, 3),
+            "mutants_per_second": round(len(self.results) / self.elapsed, 2)
+            if self.elapsed
+            else None,
+            "reused": sum(r.reused for r in self.results),
+            "survivors": [self._survivor(r) for r in self.survivors],
+            "errors": [
+                {"id": r.mutant.id, "detail": r.detail}
+                for r in self.results
+                if r.verdict == "error"
+            ],
+            "warnings": self.warnings,
+            "chart": self.chart_data(),
+        }
+
+    def _survivor(self, result: MutantResult) -> dict[str, Any]:
+        before, after = diff_line(self.source, result.mutant)
+        m = result.mutant
+        return {"id": m.id, "verdict": result.verdict, "line": m.line, "operator": m.operator,
+                "original": m.original, "replacement": m.replacement,
+                "diff": f"- {before.strip()}\n+ {after.strip()}"}  # fmt: skip
+
+    def chart_data(self) -> dict[str, Any]:
+        """Per-operator and per-line verdict counts, for the HTML report's charts."""
+        by_operator: dict[str, Counter[str]] = {}
+        by_line: dict[int, Counter[str]] = {}
+        for r in self.results:
+            by_operator.setdefault(r.mutant.operator, Counter())[r.verdict] += 1
+            by_line.setdefault(r.mutant.line, Counter())[r.verdict] += 1
+        return {
+            "by_operator": {k: dict(v) for k, v in sorted(by_operator.items())},
+            "by_line": {str(k): dict(v) for k, v in sorted(by_line.items())},
+        }
+
+    def to_markdown(self) -> str:
+        """A human summary with every survivor's diff."""
+        c = self.counts
+        lines = [
+            f"# Mutation report: `{self.module}`",
+            "",
+            f"- mutants: {len(self.results)} (killed {c['killed']}, survived {c['survived']}, "
+            f"timeout {c['timeout']}, no coverage {c['no-coverage']}, error {c['error']})",
+            f"- score: {_pct(self.score)} (strict, counting no-coverage: {_pct(self.strict_score)})",
+            f"- tests: {self.tests}; elapsed {self.elapsed:.1f} s",
+            "",
+        ]
+        if self.survivors:
+            lines += ["## Survivors", ""]
+            for r in self.survivors:
+                s = self._survivor(r)
+                lines += [
+                    f"### line {s['line']}: {s['operator']} ({r.verdict})",
+                    "",
+                    "```diff",
+                    s["diff"],
+                    "```",
+                    "",
+                ]
+        return "\n".join(lines)
+
+
+def _round(value: float | None) -> float | None:
+    return None if value is None else round(value, 2)
+
+
+def _pct(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.2f}%"

@@ -1,0 +1,701 @@
+"""The mutation worker: runs under the TARGET project's interpreter, with only the stdlib and pytest.
+
+It is shipped as a file and started by path (``python worker.py CONFIG.json``),
+so the project under test never needs tddforge installed. Phases:
+
+1. **Baseline.** A child forked from this pristine process (pytest imported,
+   nothing of the project) collects the tests and runs each once, recording
+   its outcome, duration and the target's lines it executed. It also records
+   the target lines executed *during collection*: a function body run at
+   import time cannot be switched on after collection.
+2. **Graft mutants** (inside a top-level function or method body). One
+   collector child collects the tests but never runs one; per mutant it forks
+   a grandchild that gives the live function objects the mutated ``__code__``
+   and runs only the covering tests, fastest first, stopping at the first
+   failure. No test's side effects can leak into another mutant's verdict,
+   because every grandchild starts from the never-run collector.
+3. **Fresh mutants** (import-time code, or a graft that cannot be applied).
+   Per mutant a child forked from the pristine process imports the mutated
+   module through an import hook (the user's file is never written), then
+   collects and runs the tests fastest first with ``-x``.
+
+``--ground-truth CONFIG ID`` runs one mutant the slow, obviously-correct way:
+this fresh interpreter, the import hook, every test in file order.
+
+Results are JSON lines appended to the results file and flushed one by one.
+``--serve`` keeps the pristine process alive and takes one config per stdin
+line (warm mode): re-scoring then skips interpreter start-up and imports.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import importlib.abc
+import importlib.machinery
+import json
+import os
+import select
+import signal
+import sys
+import time
+import types
+from typing import Any
+
+import pytest
+
+VERDICTS = ("killed", "survived", "timeout", "no-coverage", "error")
+
+
+# -- small helpers -------------------------------------------------------------
+
+
+class Results:
+    """Appends JSON lines to the results file, one flushed write per line."""
+
+    def __init__(self, path: str):
+        self.path = path
+
+    def emit(self, **data: Any) -> None:
+        line = (json.dumps(data) + "\n").encode()
+        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            os.write(fd, line)
+        finally:
+            os.close(fd)
+
+
+def line_offsets(source: str) -> list[int]:
+    offsets = [0]
+    for line in source.splitlines(keepends=True):
+        offsets.append(offsets[-1] + len(line))
+    return offsets
+
+
+def apply_mutant(source: str, offsets: list[int], m: dict[str, Any]) -> str:
+    start = offsets[m["line"] - 1] + m["col"]
+    end = offsets[m["end_line"] - 1] + m["end_col"]
+    if source[start:end] != m["original"]:
+        raise ValueError(f"mutant {m['id']} does not match the source")
+    return source[:start] + str(m["replacement"]) + source[end:]
+
+
+def _quiet() -> None:
+    """Send a child's output to /dev/null: its verdict travels through a pipe."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
+    os.dup2(devnull, 2)
+    os.close(devnull)
+
+
+def _limit_cpu(seconds: float) -> None:
+    try:
+        import resource
+
+        limit = max(1, int(seconds + 0.999))
+        resource.setrlimit(resource.RLIMIT_CPU, (limit, limit + 1))
+    except (ImportError, ValueError, OSError):
+        pass
+
+
+def _send(fd: int, data: dict[str, Any]) -> None:
+    payload = json.dumps(data).encode()
+    view = memoryview(payload)
+    while view:
+        written = os.write(fd, view)
+        view = view[written:]
+
+
+class SameFile:
+    """``co_filename`` may be relative or pass through a symlink: compare real paths, cached."""
+
+    def __init__(self, target: str):
+        self.target = os.path.realpath(target)
+        self._seen: dict[str, bool] = {}
+
+    def __call__(self, filename: str) -> bool:
+        known = self._seen.get(filename)
+        if known is None:
+            known = self._seen[filename] = os.path.realpath(filename) == self.target
+        return known
+
+
+def _pytest_args(config: dict[str, Any], targets: list[str]) -> list[str]:
+    return [*config.get("pytest_args", []), *targets]
+
+
+# -- children, run in parallel with timeouts ------------------------------------------
+
+
+class Pool:
+    """Forks children (at most ``size`` at once); each reports one JSON object on a pipe."""
+
+    def __init__(self, size: int):
+        self.size = max(1, size)
+        self.running: dict[
+            int, tuple[int, float, Any, bytearray]
+        ] = {}  # fd -> (pid, deadline, key, buf)
+
+    def submit(self, key: Any, timeout: float, body: Any, on_done: Any) -> None:
+        while len(self.running) >= self.size:
+            self._reap_one(on_done)
+        read_fd, write_fd = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # child
+            os.close(read_fd)
+            code = 0
+            try:
+                _send(write_fd, body())
+            except BaseException as exc:
+                try:
+                    _send(
+                        write_fd,
+                        {"verdict": "error", "detail": f"{type(exc).__name__}: {exc}"[:500]},
+                    )
+                except BaseException:
+                    code = 1
+            os._exit(code)
+        os.close(write_fd)
+        self.running[read_fd] = (pid, time.monotonic() + timeout, key, bytearray())
+
+    def drain(self, on_done: Any) -> None:
+        while self.running:
+            self._reap_one(on_done)
+
+    def _reap_one(self, on_done: Any) -> None:
+        now = time.monotonic()
+        soonest = min(deadline for _, deadline, _, _ in self.running.values())
+        ready, _, _ = select.select(list(self.running), [], [], max(0.0, soonest - now))
+        for fd in ready:
+            chunk = os.read(fd, 65536)
+            if chunk:
+                self.running[fd][3].extend(chunk)
+                continue
+            self._finish(fd, on_done, timed_out=False)
+        now = time.monotonic()
+        for fd, (_, deadline, _, _) in list(self.running.items()):
+            if now >= deadline:
+                self._finish(fd, on_done, timed_out=True)
+
+    def _finish(self, fd: int, on_done: Any, timed_out: bool) -> None:
+        pid, _, key, buf = self.running.pop(fd)
+        if timed_out:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        os.close(fd)
+        _, status = os.waitpid(pid, 0)
+        if timed_out:
+            on_done(key, {"verdict": "timeout"})
+            return
+        try:
+            on_done(key, json.loads(bytes(buf)))
+        except ValueError:
+            killed_by = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
+            verdict = "timeout" if killed_by in (signal.SIGXCPU, signal.SIGKILL) else "error"
+            on_done(key, {"verdict": verdict, "detail": f"child ended with status {status}"})
+
+
+# -- running tests in-process --------------------------------------------------------------
+
+
+def _failed(reports: list[Any]) -> bool:
+    return any(r.failed for r in reports)
+
+
+def run_items(items: list[Any]) -> dict[str, Any]:
+    """Run items in order; stop at the first failure. Used in forked children only."""
+    from _pytest.runner import runtestprotocol
+
+    for index, item in enumerate(items):
+        nextitem = items[index + 1] if index + 1 < len(items) else None
+        if _failed(runtestprotocol(item, nextitem=nextitem, log=False)):
+            return {"verdict": "killed", "killer": item.nodeid, "ran": index + 1}
+    return {"verdict": "survived", "ran": len(items)}
+
+
+class LineTracer:
+    """Records the target file's executed lines, cheaply: other files get no local tracer."""
+
+    def __init__(self, is_target: SameFile):
+        self.is_target = is_target
+        self.lines: set[int] = set()
+
+    def __call__(self, frame: Any, event: str, arg: Any) -> Any:
+        if not self.is_target(frame.f_code.co_filename):
+            return None
+        self.lines.add(frame.f_lineno)
+        return self._local
+
+    def _local(self, frame: Any, event: str, arg: Any) -> Any:
+        if event == "line":
+            self.lines.add(frame.f_lineno)
+        return self._local
+
+
+class BaselinePlugin:
+    """Collects, then runs every test once with line tracing; sends the baseline on a pipe."""
+
+    def __init__(self, target: str, fd: int):
+        self.is_target = SameFile(target)
+        self.fd = fd
+        self.collect = LineTracer(self.is_target)
+        self.collect_started = time.perf_counter()
+        self.collect_seconds = 0.0
+        self.collect_errors: list[str] = []
+        sys.settrace(self.collect)
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_collection_finish(self, session: Any) -> None:
+        sys.settrace(None)
+        self.collect_seconds = time.perf_counter() - self.collect_started
+
+    def pytest_collectreport(self, report: Any) -> None:
+        if report.failed:
+            self.collect_errors.append(f"{report.nodeid}: {str(report.longrepr)[-400:]}")
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtestloop(self, session: Any) -> bool:
+        from _pytest.runner import runtestprotocol
+
+        tests: dict[str, Any] = {}
+        items = session.items
+        for index, item in enumerate(items):
+            tracer = LineTracer(self.is_target)
+            nextitem = items[index + 1] if index + 1 < len(items) else None
+            started = time.perf_counter()
+            sys.settrace(tracer)
+            try:
+                reports = runtestprotocol(item, nextitem=nextitem, log=False)
+            finally:
+                sys.settrace(None)
+            outcome = (
+                "failed"
+                if _failed(reports)
+                else "skipped"
+                if any(r.skipped for r in reports)
+                else "passed"
+            )
+            tests[item.nodeid] = {
+                "outcome": outcome,
+                "duration": time.perf_counter() - started,
+                "lines": sorted(tracer.lines),
+            }
+        _send(self.fd, {
+            "tests": tests,
+            "order": [i.nodeid for i in items],
+            "collect_lines": sorted(self.collect.lines),
+            "collect_seconds": self.collect_seconds,
+            "collect_errors": self.collect_errors,
+        })  # fmt: skip
+        os.close(self.fd)
+        os._exit(0)
+
+
+def run_baseline(config: dict[str, Any]) -> dict[str, Any]:
+    """Fork a child that collects and runs every test once; return what it measured."""
+    read_fd, write_fd = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read_fd)
+        _quiet()
+        plugin = BaselinePlugin(config["target"], write_fd)
+        code = pytest.main(_pytest_args(config, config["tests"]), plugins=[plugin])
+        # Reached only when pytest stopped before running tests (usage or collection errors).
+        _send(write_fd, {"pytest_exit": int(code), "collect_errors": plugin.collect_errors})
+        os._exit(0)
+    os.close(write_fd)
+    chunks = []
+    while chunk := os.read(read_fd, 1 << 16):
+        chunks.append(chunk)
+    os.close(read_fd)
+    os.waitpid(pid, 0)
+    data = b"".join(chunks)
+    return json.loads(data) if data else {"pytest_exit": -1}
+
+
+# -- switching mutants on ----------------------------------------------------------------------
+
+
+def find_code(code: types.CodeType, name: str, firstlineno: int) -> types.CodeType | None:
+    """The code object named ``name`` starting at ``firstlineno``, searched depth first."""
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            if const.co_name == name and const.co_firstlineno == firstlineno:
+                return const
+            found = find_code(const, name, firstlineno)
+            if found is not None:
+                return found
+    return None
+
+
+def live_functions(target: str) -> dict[tuple[str, int], list[types.FunctionType]]:
+    """Every live function object whose code comes from the target file."""
+    index: dict[tuple[str, int], list[types.FunctionType]] = {}
+    is_target = SameFile(target)
+    for obj in gc.get_objects():
+        if isinstance(obj, types.FunctionType) and is_target(obj.__code__.co_filename):
+            key = (obj.__code__.co_name, obj.__code__.co_firstlineno)
+            index.setdefault(key, []).append(obj)
+    return index
+
+
+def graft(
+    mutated_source: str, target: str, m: dict[str, Any], live: dict[tuple[str, int], list[Any]]
+) -> None:
+    """Give the live functions enclosing the mutant their mutated code (raises if impossible)."""
+    module_code = compile(mutated_source, target, "exec", dont_inherit=True)
+    key = (m["graft_name"], m["graft_firstlineno"])
+    code = find_code(module_code, *key)
+    functions = live.get(key)
+    if code is None or not functions:
+        raise LookupError(f"no live function {key[0]} at line {key[1]}")
+    for function in functions:
+        function.__code__ = code  # ValueError if the closure's shape changed
+
+
+class MutatedFinder(importlib.abc.MetaPathFinder):
+    """Serves the mutated source for the target file; every other import is untouched."""
+
+    def __init__(self, target: str, source: str):
+        self.target = target
+        self.source = source
+
+    def find_spec(self, name: str, path: Any, target: Any = None) -> Any:
+        spec = importlib.machinery.PathFinder.find_spec(name, path)
+        if spec is None or spec.origin is None or os.path.realpath(spec.origin) != self.target:
+            return None
+        spec.loader = MutatedLoader(name, spec.origin, self.source)
+        return spec
+
+
+class MutatedLoader(importlib.machinery.SourceFileLoader):
+    """Compiles the mutated source; never reads or writes bytecode caches."""
+
+    def __init__(self, name: str, path: str, source: str):
+        super().__init__(name, path)
+        self.mutated = source
+
+    def get_code(self, fullname: str) -> types.CodeType:
+        return compile(self.mutated, self.path, "exec", dont_inherit=True)
+
+
+class VerdictPlugin:
+    """Notes the first failing test (or collection error) of a fresh run."""
+
+    def __init__(self) -> None:
+        self.killer: str | None = None
+        self.ran = 0
+
+    def pytest_collectreport(self, report: Any) -> None:
+        if report.failed and self.killer is None:
+            self.killer = f"collection: {report.nodeid}"
+
+    def pytest_runtest_logreport(self, report: Any) -> None:
+        if report.when == "call" or (report.when == "setup" and not report.passed):
+            self.ran += 1
+        if report.failed and self.killer is None:
+            self.killer = report.nodeid
+
+
+def run_fresh_child(config: dict[str, Any], mutated: str, nodeids: list[str]) -> dict[str, Any]:
+    """In a fresh child: import the mutant through the hook, collect, run ``nodeids`` with -x."""
+    sys.meta_path.insert(0, MutatedFinder(config["target"], mutated))
+    plugin = VerdictPlugin()
+    code = pytest.main(_pytest_args(config, ["-x", *nodeids]), plugins=[plugin])
+    if plugin.killer is not None:
+        return {"verdict": "killed", "killer": plugin.killer, "ran": plugin.ran}
+    if int(code) not in (0, 5):
+        return {"verdict": "killed", "killer": f"pytest exit {int(code)}", "ran": plugin.ran}
+    return {"verdict": "survived", "ran": plugin.ran}
+
+
+# -- a session -------------------------------------------------------------------------------------
+
+
+class Session:
+    """One scoring request: baseline, then graft and fresh mutants."""
+
+    def __init__(self, config: dict[str, Any]):
+        self.config = config
+        self.out = Results(config["results"])
+        self.target = config["target"]
+        self.source = open(self.target, encoding="utf-8").read()  # noqa: SIM115
+        self.offsets = line_offsets(self.source)
+        self.workers = int(config.get("workers", 1))
+        self.factor = float(config.get("timeout_factor", 5.0))
+        self.floor = float(config.get("timeout_floor", 2.0))
+
+    def run(self) -> None:
+        started = time.monotonic()
+        baseline = run_baseline(self.config)
+        if not self._baseline_ok(baseline):
+            return
+        tests = baseline["tests"]
+        # Only passing tests can kill a mutant; skipped and xfailed ones never fail.
+        self.durations = {n: t["duration"] for n, t in tests.items() if t["outcome"] == "passed"}
+        self.collect_seconds = float(baseline.get("collect_seconds", 0.0))
+        self.cover = _coverage_index({n: t for n, t in tests.items() if n in self.durations})
+        self.out.emit(event="baseline", tests={n: {"duration": t["duration"], "outcome": t["outcome"]} for n, t in tests.items()},
+                      coverage={n: t["lines"] for n, t in tests.items()}, collect_lines=baseline["collect_lines"],
+                      collect_seconds=self.collect_seconds)  # fmt: skip
+        collect_lines = set(baseline["collect_lines"])
+        todo = self._reuse(self.config["mutants"])
+        graft_list, fresh_list = [], []
+        for m in todo:
+            covering = self._covering(m)
+            if m["strategy"] == "graft" and not covering:
+                self.out.emit(
+                    event="mutant", id=m["id"], verdict="no-coverage", ran=[], duration=0.0
+                )
+            elif m["strategy"] == "graft" and not collect_lines.intersection(
+                range(m["line"], m["end_line"] + 1)
+            ):
+                graft_list.append((m, covering))
+            else:
+                fresh_list.append(m)
+        fallback = self._run_graft(graft_list) if graft_list else []
+        self._run_fresh(fresh_list + fallback)
+        self.out.emit(event="done", elapsed=time.monotonic() - started)
+
+    def _baseline_ok(self, baseline: dict[str, Any]) -> bool:
+        if baseline.get("collect_errors"):
+            self.out.emit(
+                event="error",
+                kind="collection",
+                message="; ".join(baseline["collect_errors"])[:2000],
+            )
+            return False
+        if "tests" not in baseline:
+            self.out.emit(
+                event="error",
+                kind="pytest",
+                message=f"pytest could not run the tests (exit {baseline.get('pytest_exit')})",
+            )
+            return False
+        failing = [n for n, t in baseline["tests"].items() if t["outcome"] == "failed"]
+        if failing:
+            self.out.emit(event="error", kind="baseline_failing", failing=failing)
+            return False
+        if not baseline["tests"]:
+            self.out.emit(event="error", kind="no_tests", message="no tests were collected")
+            return False
+        return True
+
+    def _reuse(self, mutants: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Emit still-valid prior verdicts; return the mutants that must run."""
+        prior = self.config.get("prior", {})
+        unchanged = set(self.config.get("unchanged_tests", []))
+        todo = []
+        for m in mutants:
+            verdict = reusable(prior.get(m["id"]), self._covering(m), unchanged)
+            if verdict is None:
+                todo.append(m)
+            else:
+                self.out.emit(event="mutant", id=m["id"], reused=True, **verdict)
+        return todo
+
+    def _covering(self, m: dict[str, Any]) -> list[str]:
+        if m["strategy"] != "graft":
+            return sorted(self.durations, key=self.durations.__getitem__)
+        nodeids: set[str] = set()
+        for line in range(m["line"], m["end_line"] + 1):
+            nodeids.update(self.cover.get(line, ()))
+        return sorted(nodeids, key=self.durations.__getitem__)
+
+    def _timeout(self, nodeids: list[str], extra: float = 0.0) -> float:
+        return self.floor + extra + self.factor * float(sum(self.durations[n] for n in nodeids))
+
+    def _emit_result(
+        self, m: dict[str, Any], nodeids: list[str], started: float, result: dict[str, Any]
+    ) -> None:
+        ran = (
+            nodeids[: int(result.get("ran", len(nodeids)))]
+            if result.get("verdict") in ("killed", "survived")
+            else nodeids
+        )
+        self.out.emit(event="mutant", id=m["id"], verdict=result.get("verdict", "error"), killer=result.get("killer"),
+                      ran=ran, detail=result.get("detail"), duration=time.monotonic() - started)  # fmt: skip
+
+    def _run_graft(self, work: list[tuple[dict[str, Any], list[str]]]) -> list[dict[str, Any]]:
+        """Run graft mutants from a collector child; return those that need the fresh path."""
+        read_fd, write_fd = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            os.close(read_fd)
+            _quiet()
+            plugin = GraftPlugin(self, work, write_fd)
+            pytest.main(_pytest_args(self.config, self.config["tests"]), plugins=[plugin])
+            _send(write_fd, {"fallback": [m["id"] for m, _ in work]})
+            os._exit(0)
+        os.close(write_fd)
+        chunks = []
+        while chunk := os.read(read_fd, 1 << 16):
+            chunks.append(chunk)
+        os.close(read_fd)
+        os.waitpid(pid, 0)
+        data = json.loads(b"".join(chunks) or b'{"fallback": []}')
+        ids = set(data["fallback"])
+        return [m for m, _ in work if m["id"] in ids]
+
+    def _run_fresh(self, mutants: list[dict[str, Any]]) -> None:
+        pool = Pool(self.workers)
+        for m in mutants:
+            nodeids = self._covering({**m, "strategy": "fresh"})
+            mutated = apply_mutant(self.source, self.offsets, m)
+            started = time.monotonic()
+
+            def body(mutated: str = mutated, nodeids: list[str] = nodeids) -> dict[str, Any]:
+                _quiet()
+                _limit_cpu(self._timeout(nodeids, self.collect_seconds * 3))
+                return run_fresh_child(self.config, mutated, nodeids)
+
+            pool.submit((m, nodeids, started), self._timeout(nodeids, 1.0 + self.collect_seconds * 3), body,
+                        lambda key, result: self._emit_result(key[0], key[1], key[2], result))  # fmt: skip
+        pool.drain(lambda key, result: self._emit_result(key[0], key[1], key[2], result))
+
+
+class GraftPlugin:
+    """In the collector child: never runs a test; forks one grandchild per graft mutant."""
+
+    def __init__(self, session: Session, work: list[tuple[dict[str, Any], list[str]]], fd: int):
+        self.session = session
+        self.work = work
+        self.fd = fd
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtestloop(self, session: Any) -> bool:
+        items = {item.nodeid: item for item in session.items}
+        live = live_functions(self.session.target)
+        fallback: list[str] = []
+        pool = Pool(self.session.workers)
+        s = self.session
+
+        def done(key: Any, result: dict[str, Any]) -> None:
+            m, nodeids, started = key
+            if result.get("verdict") == "fallback":
+                fallback.append(m["id"])
+            else:
+                s._emit_result(m, nodeids, started, result)
+
+        for m, nodeids in self.work:
+            started = time.monotonic()
+
+            def body(m: dict[str, Any] = m, nodeids: list[str] = nodeids) -> dict[str, Any]:
+                _limit_cpu(s._timeout(nodeids))
+                try:
+                    graft(apply_mutant(s.source, s.offsets, m), s.target, m, live)
+                except (LookupError, ValueError, SyntaxError) as exc:
+                    return {"verdict": "fallback", "detail": str(exc)}
+                return run_items([items[n] for n in nodeids if n in items])
+
+            pool.submit((m, nodeids, started), s._timeout(nodeids), body, done)
+        pool.drain(done)
+        _send(self.fd, {"fallback": fallback})
+        os.close(self.fd)
+        os._exit(0)
+
+
+def _coverage_index(tests: dict[str, Any]) -> dict[int, list[str]]:
+    index: dict[int, list[str]] = {}
+    for nodeid, data in tests.items():
+        for line in data["lines"]:
+            index.setdefault(line, []).append(nodeid)
+    return index
+
+
+def reusable(
+    prior: dict[str, Any] | None, covering: list[str], unchanged: set[str]
+) -> dict[str, Any] | None:
+    """A prior verdict that is provably still right, or None (the mutant must run again).
+
+    killed: the killing test is unchanged and still covers the mutant.
+    survived / no-coverage: every test now covering the mutant is unchanged and
+    had already run against it (so no new or edited test can kill it).
+    Timeouts and errors always run again.
+    """
+    if not prior:
+        return None
+    verdict = prior.get("verdict")
+    if verdict == "killed":
+        killer = prior.get("killer") or ""
+        if is_unchanged(killer, unchanged) and (
+            killer in covering or killer.startswith("collection: ")
+        ):
+            return {
+                "verdict": "killed",
+                "killer": killer,
+                "ran": prior.get("ran", []),
+                "duration": 0.0,
+            }
+        return None
+    if verdict in ("survived", "no-coverage"):
+        ran = set(prior.get("ran", []))
+        if all(is_unchanged(n, unchanged) and n in ran for n in covering):
+            return {"verdict": verdict, "ran": prior.get("ran", []), "duration": 0.0}
+    return None
+
+
+def is_unchanged(nodeid: str, unchanged: set[str]) -> bool:
+    """Whether a test (or a collection-time verdict's file) is provably unchanged.
+
+    Keys as ``fingerprints.file_fingerprints`` makes them: ``path::func``,
+    ``path::Class::*`` for any method of a class, ``path`` for a file.
+    """
+    if nodeid.startswith("collection: "):
+        return nodeid.removeprefix("collection: ") in unchanged
+    parts = nodeid.split("[", 1)[0].split("::")
+    key = (
+        "::".join(parts)
+        if len(parts) == 2
+        else f"{parts[0]}::{parts[1]}::*"
+        if len(parts) > 2
+        else nodeid
+    )
+    return key in unchanged
+
+
+# -- entry points ------------------------------------------------------------------------------
+
+
+def ground_truth(config: dict[str, Any], mutant_id: str) -> dict[str, Any]:
+    """One mutant in this fresh interpreter, all tests in file order: the reference verdict."""
+    source = open(config["target"], encoding="utf-8").read()  # noqa: SIM115
+    (m,) = [m for m in config["mutants"] if m["id"] == mutant_id]
+    mutated = apply_mutant(source, line_offsets(source), m)
+    _quiet()
+    return run_fresh_child(config, mutated, list(config["tests"]))
+
+
+def serve() -> None:
+    """Warm mode: one config per stdin line; answer one JSON line per request on stdout."""
+    out = os.fdopen(os.dup(1), "w")
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        config = json.loads(line)
+        started = time.monotonic()
+        try:
+            Session(config).run()
+            out.write(json.dumps({"done": True, "elapsed": time.monotonic() - started}) + "\n")
+        except Exception as exc:
+            out.write(json.dumps({"done": False, "error": f"{type(exc).__name__}: {exc}"}) + "\n")
+        out.flush()
+
+
+def main(argv: list[str]) -> int:
+    if argv[:1] == ["--serve"]:
+        serve()
+        return 0
+    if argv[:1] == ["--ground-truth"]:
+        config = json.load(open(argv[1], encoding="utf-8"))  # noqa: SIM115
+        result = ground_truth(config, argv[2])
+        with open(argv[3], "w", encoding="utf-8") as handle:
+            json.dump(result, handle)
+        return 0
+    config = json.load(open(argv[0], encoding="utf-8"))  # noqa: SIM115
+    Session(config).run()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,146 @@
+"""The mutation engine on a real sample project: real pytest, real sandbox, real forks."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tddforge.config import Settings
+from tddforge.errors import BaselineError, InputError
+from tddforge.mutation.cache import VerdictCache
+from tddforge.mutation.engine import WarmWorker, run_ground_truth, score, verdict_differences
+from tddforge.workspace.git import Git
+
+from .conftest import TESTS, job_for
+
+pytestmark = pytest.mark.integration
+
+
+def _verdicts(report) -> dict[tuple[int, str, str], str]:  # type: ignore[no-untyped-def]
+    return {
+        (r.mutant.line, r.mutant.original, r.mutant.replacement): r.verdict for r in report.results
+    }
+
+
+def test_score_gives_exact_verdicts_that_match_the_ground_truth(
+    project: Path, settings: Settings
+) -> None:
+    report = score(job_for(project), settings)
+    verdicts = _verdicts(report)
+    assert verdicts[(8, "<", "<=")] == "survived"  # clamp(-5) never probes the boundary
+    assert verdicts[(8, "<", ">=")] == "killed"
+    assert verdicts[(3, "3", "4")] == "killed"  # module level, switched on by a fresh import
+    assert verdicts[(16, "_REGISTRY.append(name)", "None")] == "killed"
+    assert report.counts["error"] == 0
+    assert report.tests == 5
+    truth = run_ground_truth(job_for(project), settings, [r.mutant for r in report.results])
+    assert verdict_differences(report, truth) == []
+    assert 0 < report.score < 100  # type: ignore[operator]
+
+
+def test_an_infinite_loop_mutant_times_out(project: Path, settings: Settings) -> None:
+    report = score(job_for(project), settings)
+    assert _verdicts(report)[(23, "+=", "-=")] == "timeout"
+
+
+def test_shared_state_does_not_leak_between_mutants(project: Path, settings: Settings) -> None:
+    # test_register_counts expects a fresh registry: if any earlier run had leaked into the
+    # process a mutant is judged in, it would see a registry of length 2 and "kill" everything.
+    report = score(job_for(project), settings)
+    clamp_boundary = [
+        r for r in report.results if r.mutant.line == 8 and r.mutant.replacement == "<="
+    ]
+    assert clamp_boundary[0].verdict == "survived"
+    assert all(r.verdict != "killed" or r.killer != "tests/test_sample.py::test_register_counts"
+               or r.mutant.line in (16, 17) for r in report.results)  # fmt: skip
+
+
+def test_editing_a_test_body_under_the_same_name_changes_verdicts(
+    project: Path, settings: Settings
+) -> None:
+    cache = VerdictCache(project / ".tddforge" / "mutation-cache")
+    first = score(job_for(project), settings, cache=cache)
+    assert _verdicts(first)[(12, "value", "None")] == "no-coverage"
+    stronger = TESTS.replace(
+        "assert clamp(-5) == 0", "assert clamp(-5) == 0\n    assert clamp(2) == 2"
+    )
+    (project / "tests" / "test_sample.py").write_text(stronger)
+    second = score(job_for(project), settings, cache=cache)
+    assert _verdicts(second)[(12, "value", "None")] == "killed"
+    reused = {r.mutant.id for r in second.results if r.reused}
+    assert reused  # verdicts that only unchanged tests decided were kept
+    assert not any(
+        r.reused and r.killer == "tests/test_sample.py::test_clamp_low" for r in second.results
+    )
+    third = score(job_for(project), settings, cache=cache)
+    assert all(r.reused for r in third.results if r.verdict != "timeout")
+    assert _verdicts(third) == _verdicts(second)
+
+
+def test_warm_worker_matches_a_cold_run_and_rescores_after_a_test_change(
+    project: Path, settings: Settings
+) -> None:
+    cold = score(job_for(project), settings)
+    with WarmWorker(project, job_for(project).python, settings) as warm:
+        assert _verdicts(warm.score(job_for(project))) == _verdicts(cold)
+        (project / "tests" / "test_sample.py").write_text(
+            TESTS.replace("clamp(10) == 3", "clamp(10) == 3\n    assert clamp(2) == 2")
+        )
+        again = warm.score(job_for(project))
+    assert _verdicts(again)[(12, "value", "None")] == "killed"
+    assert _verdicts(cold)[(12, "value", "None")] == "no-coverage"
+
+
+def test_since_ref_limits_mutants_to_changed_lines(project: Path, settings: Settings) -> None:
+    git = Git(project)
+    git.init()
+    git.add()
+    git.commit("base")
+    source = (project / "sample.py").read_text().replace("LIMIT = 3", "LIMIT = 4")
+    (project / "sample.py").write_text(source)
+    (project / "tests" / "test_sample.py").write_text(
+        TESTS.replace("clamp(10) == 3", "clamp(10) == 4")
+    )
+    report = score(job_for(project, since_ref="HEAD"), settings)
+    assert {r.mutant.line for r in report.results} == {3}
+
+
+def test_baseline_must_be_green(project: Path, settings: Settings) -> None:
+    (project / "tests" / "test_sample.py").write_text(
+        TESTS.replace("clamp(10) == 3", "clamp(10) == 7")
+    )
+    with pytest.raises(BaselineError, match="test_clamp_high"):
+        score(job_for(project), settings)
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"module": Path("nope.py")}, "module not found"),
+        ({"tests": ("tests/missing.py",)}, "test path not found"),
+    ],
+)
+def test_missing_paths(project: Path, settings: Settings, change: dict, message: str) -> None:
+    if "module" in change:
+        change = {"module": project / change["module"]}
+    with pytest.raises(InputError, match=message):
+        score(job_for(project, **change), settings)
+
+
+def test_syntax_error_module(project: Path, settings: Settings) -> None:
+    (project / "sample.py").write_text("def broken(:\n    pass\n")
+    with pytest.raises(InputError, match="syntax error at line 1"):
+        score(job_for(project), settings)
+
+
+def test_the_users_module_is_never_written(project: Path, settings: Settings) -> None:
+    before = (project / "sample.py").read_bytes()
+    stat = (project / "sample.py").stat()
+    score(job_for(project), settings)
+    assert (project / "sample.py").read_bytes() == before
+    assert (project / "sample.py").stat().st_mtime_ns == stat.st_mtime_ns
+    assert (
+        subprocess.run(["git", "status"], cwd=project, capture_output=True).returncode != 0
+    )  # not a repo: untouched
