@@ -188,6 +188,113 @@ def build(spec: Path, project: str, as_json: bool, python: str | None, model: st
     sys.exit(0 if outcome.green else 1)
 
 
+@cli.command()
+@click.argument("module", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--tests", "tests", multiple=True, required=True, type=click.Path(path_type=Path),
+              help="Test file or directory (repeatable).")  # fmt: skip
+@click.option("--project", default=".", show_default=True, help="Project root (pytest's rootdir).")
+@click.option("--workers", type=click.IntRange(min=1), help="Parallel mutants (default: cores).")
+@click.option("--since-ref", help="Only mutate lines changed since this git ref.")
+@click.option("--fail-under", type=click.FloatRange(0, 100), help="Exit 1 if the score is lower.")
+@click.option(
+    "--verify", is_flag=True, help="Re-run every mutant in a fresh interpreter; report differences."
+)
+@click.option("--no-cache", is_flag=True, help="Ignore cached verdicts.")
+@click.option(
+    "--timeout", type=float, default=3600.0, show_default=True, help="Whole-run timeout (s)."
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON on stdout.")
+@click.option(
+    "--python", "python", help="Interpreter of the project (default: its .venv, else this one)."
+)
+def mutate(module: Path, tests: tuple[Path, ...], project: str, workers: int | None, since_ref: str | None,
+           fail_under: float | None, verify: bool, no_cache: bool, timeout: float, as_json: bool,
+           python: str | None) -> None:  # fmt: skip
+    """Mutation testing of MODULE against its tests: fast, exact, cached."""
+    from tddforge.mutation.cache import VerdictCache
+    from tddforge.mutation.engine import MutationJob, run_ground_truth, score, verdict_differences
+    from tddforge.runner import interpreter_for
+    from tddforge.store.rundir import RunDir
+
+    root = _project_dir(project)
+    settings = _settings(root)
+    job = MutationJob(
+        project=root,
+        module=_within(root, module, "module"),
+        tests=tuple(_within(root, t, "test path").relative_to(root).as_posix() for t in tests),
+        python=interpreter_for(root, python),
+        workers=workers or os.cpu_count() or 1,
+        since_ref=since_ref,
+        timeout=timeout,
+        use_cache=not no_cache,
+    )
+    cache = VerdictCache(root / ".tddforge" / "mutation-cache")
+    report = score(job, settings, _counter("mutants"), cache=cache)
+    data = report.to_data()
+    run = RunDir.create(root, "mutate")
+    run.write_data("mutation.json", data)
+    run.write_text("mutation.md", report.to_markdown())
+    code = 0 if fail_under is None or (report.score or 0.0) >= fail_under else 1
+    if verify:
+        truth = run_ground_truth(
+            job, settings, [r.mutant for r in report.results], _counter("ground truth")
+        )
+        diffs = verdict_differences(report, truth)
+        data["verify"] = {
+            "differences": [{"id": i, "ours": a, "ground_truth": b} for i, a, b in diffs]
+        }
+        run.write_data("mutation.json", data)
+        err.print(
+            f"verify: {len(diffs)} verdict difference(s) against a fresh interpreter per mutant"
+        )
+        for mutant_id, ours, theirs in diffs:
+            err.print(f"  [red]differs[/red] {mutant_id}: ours {ours}, ground truth {theirs}")
+        code = code or (1 if diffs else 0)
+    _report_mutation(data, run.path, as_json)
+    sys.exit(code)
+
+
+def _within(root: Path, path: Path, what: str) -> Path:
+    resolved = path.resolve()
+    if not resolved.exists():
+        raise InputError(f"{what} not found: {path}")
+    if resolved != root and root not in resolved.parents:
+        raise InputError(f"{what} {path} is outside the project {root}")
+    return resolved
+
+
+def _counter(label: str) -> Any:
+    shown = {"last": -1}
+
+    def progress(done: int, total: int) -> None:
+        step = max(1, total // 10)
+        if done != shown["last"] and (done == total or done // step != shown["last"] // step):
+            shown["last"] = done
+            err.print(f"[dim]·[/dim] {label}: {done}/{total}")
+
+    return progress
+
+
+def _report_mutation(data: dict[str, Any], run_dir: Path, as_json: bool) -> None:
+    c = data["counts"]
+    score_text = "n/a" if data["score"] is None else f"{data['score']:.2f}%"
+    strict = "n/a" if data["strict_score"] is None else f"{data['strict_score']:.2f}%"
+    err.print(
+        f"mutation score {score_text} (strict {strict}): {data['mutants']} mutants, killed {c['killed']}, "
+        f"survived {c['survived']}, timeout {c['timeout']}, no coverage {c['no-coverage']}, "
+        f"error {c['error']}; {data['tests']} tests, {data['elapsed']:.1f} s"
+        + (f", {data['reused']} verdicts reused" if data["reused"] else "")
+    )
+    for survivor in data["survivors"][:20]:
+        err.print(f"  [yellow]{survivor['verdict']}[/yellow] line {survivor['line']} {survivor['operator']}: "
+                  f"{escape(survivor['original'])} → {escape(survivor['replacement'])}")  # fmt: skip
+    if len(data["survivors"]) > 20:
+        err.print(f"  … and {len(data['survivors']) - 20} more (see the report)")
+    err.print(f"report: {run_dir / 'mutation.json'} and mutation.md")
+    if as_json:
+        click.echo(json.dumps(data, indent=2))
+
+
 def main() -> NoReturn:
     """Entry point: run the CLI and turn deliberate errors into one line and exit 2."""
     try:
