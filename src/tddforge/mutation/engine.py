@@ -14,6 +14,7 @@ import shutil
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -377,13 +378,19 @@ def run_ground_truth(
         sandbox = _sandbox(job, settings)
         worker = str(private / "tddforge_mutation_worker.py")
         per_mutant = max(60.0, job.timeout / max(1, len(mutants)))
-        for index, mutant in enumerate(mutants):
+
+        def judge(indexed: tuple[int, Mutant]) -> tuple[str, str]:
+            index, mutant = indexed
             out = private / f"gt-{index}.json"
             argv = [str(job.python), worker, "--ground-truth", str(config), mutant.id, str(out)]
             result = sandbox.run(argv, cwd=job.project, timeout=per_mutant, extra_env=_env(job))
-            verdicts[mutant.id] = _ground_verdict(result.timed_out, out)
-            if progress is not None:
-                progress(index + 1, len(mutants))
+            return mutant.id, _ground_verdict(result.timed_out, out)
+
+        with ThreadPoolExecutor(max_workers=job.workers) as pool:
+            for mutant_id, verdict in pool.map(judge, enumerate(mutants)):
+                verdicts[mutant_id] = verdict
+                if progress is not None:
+                    progress(len(verdicts), len(mutants))
     return verdicts
 
 

@@ -60,7 +60,10 @@ def file_fingerprints(project: Path, test_file: Path) -> dict[str, str]:
         tree = ast.parse(source)
     except SyntaxError:
         return found
-    segment = lambda node: ast.get_source_segment(source, node) or ""  # noqa: E731
+
+    def segment(node: ast.AST) -> str:
+        return ast.get_source_segment(source, node) or ""
+
     shared = _sha(conftests, *(segment(n) for n in tree.body if not _is_test(n)))
     classes = [n for n in tree.body if isinstance(n, ast.ClassDef) and _is_test(n)]
     all_classes = _sha(shared, *(segment(c) for c in classes))

@@ -428,6 +428,7 @@ class Session:
     def run(self) -> None:
         started = time.monotonic()
         baseline = run_baseline(self.config)
+        timings = {"baseline": time.monotonic() - started}
         if not self._baseline_ok(baseline):
             return
         tests = baseline["tests"]
@@ -438,24 +439,33 @@ class Session:
         self.out.emit(event="baseline", tests={n: {"duration": t["duration"], "outcome": t["outcome"]} for n, t in tests.items()},
                       coverage={n: t["lines"] for n, t in tests.items()}, collect_lines=baseline["collect_lines"],
                       collect_seconds=self.collect_seconds)  # fmt: skip
-        collect_lines = set(baseline["collect_lines"])
-        todo = self._reuse(self.config["mutants"])
+        todo = self._reuse(
+            _at_collection_fresh(self.config["mutants"], set(baseline["collect_lines"]))
+        )
         graft_list, fresh_list = [], []
         for m in todo:
             covering = self._covering(m)
-            if m["strategy"] == "graft" and not covering:
+            if m["strategy"] == "fresh":
+                fresh_list.append(m)
+            elif covering:
+                graft_list.append((m, covering))
+            else:
                 self.out.emit(
                     event="mutant", id=m["id"], verdict="no-coverage", ran=[], duration=0.0
                 )
-            elif m["strategy"] == "graft" and not collect_lines.intersection(
-                range(m["line"], m["end_line"] + 1)
-            ):
-                graft_list.append((m, covering))
-            else:
-                fresh_list.append(m)
+        mark = time.monotonic()
         fallback = self._run_graft(graft_list) if graft_list else []
+        timings["graft"] = time.monotonic() - mark
+        mark = time.monotonic()
         self._run_fresh(fresh_list + fallback)
-        self.out.emit(event="done", elapsed=time.monotonic() - started)
+        timings["fresh"] = time.monotonic() - mark
+        counts = {
+            "graft": len(graft_list) - len(fallback),
+            "fresh": len(fresh_list) + len(fallback),
+        }
+        self.out.emit(
+            event="done", elapsed=time.monotonic() - started, timings=timings, counts=counts
+        )
 
     def _baseline_ok(self, baseline: dict[str, Any]) -> bool:
         if baseline.get("collect_errors"):
@@ -538,20 +548,114 @@ class Session:
         return [m for m, _ in work if m["id"] in ids]
 
     def _run_fresh(self, mutants: list[dict[str, Any]]) -> None:
-        pool = Pool(self.workers)
+        """Judge fresh mutants from a zygote child that has pytest configured but nothing imported."""
+        if not mutants:
+            return
+        pid = os.fork()
+        if pid == 0:
+            code = 0
+            try:
+                _quiet()  # before pytest's capture saves the real stdout
+                FreshZygote(self).run(mutants)
+            except BaseException:
+                code = 1
+            os._exit(code)
+        os.waitpid(pid, 0)
+
+
+class FreshPlugin:
+    """Selects and orders the covering tests, and stops at the first failure (like ``-x``)."""
+
+    def __init__(self) -> None:
+        self.order: list[str] = []
+        self.killer: str | None = None
+        self.ran = 0
+        self.session: Any = None
+
+    def pytest_sessionstart(self, session: Any) -> None:
+        self.session = session
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, session: Any, config: Any, items: list[Any]) -> None:
+        rank = {nodeid: index for index, nodeid in enumerate(self.order)}
+        dropped = [item for item in items if item.nodeid not in rank]
+        items[:] = sorted((i for i in items if i.nodeid in rank), key=lambda i: rank[i.nodeid])
+        if dropped:
+            config.hook.pytest_deselected(items=dropped)
+
+    def pytest_collectreport(self, report: Any) -> None:
+        if report.failed and self.killer is None:
+            self.killer = f"collection: {report.nodeid}"
+
+    def pytest_runtest_logreport(self, report: Any) -> None:
+        if report.when == "call" or (report.when == "setup" and not report.passed):
+            self.ran += 1
+        if report.failed and self.killer is None:
+            self.killer = report.nodeid
+            if self.session is not None:
+                self.session.shouldstop = "mutant killed"
+
+
+class FreshZygote:
+    """Prepares pytest's config once (options, ini, plugins, conftests), then forks per mutant."""
+
+    def __init__(self, session: Session):
+        self.s = session
+
+    def run(self, mutants: list[dict[str, Any]]) -> None:
+        plugin = FreshPlugin()
+        config = _prepare_config(_pytest_args(self.s.config, self.s.config["tests"]), plugin)
+        if config is None or _target_imported(self.s.target):
+            config = None  # a conftest imported the target: every mutant needs its own pytest.main
+        gc.collect()
+        gc.freeze()  # children then share the heap instead of copying it on their first collection
+        pool = Pool(self.s.workers)
+        done = lambda key, result: self.s._emit_result(key[0], key[1], key[2], result)  # noqa: E731
         for m in mutants:
-            nodeids = self._covering({**m, "strategy": "fresh"})
-            mutated = apply_mutant(self.source, self.offsets, m)
-            started = time.monotonic()
+            nodeids = self.s._covering({**m, "strategy": "fresh"})
+            mutated = apply_mutant(self.s.source, self.s.offsets, m)
 
             def body(mutated: str = mutated, nodeids: list[str] = nodeids) -> dict[str, Any]:
-                _quiet()
-                _limit_cpu(self._timeout(nodeids, self.collect_seconds * 3))
-                return run_fresh_child(self.config, mutated, nodeids)
+                _limit_cpu(self.s._timeout(nodeids, self.s.collect_seconds * 3))
+                if config is None:
+                    return run_fresh_child(self.s.config, mutated, nodeids)
+                return _judge_prepared(config, plugin, self.s.target, mutated, nodeids)
 
-            pool.submit((m, nodeids, started), self._timeout(nodeids, 1.0 + self.collect_seconds * 3), body,
-                        lambda key, result: self._emit_result(key[0], key[1], key[2], result))  # fmt: skip
-        pool.drain(lambda key, result: self._emit_result(key[0], key[1], key[2], result))
+            timeout = self.s._timeout(nodeids, 1.0 + self.s.collect_seconds * 3)
+            pool.submit((m, nodeids, time.monotonic()), timeout, body, done)
+        pool.drain(done)
+
+
+def _prepare_config(args: list[str], plugin: Any) -> Any:
+    """pytest's config, parsed and with plugins and conftests loaded, not yet configured."""
+    try:
+        from _pytest.config import _prepareconfig
+
+        try:
+            return _prepareconfig(args, [plugin])
+        except TypeError:  # older signatures
+            return _prepareconfig(args=args, plugins=[plugin])
+    except Exception:
+        return None
+
+
+def _target_imported(target: str) -> bool:
+    is_target = SameFile(target)
+    return any(is_target(getattr(m, "__file__", None) or "") for m in list(sys.modules.values()))
+
+
+def _judge_prepared(
+    config: Any, plugin: FreshPlugin, target: str, mutated: str, nodeids: list[str]
+) -> dict[str, Any]:
+    """In a child of the fresh zygote: import the mutant through the hook, collect, run."""
+    sys.meta_path.insert(0, MutatedFinder(target, mutated))
+    plugin.order = nodeids
+    code = config.hook.pytest_cmdline_main(config=config)
+    if plugin.killer is not None:
+        return {"verdict": "killed", "killer": plugin.killer, "ran": plugin.ran}
+    if int(code) not in (0, 5):
+        return {"verdict": "killed", "killer": f"pytest exit {int(code)}", "ran": plugin.ran}
+    return {"verdict": "survived", "ran": plugin.ran}
 
 
 class GraftPlugin:
@@ -566,6 +670,8 @@ class GraftPlugin:
     def pytest_runtestloop(self, session: Any) -> bool:
         items = {item.nodeid: item for item in session.items}
         live = live_functions(self.session.target)
+        gc.collect()
+        gc.freeze()  # grandchildren share the collected heap instead of copying it
         fallback: list[str] = []
         pool = Pool(self.session.workers)
         s = self.session
@@ -593,6 +699,24 @@ class GraftPlugin:
         _send(self.fd, {"fallback": fallback})
         os.close(self.fd)
         os._exit(0)
+
+
+def _at_collection_fresh(
+    mutants: list[dict[str, Any]], collect_lines: set[int]
+) -> list[dict[str, Any]]:
+    """Graft mutants in code that already ran during collection must be imported fresh.
+
+    A function body executed at import time (a module calling its own helper,
+    a decorator, parametrize data) has already done its work by the time a
+    graft could switch the mutant on.
+    """
+    return [
+        {**m, "strategy": "fresh"}
+        if m["strategy"] == "graft"
+        and collect_lines.intersection(range(m["line"], m["end_line"] + 1))
+        else m
+        for m in mutants
+    ]
 
 
 def _coverage_index(tests: dict[str, Any]) -> dict[int, list[str]]:

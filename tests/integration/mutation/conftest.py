@@ -43,10 +43,17 @@ class Greeter:
 
     def greet(self, name):
         return f"{self.greeting}, {name}" if name else self.greeting
+
+
+def _build(n):
+    return [i * 2 for i in range(n)]
+
+
+TABLE = _build(3)
 '''
 
 TESTS = """\
-from sample import Greeter, clamp, count_up, register
+from sample import TABLE, Greeter, clamp, count_up, register
 
 
 def test_clamp_low():
@@ -68,6 +75,10 @@ def test_count_up():
 class TestGreeter:
     def test_greet(self):
         assert Greeter().greet("bob") == "hello, bob"
+
+
+def test_table():
+    assert TABLE == [0, 2, 4]
 """
 
 

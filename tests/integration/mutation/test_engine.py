@@ -33,8 +33,11 @@ def test_score_gives_exact_verdicts_that_match_the_ground_truth(
     assert verdicts[(8, "<", ">=")] == "killed"
     assert verdicts[(3, "3", "4")] == "killed"  # module level, switched on by a fresh import
     assert verdicts[(16, "_REGISTRY.append(name)", "None")] == "killed"
+    # _build only runs at import time: its body mutants must be imported fresh, and die.
+    build = [r for r in report.results if r.mutant.line == 35]
+    assert build and all(r.verdict == "killed" for r in build)
     assert report.counts["error"] == 0
-    assert report.tests == 5
+    assert report.tests == 6
     truth = run_ground_truth(job_for(project), settings, [r.mutant for r in report.results])
     assert verdict_differences(report, truth) == []
     assert 0 < report.score < 100  # type: ignore[operator]
