@@ -77,7 +77,9 @@ def prepare(job: MutationJob, cache: VerdictCache | None) -> Prepared:
     if job.since_ref:
         lines = changed_lines(job.project, module, job.since_ref)
         mutants = [m for m in mutants if lines.intersection(m.lines)]
-    args = ["-p", "no:cacheprovider", "-p", "no:randomly", "-q", f"--rootdir={job.project}"]
+    # --tb=native: a killed mutant's failure report costs a traceback.format_exception,
+    # not pytest's source-range analysis (which dominated a graft run's time).
+    args = ["-p", "no:cacheprovider", "-p", "no:randomly", "-q", "--tb=native", f"--rootdir={job.project}"]
     args += list(job.extra_pytest_args)
     key = cache_key(source, str(job.python), args)
     prints = fp.fingerprints(job.project, _test_files(test_files))

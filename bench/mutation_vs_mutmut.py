@@ -1,0 +1,163 @@
+"""mutmut 3.8.1 and tddforge's mutation engine, side by side on toolz's dicttoolz.py.
+
+Usage: python bench/mutation_vs_mutmut.py [--targets DIR] [--rounds N] [--workers N]
+
+DIR is what ../shared/bench/fetch_targets.sh downloaded (default ./bench-targets;
+it is fetched when missing). mutmut gets its own venv under DIR. Each round runs
+mutmut (from a clean state) and ``tddforge mutate --no-cache`` alternately on
+separate copies of the same sdist, with the same worker count, and the script
+prints both mutant counts, scores, whole-run mutants/s and their ratio (medians
+over the rounds). Then, in one process, it times a cold run against a warm
+re-score after one test was added to the test file. Wall times include
+everything each tool does for a run. It is a measurement, not a test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+MODULE = "toolz/dicttoolz.py"
+TESTS = "toolz/tests/test_dicttoolz.py"
+MUTMUT_CONFIG = f"""
+[tool.mutmut]
+source_paths = ["toolz/"]
+only_mutate = ["{MODULE}"]
+pytest_add_cli_args_test_selection = ["{TESTS}"]
+"""
+NEW_TEST = """
+
+def test_bench_added_test():
+    assert merge({"a": 1}, {"b": 2}) == {"a": 1, "b": 2}
+"""
+
+
+def fetch(targets: Path) -> Path:
+    """The unpacked toolz sdist, fetched with the shared script when missing."""
+    source = targets / "src" / "toolz-1.2.0"
+    if not source.is_dir():
+        script = HERE.parent.parent / "shared" / "bench" / "fetch_targets.sh"
+        subprocess.run(["bash", str(script), str(targets)], check=True)
+    return source
+
+
+def mutmut_venv(targets: Path) -> Path:
+    """A venv with mutmut 3.8.1 and pytest, created once."""
+    venv = targets / "mutmut-venv"
+    mutmut = venv / "bin" / "mutmut"
+    if not mutmut.exists():
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+        pip = [str(venv / "bin" / "pip"), "install", "-q", "mutmut==3.8.1", "pytest"]
+        subprocess.run(pip, check=True)
+    return mutmut
+
+
+def run_mutmut(mutmut: Path, work: Path, workers: int) -> tuple[float, Counter[str]]:
+    """One clean mutmut run: wall seconds and verdict counts."""
+    shutil.rmtree(work / "mutants", ignore_errors=True)
+    started = time.perf_counter()
+    subprocess.run([str(mutmut), "run", "--max-children", str(workers)], cwd=work,
+                   capture_output=True, check=True)  # fmt: skip
+    wall = time.perf_counter() - started
+    listing = subprocess.run([str(mutmut), "results", "--all", "true"], cwd=work,
+                             capture_output=True, text=True, check=True).stdout  # fmt: skip
+    counts = Counter(line.rsplit(":", 1)[1].strip() for line in listing.splitlines() if ":" in line)
+    return wall, counts
+
+
+def run_ours(work: Path, workers: int) -> tuple[float, dict]:  # type: ignore[type-arg]
+    """One cold ``tddforge mutate`` run: wall seconds and its JSON report."""
+    command = [sys.executable, "-m", "tddforge", "mutate", MODULE, "--tests", TESTS,
+               "--no-cache", "--json", "--workers", str(workers)]  # fmt: skip
+    started = time.perf_counter()
+    out = subprocess.run(command, cwd=work, capture_output=True, text=True, check=True).stdout
+    return time.perf_counter() - started, json.loads(out)
+
+
+def mutmut_score(counts: Counter[str]) -> float:
+    """mutmut's killed / (killed + survived + timeout), in percent."""
+    judged = counts["killed"] + counts["survived"] + counts["timeout"]
+    return 100.0 * counts["killed"] / judged if judged else 0.0
+
+
+def warm_vs_cold(work: Path, workers: int, rounds: int) -> tuple[float, float]:
+    """Median cold run against median warm re-score after adding one test (same process)."""
+    from tddforge.config import Settings
+    from tddforge.mutation.cache import VerdictCache
+    from tddforge.mutation.engine import MutationJob, WarmWorker, score
+
+    settings = Settings()
+    job = MutationJob(work, work / MODULE, (TESTS,), Path(sys.executable), workers=workers)
+    test_file = work / TESTS
+    original = test_file.read_text()
+    colds, warms = [], []
+    with WarmWorker(work, Path(sys.executable), settings) as warm:
+        for _ in range(rounds):
+            cache = VerdictCache(Path(tempfile.mkdtemp()) / "cache")
+            test_file.write_text(original)
+            started = time.perf_counter()
+            score(job, settings, cache=cache)
+            colds.append(time.perf_counter() - started)
+            warm.score(job, cache=cache)  # the loop's previous scoring, warm
+            test_file.write_text(original + NEW_TEST)
+            started = time.perf_counter()
+            warm.score(job, cache=cache)
+            warms.append(time.perf_counter() - started)
+    test_file.write_text(original)
+    return statistics.median(colds), statistics.median(warms)
+
+
+def main() -> None:
+    """Run the comparison and print the figures."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--targets", type=Path, default=Path("bench-targets"))
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--workers", type=int, default=2)
+    args = parser.parse_args()
+    source = fetch(args.targets.resolve())
+    mutmut = mutmut_venv(args.targets.resolve())
+    scratch = Path(tempfile.mkdtemp(prefix="mutbench-"))
+    theirs, ours = scratch / "mutmut", scratch / "tddforge"
+    shutil.copytree(source, theirs)
+    shutil.copytree(source, ours)
+    with (theirs / "pyproject.toml").open("a") as handle:
+        handle.write(MUTMUT_CONFIG)
+    m_walls, o_walls = [], []
+    m_counts: Counter[str] = Counter()
+    o_report: dict = {}  # type: ignore[type-arg]
+    for round_no in range(args.rounds):
+        wall, m_counts = run_mutmut(mutmut, theirs, args.workers)
+        m_walls.append(wall)
+        wall, o_report = run_ours(ours, args.workers)
+        o_walls.append(wall)
+        print(
+            f"round {round_no + 1}: mutmut {m_walls[-1]:.2f} s, tddforge {o_walls[-1]:.2f} s",
+            flush=True,
+        )
+    m_total, o_total = sum(m_counts.values()), o_report["mutants"]
+    m_rate, o_rate = m_total / statistics.median(m_walls), o_total / statistics.median(o_walls)
+    print(
+        f"target: {MODULE} with {TESTS} ({o_report['tests']} tests), {args.workers} workers, {args.rounds} rounds"
+    )
+    print(f"mutmut 3.8.1 : {m_total} mutants, score {mutmut_score(m_counts):.2f}% {dict(m_counts)}, "
+          f"median wall {statistics.median(m_walls):.2f} s, {m_rate:.1f} mutants/s")  # fmt: skip
+    print(f"tddforge     : {o_total} mutants, score {o_report['score']:.2f}% {o_report['counts']}, "
+          f"median wall {statistics.median(o_walls):.2f} s, {o_rate:.1f} mutants/s")  # fmt: skip
+    print(f"ratio (tddforge / mutmut mutants per second): {o_rate / m_rate:.2f}x")
+    cold, warm = warm_vs_cold(ours, args.workers, args.rounds)
+    print(
+        f"cold run {cold:.2f} s, warm re-score after adding one test {warm:.2f} s: warm/cold = {warm / cold:.2f}"
+    )
+
+
+if __name__ == "__main__":
+    main()
