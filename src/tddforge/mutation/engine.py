@@ -79,7 +79,15 @@ def prepare(job: MutationJob, cache: VerdictCache | None) -> Prepared:
         mutants = [m for m in mutants if lines.intersection(m.lines)]
     # --tb=native: a killed mutant's failure report costs a traceback.format_exception,
     # not pytest's source-range analysis (which dominated a graft run's time).
-    args = ["-p", "no:cacheprovider", "-p", "no:randomly", "-q", "--tb=native", f"--rootdir={job.project}"]
+    args = [
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "no:randomly",
+        "-q",
+        "--tb=native",
+        f"--rootdir={job.project}",
+    ]
     args += list(job.extra_pytest_args)
     key = cache_key(source, str(job.python), args)
     prints = fp.fingerprints(job.project, _test_files(test_files))

@@ -398,7 +398,16 @@ class VerdictPlugin:
 
 
 def run_fresh_child(config: dict[str, Any], mutated: str, nodeids: list[str]) -> dict[str, Any]:
-    """In a fresh child: import the mutant through the hook, collect, run ``nodeids`` with -x."""
+    """In a child with nothing imported: the mutant through the hook, then a whole pytest.main."""
+    sys.meta_path.insert(0, MutatedFinder(config["target"], mutated))
+    plugin = FreshPlugin()
+    plugin.order = nodeids
+    code = pytest.main(_pytest_args(config, list(config["tests"])), plugins=[plugin])
+    return plugin.result or {"verdict": "killed", "killer": f"pytest exit {int(code)}", "ran": 0}
+
+
+def reference_child(config: dict[str, Any], mutated: str, nodeids: list[str]) -> dict[str, Any]:
+    """The ground truth's run: plain ``pytest -x`` over ``nodeids`` in file order, nothing of ours."""
     sys.meta_path.insert(0, MutatedFinder(config["target"], mutated))
     plugin = VerdictPlugin()
     code = pytest.main(_pytest_args(config, ["-x", *nodeids]), plugins=[plugin])
@@ -564,16 +573,16 @@ class Session:
 
 
 class FreshPlugin:
-    """Selects and orders the covering tests, and stops at the first failure (like ``-x``)."""
+    """Selects and orders the covering tests and runs them itself, stopping at the first failure.
+
+    Owning the test loop matters for speed: stopping pytest's own loop (``-x``,
+    ``shouldstop``, or a collection error) raises ``Interrupted``, whose report
+    pytest always formats in long style, costing far more than the run.
+    """
 
     def __init__(self) -> None:
         self.order: list[str] = []
-        self.killer: str | None = None
-        self.ran = 0
-        self.session: Any = None
-
-    def pytest_sessionstart(self, session: Any) -> None:
-        self.session = session
+        self.result: dict[str, Any] | None = None
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, session: Any, config: Any, items: list[Any]) -> None:
@@ -584,16 +593,14 @@ class FreshPlugin:
             config.hook.pytest_deselected(items=dropped)
 
     def pytest_collectreport(self, report: Any) -> None:
-        if report.failed and self.killer is None:
-            self.killer = f"collection: {report.nodeid}"
+        if report.failed and self.result is None:
+            self.result = {"verdict": "killed", "killer": f"collection: {report.nodeid}", "ran": 0}
 
-    def pytest_runtest_logreport(self, report: Any) -> None:
-        if report.when == "call" or (report.when == "setup" and not report.passed):
-            self.ran += 1
-        if report.failed and self.killer is None:
-            self.killer = report.nodeid
-            if self.session is not None:
-                self.session.shouldstop = "mutant killed"
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtestloop(self, session: Any) -> bool:
+        if self.result is None:
+            self.result = run_items(list(session.items))
+        return True
 
 
 class FreshZygote:
@@ -651,11 +658,7 @@ def _judge_prepared(
     sys.meta_path.insert(0, MutatedFinder(target, mutated))
     plugin.order = nodeids
     code = config.hook.pytest_cmdline_main(config=config)
-    if plugin.killer is not None:
-        return {"verdict": "killed", "killer": plugin.killer, "ran": plugin.ran}
-    if int(code) not in (0, 5):
-        return {"verdict": "killed", "killer": f"pytest exit {int(code)}", "ran": plugin.ran}
-    return {"verdict": "survived", "ran": plugin.ran}
+    return plugin.result or {"verdict": "killed", "killer": f"pytest exit {int(code)}", "ran": 0}
 
 
 class GraftPlugin:
@@ -787,7 +790,7 @@ def ground_truth(config: dict[str, Any], mutant_id: str) -> dict[str, Any]:
     (m,) = [m for m in config["mutants"] if m["id"] == mutant_id]
     mutated = apply_mutant(source, line_offsets(source), m)
     _quiet()
-    return run_fresh_child(config, mutated, list(config["tests"]))
+    return reference_child(config, mutated, list(config["tests"]))
 
 
 def serve() -> None:
