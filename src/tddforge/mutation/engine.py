@@ -335,6 +335,10 @@ def _finish(
     return MutationReport(rel, prep.source, results, len(baseline.get("tests", {})), elapsed)
 
 
+def _one_line(text: object) -> str:
+    return " | ".join(part.strip() for part in str(text).splitlines() if part.strip())
+
+
 def _raise_on_error(lines: list[dict[str, Any]], stderr: str) -> None:
     error = next((row for row in lines if row.get("event") == "error"), None)
     if error is None:
@@ -349,8 +353,8 @@ def _raise_on_error(lines: list[dict[str, Any]], stderr: str) -> None:
         )
         raise BaselineError(f"the tests must pass before mutation; failing: {shown}")
     if error.get("kind") in ("collection", "no_tests", "pytest"):
-        raise BaselineError(f"the tests cannot run: {error.get('message')}")
-    raise RunnerError(f"mutation run failed: {error.get('message')}")
+        raise BaselineError(f"the tests cannot run: {_one_line(error.get('message'))}")
+    raise RunnerError(f"mutation run failed: {_one_line(error.get('message'))}")
 
 
 def _result(mutant: Mutant, row: dict[str, Any] | None) -> MutantResult:

@@ -80,11 +80,16 @@ def apply_mutant(source: str, offsets: list[int], m: dict[str, Any]) -> str:
     return source[:start] + str(m["replacement"]) + source[end:]
 
 
-def _quiet() -> None:
-    """Send a child's output to /dev/null: its verdict travels through a pipe."""
+def _quiet(stderr_to: str | None = None) -> None:
+    """Send a child's output to /dev/null (stderr optionally to a file): verdicts travel by pipe."""
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)
-    os.dup2(devnull, 2)
+    if stderr_to is None:
+        os.dup2(devnull, 2)
+    else:
+        errors = os.open(stderr_to, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        os.dup2(errors, 2)
+        os.close(errors)
     os.close(devnull)
 
 
@@ -295,13 +300,17 @@ def run_baseline(config: dict[str, Any]) -> dict[str, Any]:
     """Fork a child that collects and runs every test once; return what it measured."""
     read_fd, write_fd = os.pipe()
     pid = os.fork()
+    errors = config["results"] + ".baseline-stderr"
     if pid == 0:
         os.close(read_fd)
-        _quiet()
-        plugin = BaselinePlugin(config["target"], write_fd)
-        code = pytest.main(_pytest_args(config, config["tests"]), plugins=[plugin])
-        # Reached only when pytest stopped before running tests (usage or collection errors).
-        _send(write_fd, {"pytest_exit": int(code), "collect_errors": plugin.collect_errors})
+        _quiet(stderr_to=errors)
+        try:
+            plugin = BaselinePlugin(config["target"], write_fd)
+            code = pytest.main(_pytest_args(config, config["tests"]), plugins=[plugin])
+            # Reached only when pytest stopped before running tests (usage or collection errors).
+            _send(write_fd, {"pytest_exit": int(code), "collect_errors": plugin.collect_errors})
+        except BaseException as exc:
+            _send(write_fd, {"pytest_exit": -1, "stderr": f"{type(exc).__name__}: {exc}"[-1500:]})
         os._exit(0)
     os.close(write_fd)
     chunks = []
@@ -310,7 +319,20 @@ def run_baseline(config: dict[str, Any]) -> dict[str, Any]:
     os.close(read_fd)
     os.waitpid(pid, 0)
     data = b"".join(chunks)
-    return json.loads(data) if data else {"pytest_exit": -1}
+    result: dict[str, Any] = json.loads(data) if data else {"pytest_exit": -1}
+    if "tests" not in result and not result.get("stderr"):
+        result["stderr"] = _tail(errors)
+    return result
+
+
+def _tail(path: str, lines: int = 6) -> str:
+    """The last meaningful lines a failed pytest start printed."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            kept = [line.rstrip() for line in handle if line.strip()]
+    except OSError:
+        return ""
+    return " | ".join(kept[-lines:])[-1500:]
 
 
 # -- switching mutants on ----------------------------------------------------------------------
@@ -485,11 +507,8 @@ class Session:
             )
             return False
         if "tests" not in baseline:
-            self.out.emit(
-                event="error",
-                kind="pytest",
-                message=f"pytest could not run the tests (exit {baseline.get('pytest_exit')})",
-            )
+            detail = baseline.get("stderr") or f"exit {baseline.get('pytest_exit')}"
+            self.out.emit(event="error", kind="pytest", message=f"pytest could not start: {detail}")
             return False
         failing = [n for n, t in baseline["tests"].items() if t["outcome"] == "failed"]
         if failing:
