@@ -1,0 +1,75 @@
+"""``tddforge mutate`` as a user runs it: exit codes, one-line errors, reports."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.integration.mutation.conftest import TESTS, write_project
+
+pytestmark = [pytest.mark.e2e, pytest.mark.integration]
+
+
+def _mutate(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "tddforge", "mutate", *args],
+        cwd=project, capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+
+
+def _errors(stderr: str) -> list[str]:
+    return [line for line in stderr.splitlines() if not line.startswith("· ")]
+
+
+def test_json_report_and_fail_under(tmp_path: Path) -> None:
+    project = write_project(tmp_path / "p")
+    ok = _mutate(
+        project, "sample.py", "--tests", "tests/test_sample.py", "--json", "--workers", "2"
+    )
+    assert ok.returncode == 0, ok.stderr
+    report = json.loads(ok.stdout)
+    assert report["module"] == "sample.py" and report["tests"] == 6
+    assert report["counts"]["killed"] > 0 and report["counts"]["survived"] > 0
+    assert report["survivors"][0]["diff"].startswith("- ")
+    assert "by_operator" in report["chart"]
+    runs = list((project / ".tddforge" / "runs").iterdir())
+    assert (runs[0] / "mutation.md").read_text().startswith("# Mutation report")
+    strict = _mutate(
+        project, "sample.py", "--tests", "tests/test_sample.py", "--fail-under", "99.5"
+    )
+    assert strict.returncode == 1
+    assert "verdicts reused" in strict.stderr  # the second run used the cache
+
+
+@pytest.mark.parametrize(
+    ("setup", "args", "message"),
+    [
+        (None, ["nope.py", "--tests", "tests/test_sample.py"], "module not found"),
+        (None, ["sample.py", "--tests", "tests/missing.py"], "test path not found"),
+        ("syntax", ["sample.py", "--tests", "tests/test_sample.py"], "syntax error at line 1"),
+        (
+            "red",
+            ["sample.py", "--tests", "tests/test_sample.py"],
+            "failing: tests/test_sample.py::test_clamp_high",
+        ),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(
+    tmp_path: Path, setup: str | None, args: list[str], message: str
+) -> None:
+    project = write_project(tmp_path / "p")
+    if setup == "syntax":
+        (project / "sample.py").write_text("def broken(:\n")
+    if setup == "red":
+        (project / "tests" / "test_sample.py").write_text(
+            TESTS.replace("clamp(10) == 3", "clamp(10) == 9")
+        )
+    result = _mutate(project, *args)
+    assert result.returncode == 2
+    (line,) = _errors(result.stderr)
+    assert line.startswith("error: ") and message in line
+    assert not (project / ".tddforge" / "runs").exists()

@@ -1,0 +1,127 @@
+"""When may a cached verdict be reused? (the worker's pure decision, as a table)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tddforge.mutation import fingerprints as fp
+from tddforge.mutation.worker import is_unchanged, reusable
+
+A, B, C = "t.py::test_a", "t.py::test_b", "t.py::TestK::test_c[1]"
+UNCHANGED = {"t.py::test_a", "t.py::TestK::*", "t.py"}
+
+
+@pytest.mark.parametrize(
+    ("prior", "covering", "reused"),
+    [
+        (None, [A], None),
+        ({"verdict": "killed", "killer": A, "ran": [A]}, [A, B], "killed"),
+        ({"verdict": "killed", "killer": B, "ran": [A, B]}, [A, B], None),  # killer edited
+        ({"verdict": "killed", "killer": A, "ran": [A]}, [B], None),  # killer no longer covers
+        (
+            {"verdict": "killed", "killer": C, "ran": [C]},
+            [C],
+            "killed",
+        ),  # class method via class key
+        ({"verdict": "killed", "killer": "collection: t.py", "ran": []}, [A], "killed"),
+        ({"verdict": "killed", "killer": "collection: u.py", "ran": []}, [A], None),
+        ({"verdict": "survived", "ran": [A, C]}, [A, C], "survived"),
+        ({"verdict": "survived", "ran": [A]}, [A, C], None),  # a test now covers it that never ran
+        ({"verdict": "survived", "ran": [A, B]}, [A, B], None),  # an edited test covers it
+        ({"verdict": "no-coverage", "ran": []}, [], "no-coverage"),
+        ({"verdict": "no-coverage", "ran": []}, [A], None),  # now covered
+        ({"verdict": "timeout", "ran": [A]}, [A], None),
+        ({"verdict": "error", "ran": []}, [A], None),
+    ],
+)
+def test_reusable(prior: dict | None, covering: list[str], reused: str | None) -> None:
+    verdict = reusable(prior, covering, UNCHANGED)
+    assert (verdict or {}).get("verdict") == reused
+
+
+@pytest.mark.parametrize(
+    ("nodeid", "expected"),
+    [
+        ("t.py::test_a", True),
+        ("t.py::test_a[param-1]", True),
+        ("t.py::test_b", False),
+        ("t.py::TestK::test_anything", True),
+        ("t.py::TestOther::test_c", False),
+        ("collection: t.py", True),
+        ("collection: u.py", False),
+    ],
+)
+def test_is_unchanged(nodeid: str, expected: bool) -> None:
+    assert is_unchanged(nodeid, UNCHANGED) is expected
+
+
+SOURCE = """import pytest
+
+HELPER = 1
+
+
+def test_one():
+    assert HELPER == 1
+
+
+def test_two():
+    assert True
+
+
+class TestBase:
+    def test_inherited(self):
+        assert True
+
+
+class TestChild(TestBase):
+    pass
+"""
+
+
+def _prints(tmp_path: Path, source: str) -> dict[str, str]:
+    (tmp_path / "tests").mkdir(exist_ok=True)
+    path = tmp_path / "tests" / "test_x.py"
+    path.write_text(source)
+    return fp.fingerprints(tmp_path, [path])
+
+
+def test_fingerprint_keys(tmp_path: Path) -> None:
+    assert sorted(_prints(tmp_path, SOURCE)) == [
+        "tests/test_x.py",
+        "tests/test_x.py::TestBase::*",
+        "tests/test_x.py::TestChild::*",
+        "tests/test_x.py::test_one",
+        "tests/test_x.py::test_two",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("edit", "changed"),
+    [
+        (("assert True\n\n\nclass", "assert 1 == 1\n\n\nclass"), {"tests/test_x.py::test_two"}),
+        (("HELPER = 1", "HELPER = 2"), {"tests/test_x.py::test_one", "tests/test_x.py::test_two",
+                                        "tests/test_x.py::TestBase::*", "tests/test_x.py::TestChild::*"}),
+        (("    pass\n", "    def test_more(self):\n        assert True\n"),
+         {"tests/test_x.py::TestBase::*", "tests/test_x.py::TestChild::*"}),
+        (("", "\n\ndef test_added():\n    assert True\n"), set()),
+    ],
+)  # fmt: skip
+def test_only_what_a_test_depends_on_changes_its_fingerprint(
+    tmp_path: Path, edit: tuple[str, str], changed: set[str]
+) -> None:
+    before = _prints(tmp_path, SOURCE)
+    after = _prints(tmp_path, SOURCE.replace(*edit, 1) if edit[0] else SOURCE + edit[1])
+    differing = {k for k in before if k != "tests/test_x.py" and before[k] != after.get(k)}
+    assert differing == changed
+    assert before["tests/test_x.py"] != after["tests/test_x.py"]
+    unchanged = set(fp.unchanged(before, after))
+    assert not changed & unchanged
+
+
+def test_conftest_edits_change_every_fingerprint(tmp_path: Path) -> None:
+    before = _prints(tmp_path, SOURCE)
+    (tmp_path / "tests" / "conftest.py").write_text("import pytest\n")
+    after = _prints(tmp_path, SOURCE)
+    assert fp.unchanged(before, after) == []
