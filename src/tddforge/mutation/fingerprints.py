@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import ast
 import hashlib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 
@@ -50,16 +50,18 @@ def file_fingerprints(project: Path, test_file: Path) -> dict[str, str]:
     - ``path::Class::*``: every test method of a ``Test*`` class, inherited ones
       included; hashed with every ``Test*`` class of the file, since a class can
       inherit its tests from another one;
-    - ``path``: the whole file, for verdicts decided at collection time.
+    - ``path``: what collecting the file runs (everything at top level except
+      test function bodies: imports, helpers, decorators, defaults, class
+      bodies), for verdicts decided at collection time. Adding a plain test
+      function leaves it unchanged.
     """
     source = test_file.read_text(encoding="utf-8", errors="replace")
     rel = test_file.resolve().relative_to(project.resolve()).as_posix()
     conftests = _conftests(project.resolve(), test_file.resolve())
-    found = {rel: _sha(conftests, source)}
     try:
         tree = ast.parse(source)
     except SyntaxError:
-        return found
+        return {rel: _sha(conftests, source)}
 
     def segment(node: ast.AST) -> str:
         return ast.get_source_segment(source, node) or ""
@@ -67,12 +69,22 @@ def file_fingerprints(project: Path, test_file: Path) -> dict[str, str]:
     shared = _sha(conftests, *(segment(n) for n in tree.body if not _is_test(n)))
     classes = [n for n in tree.body if isinstance(n, ast.ClassDef) and _is_test(n)]
     all_classes = _sha(shared, *(segment(c) for c in classes))
+    found = {rel: _sha(all_classes, *_import_time_parts(tree, segment))}
     for node in tree.body:
         if isinstance(node, ast.ClassDef) and _is_test(node):
             found[f"{rel}::{node.name}::*"] = all_classes
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and _is_test(node):
             found[f"{rel}::{node.name}"] = _sha(shared, segment(node))
     return found
+
+
+def _import_time_parts(tree: ast.Module, segment: Callable[[ast.AST], str]) -> Iterator[str]:
+    """The parts of test functions that run when their module is imported."""
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and _is_test(node):
+            defaults = [d for d in (*node.args.defaults, *node.args.kw_defaults) if d is not None]
+            for part in (*node.decorator_list, *defaults):
+                yield segment(part)
 
 
 def fingerprints(project: Path, test_files: Iterable[Path]) -> dict[str, str]:

@@ -115,9 +115,28 @@ def test_only_what_a_test_depends_on_changes_its_fingerprint(
     after = _prints(tmp_path, SOURCE.replace(*edit, 1) if edit[0] else SOURCE + edit[1])
     differing = {k for k in before if k != "tests/test_x.py" and before[k] != after.get(k)}
     assert differing == changed
-    assert before["tests/test_x.py"] != after["tests/test_x.py"]
     unchanged = set(fp.unchanged(before, after))
     assert not changed & unchanged
+
+
+@pytest.mark.parametrize(
+    ("edit", "collection_changes"),
+    [
+        (("", "\n\ndef test_added():\n    assert True\n"), False),
+        (("assert HELPER == 1", "assert HELPER == 2"), False),
+        (("", "\n\n@pytest.mark.parametrize('x', [1])\ndef test_p(x):\n    pass\n"), True),
+        (("import pytest", "import pytest\nimport os"), True),
+        (("    pass\n", "    X = 1\n"), True),
+    ],
+)
+def test_collection_key_covers_only_import_time_code(
+    tmp_path: Path, edit: tuple[str, str], collection_changes: bool
+) -> None:
+    before = _prints(tmp_path, SOURCE)["tests/test_x.py"]
+    after = _prints(tmp_path, SOURCE.replace(*edit, 1) if edit[0] else SOURCE + edit[1])[
+        "tests/test_x.py"
+    ]
+    assert (before != after) is collection_changes
 
 
 def test_conftest_edits_change_every_fingerprint(tmp_path: Path) -> None:
