@@ -295,6 +295,84 @@ def _report_mutation(data: dict[str, Any], run_dir: Path, as_json: bool) -> None
         click.echo(json.dumps(data, indent=2))
 
 
+@cli.command()
+@click.argument("module", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--project", default=".", show_default=True, help="Project root (pytest's rootdir).")
+@click.option(
+    "--tests", "tests", help="Test file to write (default tests/test_<module>_tddforge.py)."
+)
+@click.option("--coverage-target", type=click.FloatRange(0, 100), help="Percent (default 60).")
+@click.option("--mutation-target", type=click.FloatRange(0, 100), help="Percent (default 50).")
+@click.option("--max-iterations", type=click.IntRange(min=1), help="Attempts in all (default 3).")
+@click.option("--engine", type=click.Choice(["auto", "llm", "builtin"]), default="auto",
+              show_default=True, help="Who writes the tests.")  # fmt: skip
+@click.option("--workers", type=click.IntRange(min=1), help="Parallel mutants (default: cores).")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON on stdout.")
+@click.option(
+    "--python", "python", help="Interpreter of the project (default: its .venv, else this one)."
+)
+@llm_options
+def cover(module: Path, project: str, tests: str | None, coverage_target: float | None,
+          mutation_target: float | None, max_iterations: int | None, engine: str,
+          workers: int | None, as_json: bool, python: str | None, model: str | None,
+          base_url: str | None, max_cost: float | None) -> None:  # fmt: skip
+    """Coverage- and mutation-guided test generation for MODULE (seed 002)."""
+    from tddforge.orchestration.cover_loop import CoverOptions, load_target, run_cover
+    from tddforge.runner import interpreter_for
+
+    root = _project_dir(project)
+    loop = {"coverage_target": coverage_target, "mutation_target": mutation_target,
+            "max_iterations": max_iterations}  # fmt: skip
+    cover_flags = {k: v for k, v in loop.items() if v is not None}
+    settings = _settings(root, model=model, base_url=base_url, max_cost=max_cost,
+                         cover=cover_flags or None)  # fmt: skip
+    options = CoverOptions(root, module, interpreter_for(root, python), tests,
+                           workers or min(4, os.cpu_count() or 1))  # fmt: skip
+    target = load_target(options)
+    writer, client = _cover_writer(engine, settings)
+    outcome = run_cover(target, writer, client, settings, options, _progress)
+    _report_cover(outcome.report, as_json)
+    sys.exit(0 if outcome.targets_met else 1)
+
+
+def _cover_writer(engine: str, settings: Settings) -> tuple[Any, Any]:
+    from tddforge.agents.cover import LLMSuiteGenerator
+    from tddforge.llm import make_client
+
+    if engine == "builtin" or (engine == "auto" and not settings.llm_configured):
+        why = "--engine builtin" if engine == "builtin" else "no LLM is configured (--model) and"
+        raise InputError(
+            f"{why} the builtin offline generator is not available yet (issue 5);"
+            " use --engine llm with --model and --base-url"
+        )
+    client = make_client(settings)
+    return LLMSuiteGenerator(client, settings), client
+
+
+def _report_cover(data: dict[str, Any], as_json: bool) -> None:
+    final = data["final"]
+
+    def pct(value: float | None) -> str:
+        return "n/a" if value is None else f"{value:.2f}%"
+
+    err.print(
+        f"stopped: {data['stop_reason']} after {len(data['attempts'])} attempt(s); final suite: "
+        f"coverage {pct(final['coverage'])} (branches {pct(final['branch_coverage'])}), "
+        f"mutation {pct(final['mutation_score'])}, {len(final['tests_kept'])} test(s) kept, "
+        f"{len(final['tests_dropped'])} dropped; ${data['cost']['total_llm_cost']:.4f}"
+    )
+    if not data["pytest_config"]["usable"]:
+        err.print(f"  [yellow]note[/yellow] {escape(data['pytest_config']['reason'])}; "
+                  "ran with a neutral pytest configuration")  # fmt: skip
+    for bug in final["suspected_bugs"]:
+        err.print(f"  [red]possible bug[/red] {bug['test']}: {escape(bug['message'][:200])}")
+    for item in final["tests_dropped"]:
+        err.print(f"  [yellow]dropped[/yellow] {item['test']}: {escape(item['reason'][:200])}")
+    err.print(f"tests: {final['test_file'] or '(none written)'}; run dir {data['run_dir']}")
+    if as_json:
+        click.echo(json.dumps(data, indent=2))
+
+
 def main() -> NoReturn:
     """Entry point: run the CLI and turn deliberate errors into one line and exit 2."""
     try:

@@ -60,6 +60,24 @@ class KataConfig(_Frozen):
     gate_timeout_seconds: float = Field(default=60.0, gt=0)
 
 
+class CoverConfig(_Frozen):
+    """The cover loop's keys (seed 002), ``[tool.tddforge.cover]``."""
+
+    coverage_target: float = Field(default=60.0, ge=0.0, le=100.0)
+    mutation_target: float = Field(default=50.0, ge=0.0, le=100.0)
+    max_iterations: int = Field(default=3, gt=0)  # attempts in all, the generator's included
+    # Pre-execution reliability: mean token entropy (nats) at or below -> high / medium.
+    entropy_high_max: float = Field(default=0.2, ge=0.0)
+    entropy_medium_max: float = Field(default=0.6, ge=0.0)
+    lint_downgrade_at: int = Field(default=5, gt=0)  # this many lint/type issues: one level down
+    lint_low_at: int = Field(default=30, gt=0)  # this many: two levels down
+    reruns: int = Field(default=3, ge=1)  # runs a kept test must pass (shuffled after the first)
+    mypy: bool = True  # type-check generated suites when mypy is installed
+    max_survivors_in_prompt: int = Field(default=10, ge=0)
+    test_timeout_seconds: float = Field(default=300.0, gt=0)
+    mutation_timeout_seconds: float = Field(default=1800.0, gt=0)
+
+
 class SandboxConfig(_Frozen):
     """Resource limits applied to every sandboxed command."""
 
@@ -95,6 +113,7 @@ class Settings(_Frozen):
     sandbox: SandboxConfig = SandboxConfig()
     stages: StagesConfig = StagesConfig()
     kata: KataConfig = KataConfig()
+    cover: CoverConfig = CoverConfig()
 
     @property
     def llm_configured(self) -> bool:

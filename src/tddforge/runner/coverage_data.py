@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -53,6 +53,8 @@ class FileCoverage:
     missing_lines: tuple[int, ...]
     missing_branches: tuple[Branch, ...]
     totals: CoverageTotals
+    # line -> coverage contexts that ran it (with ``show_contexts``; e.g. per test function)
+    contexts: Mapping[int, tuple[str, ...]] = field(default_factory=dict)
 
     @property
     def percent_covered(self) -> float:
@@ -104,6 +106,7 @@ def _file(path: str, data: Mapping[str, Any]) -> FileCoverage:
             sorted((int(a), int(b)) for a, b in data.get("missing_branches", ()))
         ),
         totals=_totals(data.get("summary", {})),
+        contexts={int(n): tuple(c) for n, c in (data.get("contexts") or {}).items()},
     )
 
 

@@ -1,0 +1,130 @@
+"""The cover loop's writers: the seam a test-suite generator plugs into, and the LLM one.
+
+``TestSuiteGenerator`` is what the loop needs: a first suite (seed 002's
+Generator, attempt 0) and a revised one given the Supervisor's instruction
+block (the Enhancer, attempts 1+). ``LLMSuiteGenerator`` does both with the
+seed's prompts; the builtin offline generator (issue 5) will be another
+implementation of the same protocol.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from tddforge.config import Settings
+from tddforge.llm import LLMClient, mean_token_entropy, system_user
+from tddforge.prompts import render
+
+_FENCE = re.compile(r"```[ \t]*(?:python|py|python3)?[ \t]*\n(.*?)(?:\n```|\Z)", re.S | re.I)
+
+
+@dataclass(frozen=True)
+class CoverTarget:
+    """The module under test, as the writers see it."""
+
+    project: Path
+    module_rel: str  # path relative to the project, POSIX
+    import_name: str
+    source: str
+    framework: str  # pytest | unittest | django
+    test_path: str  # where the suite is written, relative to the project
+    repo: str
+    version: str
+
+
+@dataclass(frozen=True)
+class GeneratedSuite:
+    """A test module as a writer produced it, with the signals about it."""
+
+    code: str
+    raw: str
+    entropy: float | None = None  # mean token entropy of the reply, when logprobs were collected
+    cost: float = 0.0
+    prompt: str = ""
+
+
+class TestSuiteGenerator(Protocol):
+    """Writes and revises a test module for a ``CoverTarget``."""
+
+    name: str
+
+    def generate(self, target: CoverTarget) -> GeneratedSuite:
+        """The first suite (attempt 0)."""
+        ...
+
+    def enhance(self, target: CoverTarget, current: str, instruction_block: str) -> GeneratedSuite:
+        """A revised suite that applies ``instruction_block`` to ``current``."""
+        ...
+
+
+def extract_code(reply: str) -> str:
+    """The Python code in a reply: raw code as is, or the longest fenced block."""
+    blocks = [m.group(1) for m in _FENCE.finditer(reply)]
+    code = max(blocks, key=len) if blocks else reply
+    return code.strip("\n") + "\n"
+
+
+def guardrails(framework: str, repo: str) -> list[str]:
+    """Seed 002's framework-aware guardrails for the Enhancer."""
+    rules = [
+        "Use unittest-style classes/tests (unittest.TestCase or django.test.SimpleTestCase). "
+        "Do NOT import pytest or use pytest fixtures/decorators.",
+        "Keep the existing imports unless a new helper is strictly required.",
+        "Avoid filesystem or network dependencies; prefer in-memory values/mocks.",
+        "Do not add `if __name__ == '__main__':` or call unittest.main/pytest.main.",
+    ]
+    if "django" in repo.lower() or framework == "django":
+        rules.append(
+            "When interacting with Django utilities, use django.test helpers and avoid touching real files."
+        )
+    if framework == "pytest":
+        rules[0] = (
+            "Pytest-style functions and fixtures are acceptable, but keep the current style consistent."
+        )
+    return rules
+
+
+class LLMSuiteGenerator:
+    """Seed 002's Generator and Enhancer agents over an ``LLMClient``."""
+
+    name = "llm"
+
+    def __init__(self, client: LLMClient, settings: Settings):
+        self.client = client
+        self.settings = settings
+
+    def generate(self, target: CoverTarget) -> GeneratedSuite:
+        """Attempt 0: the seed's Generator prompt with the framework rules."""
+        variables: dict[str, Any] = {
+            "repo": target.repo,
+            "version": target.version,
+            "code_file": target.module_rel,
+            "code_src": target.source,
+            "framework": target.framework,
+            "import_name": target.import_name,
+        }
+        return self._ask("cover_generator", variables)
+
+    def enhance(self, target: CoverTarget, current: str, instruction_block: str) -> GeneratedSuite:
+        """Attempts 1+: the seed's Enhancer prompt with guardrails and the instruction block."""
+        variables: dict[str, Any] = {
+            "repo": target.repo,
+            "version": target.version,
+            "code_file": target.module_rel,
+            "code_src": target.source,
+            "import_name": target.import_name,
+            "guardrails": guardrails(target.framework, target.repo),
+            "current_test_src": current,
+            "instruction_block": instruction_block,
+        }
+        return self._ask("cover_enhancer", variables)
+
+    def _ask(self, agent: str, variables: dict[str, Any]) -> GeneratedSuite:
+        system = render(agent, "system", **variables)
+        user = render(agent, "user", **variables)
+        reply = self.client.complete(system_user(system, user))
+        entropy = mean_token_entropy(reply.logprobs) if reply.logprobs else None
+        return GeneratedSuite(extract_code(reply.text), reply.text, entropy, reply.cost, user)

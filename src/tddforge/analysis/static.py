@@ -1,0 +1,172 @@
+"""Static analysis of a generated test module: syntax, ruff lint and complexity, mypy, smells.
+
+Nothing here runs the code under test. ruff reads the suite from stdin with
+our own rule selection (``--isolated``: the project's lint config is not ours
+to judge generated tests by); mypy is optional and runs only when installed
+and asked for. Tool failures become notes, never exceptions: a missing linter
+must not stop the loop.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tddforge.analysis.smells import Smell, defined_names, find_smells
+
+# pyflakes, pycodestyle errors/warnings, bugbear, pylint errors, mccabe (C901).
+RUFF_SELECT = "E,F,W,B,C90,PLE"
+RUFF_IGNORE = "E501"
+MAX_COMPLEXITY = 10
+
+
+@dataclass(frozen=True)
+class Issue:
+    """One finding of a tool: ``ruff``/``mypy`` code, line and message."""
+
+    tool: str
+    code: str
+    line: int
+    message: str
+
+
+@dataclass(frozen=True)
+class StaticReport:
+    """What the static checks found in one test module."""
+
+    syntax_ok: bool
+    syntax_error: str | None = None
+    lint: tuple[Issue, ...] = ()
+    types: tuple[Issue, ...] = ()
+    smells: tuple[Smell, ...] = ()
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def complexity(self) -> tuple[Issue, ...]:
+        """The C901 findings (functions more complex than ``MAX_COMPLEXITY``)."""
+        return tuple(i for i in self.lint if i.code == "C901")
+
+    @property
+    def lint_issue_count(self) -> int:
+        """Lint and type issues together, as the seed's ``lint_issue_count``."""
+        return len(self.lint) + len(self.types)
+
+    def to_data(self) -> dict[str, Any]:
+        """Plain data for reports."""
+        return {
+            "syntax_ok": self.syntax_ok,
+            "syntax_error": self.syntax_error,
+            "lint_issue_count": self.lint_issue_count,
+            "complexity_issues": len(self.complexity),
+            "lint": [vars(i) for i in self.lint],
+            "types": [vars(i) for i in self.types],
+            "smells": [vars(s) for s in self.smells],
+            "notes": list(self.notes),
+        }
+
+
+def check_syntax(source: str) -> str | None:
+    """None when ``source`` parses, else ``"line N: message"``."""
+    try:
+        ast.parse(source)
+    except SyntaxError as exc:
+        return f"line {exc.lineno}: {exc.msg}"
+    return None
+
+
+def analyze(
+    source: str,
+    test_path: str,
+    *,
+    module_name: str,
+    module_source: str,
+    project: Path,
+    mypy: bool = False,
+) -> StaticReport:
+    """Run every static check on ``source`` (to be written at ``test_path`` in ``project``)."""
+    error = check_syntax(source)
+    if error is not None:
+        return StaticReport(syntax_ok=False, syntax_error=error)
+    notes: list[str] = []
+    lint = ruff_issues(source, test_path, project, notes)
+    types = mypy_issues(source, test_path, project, notes) if mypy else ()
+    smells = find_smells(source, module_name, defined_names(module_source))
+    return StaticReport(True, None, lint, types, tuple(smells), tuple(notes))
+
+
+def _ruff() -> list[str] | None:
+    beside = Path(sys.executable).with_name("ruff")
+    if beside.exists():
+        return [str(beside)]
+    found = shutil.which("ruff")
+    return [found] if found else None
+
+
+def ruff_issues(source: str, test_path: str, project: Path, notes: list[str]) -> tuple[Issue, ...]:
+    """ruff's findings for ``source``, read from its JSON output."""
+    ruff = _ruff()
+    if ruff is None:
+        notes.append("ruff is not installed: lint skipped")
+        return ()
+    argv = [*ruff, "check", "--isolated", "--no-cache", "--select", RUFF_SELECT,
+            "--ignore", RUFF_IGNORE, "--config", f"lint.mccabe.max-complexity={MAX_COMPLEXITY}",
+            "--output-format=json", "--exit-zero", "--stdin-filename", test_path, "-"]  # fmt: skip
+    try:
+        done = subprocess.run(argv, input=source, capture_output=True, text=True, cwd=project,
+                              timeout=60, check=False)  # fmt: skip
+        rows = json.loads(done.stdout or "[]")
+    except (OSError, subprocess.TimeoutExpired, ValueError) as exc:
+        notes.append(f"ruff failed: {exc}")
+        return ()
+    return tuple(
+        Issue("ruff", str(r.get("code") or "syntax"), int(r["location"]["row"]), str(r["message"]))
+        for r in rows
+    )
+
+
+def mypy_available() -> bool:
+    """True when mypy can be imported by this interpreter."""
+    import importlib.util
+
+    return importlib.util.find_spec("mypy") is not None
+
+
+def mypy_issues(source: str, test_path: str, project: Path, notes: list[str]) -> tuple[Issue, ...]:
+    """mypy's errors in the test module itself (imports followed silently, not reported)."""
+    if not mypy_available():
+        notes.append("mypy is not installed: type check skipped")
+        return ()
+    with tempfile.TemporaryDirectory(prefix="tddforge-mypy-") as scratch:
+        target = Path(scratch) / Path(test_path).name
+        target.write_text(source, encoding="utf-8")
+        src = [str(project), *([str(project / "src")] if (project / "src").is_dir() else [])]
+        argv = [sys.executable, "-m", "mypy", "--ignore-missing-imports", "--follow-imports=silent",
+                "--no-error-summary", "--show-error-codes", "--no-incremental",
+                "--cache-dir", os.devnull, str(target)]  # fmt: skip
+        env = {**os.environ, "MYPYPATH": os.pathsep.join(src)}
+        try:
+            done = subprocess.run(argv, capture_output=True, text=True, cwd=scratch, env=env,
+                                  timeout=120, check=False)  # fmt: skip
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            notes.append(f"mypy failed: {exc}")
+            return ()
+    return tuple(_mypy_rows(done.stdout))
+
+
+def _mypy_rows(output: str) -> list[Issue]:
+    issues = []
+    for row in output.splitlines():
+        parts = row.split(":", 3)
+        if len(parts) == 4 and parts[1].strip().isdigit() and parts[2].strip() == "error":
+            message = parts[3].strip()
+            code = message.rsplit("[", 1)[-1].rstrip("]") if message.endswith("]") else "error"
+            issues.append(Issue("mypy", code, int(parts[1]), message))
+    return issues

@@ -1,0 +1,193 @@
+"""Measuring one candidate suite for the cover loop: static checks, reruns, coverage, mutation.
+
+``SuiteLab`` owns what a cover session keeps between attempts: the sandbox,
+the pytest arguments (the project's configuration, or a neutral one), the
+coverage rc file (per-test contexts), one warm mutation worker and its
+verdict cache in the run directory. It writes the suite only at the test
+path, and after every run checks that the module under test still has its
+original bytes (a generated test that writes to it is undone and reported).
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tddforge.agents.cover import CoverTarget
+from tddforge.analysis.static import StaticReport, analyze
+from tddforge.config import Settings
+from tddforge.errors import BaselineError, RunnerError
+from tddforge.mutation.cache import VerdictCache
+from tddforge.mutation.engine import MutationJob, WarmWorker
+from tddforge.mutation.report import MutationReport
+from tddforge.orchestration.cover_suite import Verdict, stability
+from tddforge.runner import FileCoverage, TestRun, run_pytest
+from tddforge.runner.pytest_config import ConfigCheck, check_config, neutral_args
+from tddforge.sandbox import Limits, Sandbox
+from tddforge.store.rundir import RunDir
+from tddforge.workspace.paths import write_file
+
+COVERAGE_RC = "[run]\ndynamic_context = test_function\n[json]\nshow_contexts = True\n"
+
+
+@dataclass
+class Measurement:
+    """What one suite did: static findings, per-test verdicts, coverage and mutation."""
+
+    code: str
+    static: StaticReport
+    collected: int = 0
+    run_error: str | None = None
+    verdicts: dict[str, Verdict] = field(default_factory=dict)
+    coverage: FileCoverage | None = None
+    mutation: MutationReport | None = None
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def ran(self) -> bool:
+        """True when the suite was run (it parsed and pytest produced results)."""
+        return self.static.syntax_ok and self.run_error is None and self.collected > 0
+
+    @property
+    def stable(self) -> list[str]:
+        """Keys of the tests that passed every run."""
+        return [k for k, v in self.verdicts.items() if v.status == "stable"]
+
+    @property
+    def coverage_percent(self) -> float | None:
+        """coverage.py's figure for the module (lines and branches), or None."""
+        return None if self.coverage is None else round(self.coverage.percent_covered, 2)
+
+    @property
+    def mutation_score(self) -> float | None:
+        """The stable tests' strict mutation score (uncovered mutants count as survivors)."""
+        score = None if self.mutation is None else self.mutation.strict_score
+        return None if score is None else round(score, 2)
+
+
+class SuiteLab:
+    """Runs candidate suites for one cover session."""
+
+    def __init__(self, target: CoverTarget, python: Path, settings: Settings, run: RunDir,
+                 workers: int) -> None:  # fmt: skip
+        self.target = target
+        self.project = target.project
+        self.python = python
+        self.settings = settings
+        self.cfg = settings.cover
+        self.run = run
+        self.workers = workers
+        self.module = self.project / target.module_rel
+        self.original = self.module.read_bytes()
+        limits = Limits.from_config(settings.sandbox, self.cfg.test_timeout_seconds)
+        self.sandbox = Sandbox(self.project, limits)
+        self.rcfile = run.write_text("coveragerc", COVERAGE_RC)
+        self.config = check_config(self.project, python, self.sandbox)
+        self.pytest_args = self._pytest_args(self.config)
+        self.cache = VerdictCache(run.path / "mutation-cache")
+        self._worker: WarmWorker | None = None
+        self._runs = 0
+
+    def _pytest_args(self, check: ConfigCheck) -> list[str]:
+        if check.usable:
+            return ["-p", "no:randomly"]
+        ini = self.run.write_text("neutral-pytest.ini", "[pytest]\n")
+        return [*neutral_args(ini, self.project), "-p", "no:randomly"]
+
+    def close(self) -> None:
+        """Stop the warm worker."""
+        if self._worker is not None:
+            self._worker.close()
+            self._worker = None
+
+    def write(self, code: str) -> None:
+        """Put ``code`` at the test path (the only project file the loop writes)."""
+        write_file(self.project, self.target.test_path, code)
+
+    def analyze(self, code: str) -> StaticReport:
+        """Static checks of ``code`` as it would be written at the test path."""
+        return analyze(code, self.target.test_path, module_name=self.target.import_name,
+                       module_source=self.target.source, project=self.project,
+                       mypy=self.cfg.mypy)  # fmt: skip
+
+    def measure(self, code: str, static: StaticReport | None = None) -> Measurement:
+        """Write ``code``, run it ``reruns`` times (shuffled after the first), score the stable tests."""
+        found = Measurement(code, static or self.analyze(code))
+        if not found.static.syntax_ok:
+            return found
+        self.write(code)
+        try:
+            first = self.pytest([self.target.test_path], coverage=True, notes=found.notes)
+        except RunnerError as exc:
+            found.run_error = str(exc)
+            return found
+        found.collected = len(first.outcomes)
+        found.run_error = _collection_error(first)
+        found.coverage = first.coverage.file(self.target.module_rel) if first.coverage else None
+        runs = [first]
+        nodeids = [o.nodeid for o in first.outcomes]
+        for index in range(1, self.cfg.reruns if nodeids else 1):
+            order = nodeids[:]
+            random.Random(f"{self._runs}-{index}").shuffle(order)
+            runs.append(self.pytest(order, coverage=False, notes=found.notes))
+        found.verdicts = stability(runs)
+        if found.stable:
+            found.mutation = self.score(found, found.notes)
+        return found
+
+    def pytest(self, paths: list[str], *, coverage: bool, notes: list[str]) -> TestRun:
+        """One sandboxed pytest run of ``paths``; the module's bytes are checked afterwards."""
+        self._runs += 1
+        try:
+            return run_pytest(
+                self.project, python=self.python, sandbox=self.sandbox, paths=paths,
+                timeout=self.cfg.test_timeout_seconds,
+                coverage_source=[str(self.module.parent)] if coverage else None,
+                extra_args=self.pytest_args, env={"COVERAGE_RCFILE": str(self.rcfile)},
+            )  # fmt: skip
+        finally:
+            self.guard(notes)
+
+    def guard(self, notes: list[str]) -> None:
+        """Undo any change a test made to the module under test."""
+        if self.module.read_bytes() != self.original:
+            self.module.write_bytes(self.original)
+            notes.append(f"a test modified {self.target.module_rel}; its bytes were restored")
+
+    def passes_alone(self, verdict: Verdict) -> bool:
+        """True when the test passes when run on its own."""
+        run = self.pytest(list(verdict.nodeids), coverage=False, notes=[])
+        return len(run.outcomes) == len(verdict.nodeids) and all(
+            o.outcome == "passed" for o in run.outcomes
+        )
+
+    def score(self, found: Measurement, notes: list[str]) -> MutationReport | None:
+        """The mutation score of the stable tests (the others deselected) in the warm worker."""
+        deselect = [f"--deselect={n}" for k, v in found.verdicts.items() if v.status != "stable"
+                    for n in v.nodeids]  # fmt: skip
+        job = MutationJob(
+            project=self.project, module=self.module, tests=(self.target.test_path,),
+            python=self.python, workers=self.workers, timeout=self.cfg.mutation_timeout_seconds,
+            extra_pytest_args=(*self.pytest_args, *deselect),
+        )  # fmt: skip
+        try:
+            if self._worker is None:
+                self._worker = WarmWorker(self.project, self.python, self.settings,
+                                          timeout=self.cfg.mutation_timeout_seconds)  # fmt: skip
+            return self._worker.score(job, cache=self.cache)
+        except (BaselineError, RunnerError) as exc:
+            notes.append(f"mutation score unavailable: {exc}")
+            self.close()  # a worker that failed is not reused
+            return None
+        finally:
+            self.guard(notes)
+
+
+def _collection_error(run: TestRun) -> str | None:
+    if not run.collection_errors:
+        return None
+    error = run.collection_errors[0]
+    message = (error.message or "").strip().splitlines()
+    first = message[-1] if message else ""
+    return f"{error.failure_kind or 'error'} while collecting {error.nodeid}: {first}"[:300]

@@ -1,0 +1,406 @@
+"""``tddforge cover``: seed 002's loop, then the final suite assembled from what helped.
+
+Attempt 0 is the Generator's suite; each later attempt is the Enhancer's
+revision of the previous one. Every attempt goes through static analysis,
+pre-execution reliability, the runner (reruns, coverage, mutation),
+post-execution reliability and the Supervisor's critique; the Router then
+says ENHANCE or FINISH. The final file is built from the best attempt: only
+tests that pass every rerun, pass alone, and add coverage or kill a mutant.
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tddforge.agents.cover import CoverTarget, GeneratedSuite, TestSuiteGenerator
+from tddforge.analysis.project import default_test_path, detect_framework, import_name
+from tddforge.config import Settings
+from tddforge.errors import InputError, LLMError
+from tddforge.llm import LLMClient
+from tddforge.mutation.mutant import diff_line
+from tddforge.orchestration import cover_suite as suites
+from tddforge.orchestration.cover_lab import Measurement, SuiteLab
+from tddforge.orchestration.critique import (
+    AttemptFacts,
+    Critique,
+    FailingTest,
+    Survivor,
+    critique,
+    instruction_block,
+)
+from tddforge.orchestration.reliability import StaticFacts, post_execution, pre_execution
+from tddforge.orchestration.router import ENHANCE, decide, stop_reason, track_progress
+from tddforge.store.rundir import RunDir
+from tddforge.workspace.paths import confine
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on 3.10 only
+    import tomli as tomllib  # type: ignore[no-redef,import-not-found,unused-ignore]
+
+Progress = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class CoverOptions:
+    """What the user asked for."""
+
+    project: Path
+    module: Path
+    python: Path
+    test_path: str | None = None
+    workers: int = 2
+
+
+@dataclass
+class CoverOutcome:
+    """The run's report (plain data) and where it went."""
+
+    report: dict[str, Any]
+    run_dir: Path
+    targets_met: bool
+
+
+@dataclass
+class _Attempt:
+    index: int
+    suite: GeneratedSuite
+    found: Measurement
+    critique: Critique
+    record: dict[str, Any] = field(default_factory=dict)
+
+
+def load_target(options: CoverOptions) -> CoverTarget:
+    """Check the module and describe it; ``InputError`` (nothing written) on bad input."""
+    project = options.project.resolve()
+    module = options.module if options.module.is_absolute() else Path.cwd() / options.module
+    module = module.resolve()
+    if not module.is_file():
+        raise InputError(f"module not found: {options.module}")
+    if module.suffix != ".py":
+        raise InputError(f"not a Python module: {options.module}")
+    if project not in module.parents:
+        raise InputError(f"module {options.module} is outside the project {project}")
+    try:
+        source = module.read_text(encoding="utf-8")
+        ast.parse(source)
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{options.module}: not UTF-8 text") from exc
+    except SyntaxError as exc:
+        raise InputError(f"{options.module}: syntax error at line {exc.lineno}: {exc.msg}") from exc
+    test_path = options.test_path or default_test_path(project, module)
+    target_file = confine(project, test_path)
+    if target_file == module or target_file.suffix != ".py":
+        raise InputError(f"test output path must be a new .py file, not {test_path}")
+    return CoverTarget(
+        project=project, module_rel=module.relative_to(project).as_posix(),
+        import_name=import_name(project, module), source=source,
+        framework=detect_framework(project, exclude=target_file),
+        test_path=target_file.relative_to(project).as_posix(), repo=project.name,
+        version=_version(project),
+    )  # fmt: skip
+
+
+def _version(project: Path) -> str:
+    try:
+        data = tomllib.loads((project / "pyproject.toml").read_text(encoding="utf-8"))
+        return str(data.get("project", {}).get("version", "unknown"))
+    except (OSError, ValueError):
+        return "unknown"
+
+
+def run_cover(
+    target: CoverTarget,
+    writer: TestSuiteGenerator,
+    client: LLMClient | None,
+    settings: Settings,
+    options: CoverOptions,
+    progress: Progress,
+) -> CoverOutcome:
+    """Generate, measure, critique and enhance until the Router finishes; write the final suite."""
+    progress(f"{writer.name} generator: writing tests for {target.module_rel} ({target.framework})")
+    first = writer.generate(target)  # an unreachable endpoint fails here, before any write
+    run = RunDir.create(target.project, "cover")
+    backup = _backup(target, run)
+    lab = SuiteLab(target, options.python, settings, run, options.workers)
+    try:
+        return _loop(target, writer, client, settings, lab, run, first, backup, progress)
+    finally:
+        lab.close()
+
+
+def _backup(target: CoverTarget, run: RunDir) -> bytes | None:
+    existing = target.project / target.test_path
+    if not existing.is_file():
+        return None
+    data = existing.read_bytes()
+    run.write_text(f"replaced/{target.test_path}", data.decode("utf-8", "replace"))
+    return data
+
+
+def _loop(target: CoverTarget, writer: TestSuiteGenerator, client: LLMClient | None,
+          settings: Settings, lab: SuiteLab, run: RunDir, suite: GeneratedSuite,
+          backup: bytes | None, progress: Progress) -> CoverOutcome:  # fmt: skip
+    cfg = settings.cover
+    if not lab.config.usable:
+        progress(f"{lab.config.reason}; running with a neutral pytest configuration")
+    run.event("start", module=target.module_rel, framework=target.framework,
+              pytest_config=lab.config.to_data())  # fmt: skip
+    attempts: list[_Attempt] = []
+    stagnation, reason = 0, "finished"
+    while True:
+        attempt = _attempt(
+            len(attempts), suite, lab, attempts[-1] if attempts else None, stagnation, settings
+        )
+        stagnation = attempt.critique.stagnation_count
+        decision = decide(attempt.critique, len(attempts) + 1, cfg.max_iterations)
+        attempt.record["decision"] = decision
+        attempts.append(attempt)
+        _save_attempt(run, attempt)
+        progress(_attempt_line(attempt))
+        if decision != ENHANCE:
+            reason = stop_reason(attempt.critique, len(attempts), cfg.max_iterations)
+            break
+        block = instruction_block(attempt.critique, cfg.max_survivors_in_prompt)
+        try:
+            suite = writer.enhance(target, attempt.found.code, block)
+        except LLMError as exc:  # a spent budget or a failed endpoint ends the loop, not the run
+            reason = "budget" if "budget" in str(exc) else "llm_error"
+            run.event("llm_error", error=str(exc))
+            progress(f"stopping: {exc}")
+            break
+    progress("assembling the final suite: reruns, alone, coverage and mutants per test")
+    final = _assemble(attempts, lab, progress)
+    report = _report(target, attempts, final, lab, client, settings, reason, run, backup)
+    run.write_data("cover.json", report)
+    run.event("finish", stop_reason=reason, final=report["final"])
+    return CoverOutcome(report, run.path, bool(report["final"]["targets_met"]))
+
+
+def _attempt(index: int, suite: GeneratedSuite, lab: SuiteLab, previous: _Attempt | None,
+             stagnation: int, settings: Settings) -> _Attempt:  # fmt: skip
+    cfg = settings.cover
+    static = lab.analyze(suite.code)
+    smells = sum(1 for s in static.smells)
+    pre = pre_execution(
+        suite.entropy, StaticFacts(static.syntax_ok, static.lint_issue_count, smells), cfg
+    )
+    found = lab.measure(suite.code, static)
+    failing = [v for v in found.verdicts.values() if v.status in ("failing", "broken", "flaky")]
+    success = found.ran and bool(found.stable)
+    failure = (static.syntax_error and f"syntax error, {static.syntax_error}") or found.run_error
+    post = post_execution(success=success, coverage=found.coverage_percent,
+                          mutation_score=found.mutation_score, failing_tests=len(failing),
+                          pre_level=pre.level, cfg=cfg, failure=failure)  # fmt: skip
+    facts = AttemptFacts(
+        syntax_ok=static.syntax_ok, lint_issue_count=static.lint_issue_count,
+        runner_error=found.run_error, tests_collected=found.collected,
+        coverage=found.coverage_percent if found.ran else None,
+        mutation_score=found.mutation_score, pre=pre, post=post,
+        coverage_target=cfg.coverage_target, mutation_target=cfg.mutation_target,
+        missing_lines=found.coverage.missing_lines if found.coverage else (),
+        missing_branches=found.coverage.missing_branches if found.coverage else (),
+        survivors=_survivors(found), failing=tuple(FailingTest(v.key, v.kind, f"[{v.status}] {v.message}") for v in failing),
+        previous_coverage=previous.critique.coverage if previous else None,
+        previous_mutation=previous.critique.mutation_score if previous else None,
+        first_attempt=previous is None,
+    )  # fmt: skip
+    judged = track_progress(critique(facts), stagnation)
+    attempt = _Attempt(index, suite, found, judged)
+    attempt.record = _record(attempt, pre.to_data(), post.to_data())
+    return attempt
+
+
+def _survivors(found: Measurement) -> tuple[Survivor, ...]:
+    if found.mutation is None:
+        return ()
+    out = []
+    for result in found.mutation.survivors:
+        before, after = diff_line(found.mutation.source, result.mutant)
+        out.append(Survivor(result.mutant.line, result.mutant.operator, before, after))
+    return tuple(out)
+
+
+def _record(a: _Attempt, pre: dict[str, Any], post: dict[str, Any]) -> dict[str, Any]:
+    f = a.found
+    statuses = [v.status for v in f.verdicts.values()]
+    mutation = f.mutation
+    return {
+        "attempt": a.index,
+        "agent": "generator" if a.index == 0 else "enhancer",
+        "coverage": f.coverage_percent if f.ran else None,
+        "line_coverage": round(f.coverage.totals.line_percent, 2) if f.coverage else None,
+        "branch_coverage": round(f.coverage.totals.branch_percent, 2) if f.coverage else None,
+        "mutation_score": f.mutation_score,
+        "mutation": None if mutation is None else {
+            "counts": {k: mutation.counts[k] for k in ("killed", "survived", "timeout", "no-coverage", "error")},
+            "mutants": len(mutation.results), "elapsed": round(mutation.elapsed, 3),
+        },
+        "tests": {"collected": f.collected, **{s: statuses.count(s) for s in ("stable", "flaky", "failing", "broken")}},
+        "entropy": a.suite.entropy,
+        "static": f.static.to_data(),
+        "pre_reliability": pre,
+        "post_reliability": post,
+        "critique": a.critique.to_data(),
+        "cost": a.suite.cost,
+        "notes": list(f.notes),
+    }  # fmt: skip
+
+
+def _save_attempt(run: RunDir, a: _Attempt) -> None:
+    run.write_text(f"attempts/{a.index}/test_suite.py", a.found.code)
+    run.write_text(f"attempts/{a.index}/reply.md", a.suite.raw)
+    run.write_data(f"attempts/{a.index}/record.json", a.record)
+    run.event(
+        "attempt", **{k: a.record[k] for k in ("attempt", "coverage", "mutation_score", "decision")}
+    )
+
+
+def _attempt_line(a: _Attempt) -> str:
+    r = a.record
+    cov = "n/a" if r["coverage"] is None else f"{r['coverage']:.2f}%"
+    mut = "n/a" if r["mutation_score"] is None else f"{r['mutation_score']:.2f}%"
+    return (f"attempt {a.index}: coverage {cov}, mutation {mut}, {r['tests']['stable']} stable test(s), "
+            f"pre {r['pre_reliability']['level']}, post {r['post_reliability']['level']} → {r['decision']}")  # fmt: skip
+
+
+def _quality(found: Measurement) -> tuple[float, float]:
+    return (found.coverage_percent or 0.0) if found.ran else 0.0, found.mutation_score or 0.0
+
+
+def _best(attempts: list[_Attempt]) -> _Attempt | None:
+    usable = [a for a in attempts if a.found.ran and a.found.stable]
+    return max(usable, key=lambda a: (sum(_quality(a.found)), a.index), default=None)
+
+
+@dataclass
+class _Final:
+    source: Measurement | None = None
+    attempt: int | None = None
+    kept: list[str] = field(default_factory=list)
+    dropped: dict[str, str] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+
+def _assemble(attempts: list[_Attempt], lab: SuiteLab, progress: Progress) -> _Final:
+    best = _best(attempts)
+    final = _Final()
+    if best is None:
+        return final
+    found = best.found
+    final.attempt = best.index
+    for key, verdict in found.verdicts.items():
+        if verdict.status != "stable":
+            final.dropped[key] = (
+                f"{verdict.status}: {verdict.kind or ''} {verdict.message}".strip()[:300]
+            )
+        elif not lab.passes_alone(verdict):
+            final.dropped[key] = "fails when run alone (depends on other tests)"
+    stable = [k for k in found.verdicts if k not in final.dropped]
+    if len(stable) < len(found.verdicts):
+        found = _remeasure(lab, suites.prune_source(found.code, stable), final)
+    killers = _kills(found)
+    lines = found.coverage.contexts if found.coverage else {}
+    selection = suites.select_tests(
+        found.stable, suites.lines_by_test(lines, found.stable), killers
+    )
+    final.dropped.update(selection.dropped)
+    if selection.dropped:
+        pruned = _remeasure(lab, suites.prune_source(found.code, selection.kept), final)
+        if (
+            pruned.ran
+            and _quality(pruned) >= _quality(found)
+            and len(pruned.stable) == len(selection.kept)
+        ):
+            found = pruned
+        else:
+            final.notes.append("dropping the tests that add nothing lowered the numbers; kept them")
+            for key in selection.dropped:
+                final.dropped.pop(key, None)
+            lab.write(found.code)
+    final.source = found
+    final.kept = found.stable
+    return final
+
+
+def _remeasure(lab: SuiteLab, code: str, final: _Final) -> Measurement:
+    found = lab.measure(code)
+    final.notes += found.notes
+    return found
+
+
+def _kills(found: Measurement) -> dict[str, set[str]]:
+    kills: dict[str, set[str]] = {}
+    for result in found.mutation.results if found.mutation else []:
+        if result.verdict == "killed" and result.killer:
+            kills.setdefault(suites.test_key(result.killer), set()).add(result.mutant.id)
+    return kills
+
+
+def _suspected_bugs(attempts: list[_Attempt]) -> list[dict[str, Any]]:
+    bugs: dict[str, dict[str, Any]] = {}
+    for a in attempts:
+        for key, verdict in a.found.verdicts.items():
+            if verdict.suspected_bug:
+                bugs[key] = {"test": key, "attempt": a.index, "kind": verdict.kind,
+                             "message": verdict.message, "source": suites.function_source(a.found.code, key)}  # fmt: skip
+            elif verdict.status == "stable":
+                bugs.pop(key, None)
+    return list(bugs.values())
+
+
+def _report(target: CoverTarget, attempts: list[_Attempt], final: _Final, lab: SuiteLab,
+            client: LLMClient | None, settings: Settings, reason: str, run: RunDir,
+            backup: bytes | None) -> dict[str, Any]:  # fmt: skip
+    cfg = settings.cover
+    found = final.source
+    test_file = None
+    if found is not None and final.kept:
+        lab.write(found.code)
+        test_file = target.test_path
+        run.write_text("final_suite.py", found.code)
+    else:
+        _remove_suite(target, backup)
+    cov = found.coverage_percent if found else None
+    mut = found.mutation_score if found else None
+    met = (
+        cov is not None
+        and cov >= cfg.coverage_target
+        and mut is not None
+        and mut >= cfg.mutation_target
+    )
+    lab.guard(final.notes)
+    return {
+        "module": target.module_rel, "project": str(target.project), "framework": target.framework,
+        "targets": {"coverage": cfg.coverage_target, "mutation": cfg.mutation_target,
+                    "max_iterations": cfg.max_iterations},
+        "pytest_config": lab.config.to_data(),
+        "attempts": [a.record for a in attempts],
+        "stop_reason": reason,
+        "final": {
+            "test_file": test_file, "from_attempt": final.attempt, "coverage": cov,
+            "line_coverage": round(found.coverage.totals.line_percent, 2) if found and found.coverage else None,
+            "branch_coverage": round(found.coverage.totals.branch_percent, 2) if found and found.coverage else None,
+            "mutation_score": mut, "targets_met": met,
+            "tests_kept": final.kept if test_file else [],
+            "tests_dropped": [{"test": k, "reason": v} for k, v in final.dropped.items()],
+            "suspected_bugs": _suspected_bugs(attempts), "notes": final.notes,
+        },
+        "cost": {"total_llm_cost": round(client.total_cost, 6) if client else 0.0,
+                 "max_cost": settings.max_cost,
+                 "tokens": client.total_usage.total_tokens if client else 0},
+        "run_dir": str(run.path),
+    }  # fmt: skip
+
+
+def _remove_suite(target: CoverTarget, backup: bytes | None) -> None:
+    path = target.project / target.test_path
+    if backup is not None:
+        path.write_bytes(backup)
+    else:
+        path.unlink(missing_ok=True)

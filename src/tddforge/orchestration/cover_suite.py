@@ -1,0 +1,163 @@
+"""Keep only what helps: per-test verdicts over reruns, and the suite assembled from them (pure).
+
+A test function is identified by its *key*: ``name`` or ``Class::name``
+(parametrised instances share their function's key). ``stability`` folds
+several runs of one suite into a verdict per key; ``select_tests`` keeps the
+tests that kill a mutant or cover a line no kept test covers; ``prune_source``
+writes the module with only the kept tests.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from tddforge.analysis.smells import test_functions
+from tddforge.runner import TestRun
+
+_PARAMS = re.compile(r"\[.*\]$")
+ASSERTION_KINDS = frozenset({"AssertionError", "Failed"})  # Failed: pytest.raises did not raise
+
+
+def test_key(nodeid: str) -> str:
+    """``Class::name`` (or ``name``) of a node id, without its file and parameters."""
+    parts = nodeid.split("::")[1:] or [nodeid]
+    return _PARAMS.sub("", "::".join(parts))
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """How one test function behaved over every run."""
+
+    key: str
+    status: str  # stable | flaky | failing (same failure every run) | broken (errors)
+    nodeids: tuple[str, ...]
+    kind: str | None = None
+    message: str = ""
+
+    @property
+    def suspected_bug(self) -> bool:
+        """Fails every run on an assertion about the module's behaviour."""
+        return self.status == "failing" and self.kind in ASSERTION_KINDS
+
+
+def stability(runs: Sequence[TestRun]) -> dict[str, Verdict]:
+    """A verdict per test function from several runs of the same suite (file order first)."""
+    seen: dict[str, dict[str, list[tuple[str, str | None, str]]]] = {}
+    for run in runs:
+        for o in run.outcomes:
+            if o.outcome == "skipped":
+                continue
+            seen.setdefault(test_key(o.nodeid), {}).setdefault(o.nodeid, []).append(
+                (o.outcome, o.failure_kind, o.message or "")
+            )
+    verdicts = {}
+    for key, per_node in seen.items():
+        verdicts[key] = _fold(key, per_node, len(runs))
+    return verdicts
+
+
+def _fold(
+    key: str, per_node: Mapping[str, list[tuple[str, str | None, str]]], runs: int
+) -> Verdict:
+    nodeids = tuple(per_node)
+    results = [r for rows in per_node.values() for r in rows]
+    bad = [r for r in results if r[0] != "passed"]
+    missing = any(len(rows) < runs for rows in per_node.values())
+    if not bad and not missing:
+        return Verdict(key, "stable", nodeids)
+    first = bad[0] if bad else ("error", "Missing", "the test did not run in every run")
+    always_bad = all(all(r[0] != "passed" for r in rows) for rows in per_node.values() if rows)
+    if len(bad) < len(results) or (missing and not always_bad):
+        return Verdict(key, "flaky", nodeids, first[1], first[2])
+    status = "failing" if first[0] == "failed" else "broken"
+    return Verdict(key, status, nodeids, first[1], first[2])
+
+
+def lines_by_test(
+    contexts: Mapping[int, Iterable[str]], keys: Iterable[str]
+) -> dict[str, set[int]]:
+    """Lines each test ran, from coverage.py ``test_function`` contexts (``pkg.mod.Class.name``)."""
+    wanted = {key: "." + key.replace("::", ".") for key in keys}
+    found: dict[str, set[int]] = {key: set() for key in wanted}
+    for line, names in contexts.items():
+        for name in names:
+            base = name.split("|", 1)[0]
+            for key, suffix in wanted.items():
+                if base.endswith(suffix) or base == suffix[1:]:
+                    found[key].add(line)
+    return found
+
+
+@dataclass(frozen=True)
+class Selection:
+    """The tests kept, and why each other one was dropped."""
+
+    kept: tuple[str, ...]
+    dropped: dict[str, str]
+
+
+def select_tests(
+    candidates: Sequence[str], lines: Mapping[str, set[int]], kills: Mapping[str, set[str]]
+) -> Selection:
+    """Keep every test that kills a mutant, then greedily those adding coverage; drop the rest."""
+    kept = [key for key in candidates if kills.get(key)]
+    covered: set[int] = set().union(*(lines.get(key, set()) for key in kept))
+    rest = [key for key in candidates if key not in kept]
+    dropped: dict[str, str] = {}
+    while rest:
+        best = max(rest, key=lambda k: (len(lines.get(k, set()) - covered), -rest.index(k)))
+        gain = lines.get(best, set()) - covered
+        if not gain:
+            break
+        kept.append(best)
+        covered |= gain
+        rest.remove(best)
+    for key in rest:
+        dropped[key] = "adds no coverage and kills no mutant"
+    order = {key: i for i, key in enumerate(candidates)}
+    return Selection(tuple(sorted(kept, key=order.__getitem__)), dropped)
+
+
+def _spans(source: str) -> dict[str, tuple[int, int]]:
+    """key -> (first line incl. decorators, last line), 1-based."""
+    tree = ast.parse(source)
+    spans = {}
+    for key, node in test_functions(tree):
+        start = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+        spans[key] = (start, node.end_lineno or node.lineno)
+    return spans
+
+
+def prune_source(source: str, keep: Iterable[str]) -> str:
+    """``source`` without the test functions whose keys are not in ``keep``.
+
+    A test class left with no tests is removed whole (its helpers served only them).
+    """
+    keep = set(keep)
+    tree = ast.parse(source)
+    lines = source.splitlines(keepends=True)
+    cut: list[tuple[int, int]] = [s for k, s in _spans(source).items() if k not in keep]
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef):
+            keys = [k for k, _ in test_functions(ast.Module(body=[node], type_ignores=[]))]
+            if keys and not keep.intersection(keys):
+                start = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+                cut.append((start, node.end_lineno or node.lineno))
+    removed = {n for a, b in cut for n in range(a, b + 1)}
+    text = "".join(line for n, line in enumerate(lines, 1) if n not in removed)
+    return re.sub(r"\n{4,}", "\n\n\n", text)
+
+
+def function_source(source: str, key: str) -> str:
+    """The source of one test function (with its decorators), or "" when absent."""
+    try:
+        span = _spans(source).get(key)
+    except SyntaxError:
+        return ""
+    if span is None:
+        return ""
+    lines = source.splitlines()
+    return "\n".join(lines[span[0] - 1 : span[1]]) + "\n"
