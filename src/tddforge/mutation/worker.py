@@ -132,6 +132,60 @@ def _pytest_args(config: dict[str, Any], targets: list[str]) -> list[str]:
 # -- children, run in parallel with timeouts ------------------------------------------
 
 
+class Dispatch:
+    """One plugin registered once in a shared config; each child sets ``active`` to what it needs."""
+
+    def __init__(self) -> None:
+        self.active: Any = None
+
+    def _call(self, name: str, **kwargs: Any) -> Any:
+        hook = getattr(self.active, name, None)
+        return hook(**kwargs) if hook is not None else None
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_collection_finish(self, session: Any) -> None:
+        self._call("pytest_collection_finish", session=session)
+
+    def pytest_collectreport(self, report: Any) -> None:
+        self._call("pytest_collectreport", report=report)
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, session: Any, config: Any, items: list[Any]) -> None:
+        self._call("pytest_collection_modifyitems", session=session, config=config, items=items)
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtestloop(self, session: Any) -> Any:
+        return self._call("pytest_runtestloop", session=session)
+
+
+class Starter:
+    """Starts pytest in a child: from a config prepared once per request when it can.
+
+    Preparing pytest's config (options, ini, plugins, conftests) costs about as
+    much as collecting; doing it once and forking the baseline, the collector
+    and every fresh child from it removes that cost from each of them. When a
+    conftest imports the target, or pytest cannot start, every child falls back
+    to its own ``pytest.main`` (which then reports the error).
+    """
+
+    def __init__(self, config: dict[str, Any]):
+        self.args = _pytest_args(config, list(config["tests"]))
+        self.dispatch = Dispatch()
+        self.prepared: Any = None
+
+    def prepare(self, target: str) -> None:
+        """Prepare the shared config; call in the (quiet) process the children fork from."""
+        prepared = _prepare_config(self.args, self.dispatch)
+        self.prepared = None if prepared is None or _target_imported(target) else prepared
+
+    def main(self, plugin: Any) -> int:
+        """Run pytest with ``plugin`` active (call in a forked child only)."""
+        if self.prepared is None:
+            return int(pytest.main(self.args, plugins=[plugin]))
+        self.dispatch.active = plugin
+        return int(self.prepared.hook.pytest_cmdline_main(config=self.prepared))
+
+
 class Pool:
     """Forks children (at most ``size`` at once); each reports one JSON object on a pipe."""
 
@@ -296,7 +350,7 @@ class BaselinePlugin:
         os._exit(0)
 
 
-def run_baseline(config: dict[str, Any]) -> dict[str, Any]:
+def run_baseline(config: dict[str, Any], starter: Starter) -> dict[str, Any]:
     """Fork a child that collects and runs every test once; return what it measured."""
     read_fd, write_fd = os.pipe()
     pid = os.fork()
@@ -306,7 +360,7 @@ def run_baseline(config: dict[str, Any]) -> dict[str, Any]:
         _quiet(stderr_to=errors)
         try:
             plugin = BaselinePlugin(config["target"], write_fd)
-            code = pytest.main(_pytest_args(config, config["tests"]), plugins=[plugin])
+            code = starter.main(plugin)
             # Reached only when pytest stopped before running tests (usage or collection errors).
             _send(write_fd, {"pytest_exit": int(code), "collect_errors": plugin.collect_errors})
         except BaseException as exc:
@@ -419,15 +473,6 @@ class VerdictPlugin:
             self.killer = report.nodeid
 
 
-def run_fresh_child(config: dict[str, Any], mutated: str, nodeids: list[str]) -> dict[str, Any]:
-    """In a child with nothing imported: the mutant through the hook, then a whole pytest.main."""
-    sys.meta_path.insert(0, MutatedFinder(config["target"], mutated))
-    plugin = FreshPlugin()
-    plugin.order = nodeids
-    code = pytest.main(_pytest_args(config, list(config["tests"])), plugins=[plugin])
-    return plugin.result or {"verdict": "killed", "killer": f"pytest exit {int(code)}", "ran": 0}
-
-
 def reference_child(config: dict[str, Any], mutated: str, nodeids: list[str]) -> dict[str, Any]:
     """The ground truth's run: plain ``pytest -x`` over ``nodeids`` in file order, nothing of ours."""
     sys.meta_path.insert(0, MutatedFinder(config["target"], mutated))
@@ -457,9 +502,17 @@ class Session:
         self.floor = float(config.get("timeout_floor", 2.0))
 
     def run(self) -> None:
+        """Score the request. Runs in a forked, quiet process (see ``run_request``)."""
         started = time.monotonic()
-        baseline = run_baseline(self.config)
-        timings = {"baseline": time.monotonic() - started}
+        self.starter = Starter(self.config)
+        self.starter.prepare(self.target)
+        gc.collect()
+        gc.freeze()  # every child shares this heap instead of copying it on its first collection
+        baseline = run_baseline(self.config, self.starter)
+        timings = {
+            "prepare": self.starter.prepared is not None,
+            "baseline": time.monotonic() - started,
+        }
         if not self._baseline_ok(baseline):
             return
         tests = baseline["tests"]
@@ -560,9 +613,8 @@ class Session:
         pid = os.fork()
         if pid == 0:
             os.close(read_fd)
-            _quiet()
             plugin = GraftPlugin(self, work, write_fd)
-            pytest.main(_pytest_args(self.config, self.config["tests"]), plugins=[plugin])
+            self.starter.main(plugin)
             _send(write_fd, {"fallback": [m["id"] for m, _ in work]})
             os._exit(0)
         os.close(write_fd)
@@ -576,19 +628,28 @@ class Session:
         return [m for m, _ in work if m["id"] in ids]
 
     def _run_fresh(self, mutants: list[dict[str, Any]]) -> None:
-        """Judge fresh mutants from a zygote child that has pytest configured but nothing imported."""
-        if not mutants:
-            return
-        pid = os.fork()
-        if pid == 0:
-            code = 0
-            try:
-                _quiet()  # before pytest's capture saves the real stdout
-                FreshZygote(self).run(mutants)
-            except BaseException:
-                code = 1
-            os._exit(code)
-        os.waitpid(pid, 0)
+        """Judge fresh mutants: per mutant, a child imports the mutant through the hook and runs."""
+        pool = Pool(self.workers)
+        done = lambda key, result: self._emit_result(key[0], key[1], key[2], result)  # noqa: E731
+        for m in mutants:
+            nodeids = self._covering({**m, "strategy": "fresh"})
+            mutated = apply_mutant(self.source, self.offsets, m)
+
+            def body(mutated: str = mutated, nodeids: list[str] = nodeids) -> dict[str, Any]:
+                _limit_cpu(self._timeout(nodeids, self.collect_seconds * 3))
+                sys.meta_path.insert(0, MutatedFinder(self.target, mutated))
+                plugin = FreshPlugin()
+                plugin.order = nodeids
+                code = self.starter.main(plugin)
+                return plugin.result or {
+                    "verdict": "killed",
+                    "killer": f"pytest exit {code}",
+                    "ran": 0,
+                }
+
+            timeout = self._timeout(nodeids, 1.0 + self.collect_seconds * 3)
+            pool.submit((m, nodeids, time.monotonic()), timeout, body, done)
+        pool.drain(done)
 
 
 class FreshPlugin:
@@ -622,36 +683,6 @@ class FreshPlugin:
         return True
 
 
-class FreshZygote:
-    """Prepares pytest's config once (options, ini, plugins, conftests), then forks per mutant."""
-
-    def __init__(self, session: Session):
-        self.s = session
-
-    def run(self, mutants: list[dict[str, Any]]) -> None:
-        plugin = FreshPlugin()
-        config = _prepare_config(_pytest_args(self.s.config, self.s.config["tests"]), plugin)
-        if config is None or _target_imported(self.s.target):
-            config = None  # a conftest imported the target: every mutant needs its own pytest.main
-        gc.collect()
-        gc.freeze()  # children then share the heap instead of copying it on their first collection
-        pool = Pool(self.s.workers)
-        done = lambda key, result: self.s._emit_result(key[0], key[1], key[2], result)  # noqa: E731
-        for m in mutants:
-            nodeids = self.s._covering({**m, "strategy": "fresh"})
-            mutated = apply_mutant(self.s.source, self.s.offsets, m)
-
-            def body(mutated: str = mutated, nodeids: list[str] = nodeids) -> dict[str, Any]:
-                _limit_cpu(self.s._timeout(nodeids, self.s.collect_seconds * 3))
-                if config is None:
-                    return run_fresh_child(self.s.config, mutated, nodeids)
-                return _judge_prepared(config, plugin, self.s.target, mutated, nodeids)
-
-            timeout = self.s._timeout(nodeids, 1.0 + self.s.collect_seconds * 3)
-            pool.submit((m, nodeids, time.monotonic()), timeout, body, done)
-        pool.drain(done)
-
-
 def _prepare_config(args: list[str], plugin: Any) -> Any:
     """pytest's config, parsed and with plugins and conftests loaded, not yet configured."""
     try:
@@ -668,16 +699,6 @@ def _prepare_config(args: list[str], plugin: Any) -> Any:
 def _target_imported(target: str) -> bool:
     is_target = SameFile(target)
     return any(is_target(getattr(m, "__file__", None) or "") for m in list(sys.modules.values()))
-
-
-def _judge_prepared(
-    config: Any, plugin: FreshPlugin, target: str, mutated: str, nodeids: list[str]
-) -> dict[str, Any]:
-    """In a child of the fresh zygote: import the mutant through the hook, collect, run."""
-    sys.meta_path.insert(0, MutatedFinder(target, mutated))
-    plugin.order = nodeids
-    code = config.hook.pytest_cmdline_main(config=config)
-    return plugin.result or {"verdict": "killed", "killer": f"pytest exit {int(code)}", "ran": 0}
 
 
 class GraftPlugin:
@@ -812,19 +833,32 @@ def ground_truth(config: dict[str, Any], mutant_id: str) -> dict[str, Any]:
     return reference_child(config, mutated, list(config["tests"]))
 
 
+def run_request(config: dict[str, Any]) -> None:
+    """Score one request in a forked, quiet child, so this process stays pristine (warm mode)."""
+    pid = os.fork()
+    if pid == 0:
+        code = 0
+        try:
+            _quiet()  # before pytest's capture saves the real stdout
+            Session(config).run()
+        except BaseException as exc:
+            Results(config["results"]).emit(
+                event="error", kind="worker", message=f"{type(exc).__name__}: {exc}"
+            )
+            code = 1
+        os._exit(code)
+    os.waitpid(pid, 0)
+
+
 def serve() -> None:
     """Warm mode: one config per stdin line; answer one JSON line per request on stdout."""
     out = os.fdopen(os.dup(1), "w")
     for line in sys.stdin:
         if not line.strip():
             continue
-        config = json.loads(line)
         started = time.monotonic()
-        try:
-            Session(config).run()
-            out.write(json.dumps({"done": True, "elapsed": time.monotonic() - started}) + "\n")
-        except Exception as exc:
-            out.write(json.dumps({"done": False, "error": f"{type(exc).__name__}: {exc}"}) + "\n")
+        run_request(json.loads(line))
+        out.write(json.dumps({"done": True, "elapsed": time.monotonic() - started}) + "\n")
         out.flush()
 
 
@@ -839,7 +873,7 @@ def main(argv: list[str]) -> int:
             json.dump(result, handle)
         return 0
     config = json.load(open(argv[0], encoding="utf-8"))  # noqa: SIM115
-    Session(config).run()
+    run_request(config)
     return 0
 
 
