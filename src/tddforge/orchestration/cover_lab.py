@@ -155,12 +155,16 @@ class SuiteLab:
             self.module.write_bytes(self.original)
             notes.append(f"a test modified {self.target.module_rel}; its bytes were restored")
 
-    def passes_alone(self, verdict: Verdict) -> bool:
-        """True when the test passes when run on its own."""
-        run = self.pytest(list(verdict.nodeids), coverage=False, notes=[])
-        return len(run.outcomes) == len(verdict.nodeids) and all(
+    def alone(self, verdict: Verdict) -> str | None:
+        """Why the test cannot be kept when run on its own (fails, or writes the module), or None."""
+        notes: list[str] = []
+        run = self.pytest(list(verdict.nodeids), coverage=False, notes=notes)
+        if notes:
+            return f"modifies the module under test ({self.target.module_rel})"
+        passed = len(run.outcomes) == len(verdict.nodeids) and all(
             o.outcome == "passed" for o in run.outcomes
         )
+        return None if passed else "fails when run alone (depends on other tests)"
 
     def score(self, found: Measurement, notes: list[str]) -> MutationReport | None:
         """The mutation score of the stable tests (the others deselected) in the warm worker."""

@@ -299,8 +299,8 @@ def _assemble(attempts: list[_Attempt], lab: SuiteLab, progress: Progress) -> _F
             final.dropped[key] = (
                 f"{verdict.status}: {verdict.kind or ''} {verdict.message}".strip()[:300]
             )
-        elif not lab.passes_alone(verdict):
-            final.dropped[key] = "fails when run alone (depends on other tests)"
+        elif (why := lab.alone(verdict)) is not None:
+            final.dropped[key] = why
     stable = [k for k in found.verdicts if k not in final.dropped]
     if len(stable) < len(found.verdicts):
         found = _remeasure(lab, suites.prune_source(found.code, stable), final)

@@ -87,7 +87,8 @@ def check_config(project: Path, python: Path, sandbox: Sandbox) -> ConfigCheck:
 
 def _error_line(text: str) -> str | None:
     lines = [line.strip() for line in text.splitlines() if line.strip()]
-    for line in lines:
+    # pytest's usage errors end with "pytest: error: unrecognized arguments: --cov=..."
+    for line in reversed(lines):
         if "error:" in line.lower() or line.startswith("E "):
             return line.removeprefix("E ").strip()
     return lines[-1] if lines else None

@@ -37,6 +37,24 @@ VARIABLES = {
         "tests_per_component": RedStageConfig().tests_per_component,
     },
     "red_repair": {"problems": ["no fence"], "test_directory": "tests"},
+    "cover_generator": {
+        "repo": "calc",
+        "version": "1.0",
+        "code_file": "calc.py",
+        "code_src": "def f():\n    return 1\n",
+        "framework": "unittest",
+        "import_name": "calc",
+    },
+    "cover_enhancer": {
+        "repo": "calc",
+        "version": "1.0",
+        "code_file": "calc.py",
+        "code_src": "def f():\n    return 1\n",
+        "import_name": "calc",
+        "guardrails": ["Keep the existing imports."],
+        "current_test_src": "def test_f():\n    assert f() == 1\n",
+        "instruction_block": "- Add coverage for lines: 2.",
+    },
     **{
         agent: {
             "role": agent.capitalize(),

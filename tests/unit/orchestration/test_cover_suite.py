@@ -1,0 +1,160 @@
+"""Keep only what helps: per-test verdicts over reruns, selection, pruning (pure)."""
+
+from __future__ import annotations
+
+import ast
+
+import pytest
+
+from tddforge.agents.cover import CoverTarget, LLMSuiteGenerator, extract_code, guardrails
+from tddforge.config import Settings
+from tddforge.llm import ScriptedClient
+from tddforge.orchestration.cover_suite import (
+    function_source,
+    lines_by_test,
+    prune_source,
+    select_tests,
+    stability,
+)  # fmt: skip
+from tddforge.orchestration.cover_suite import test_key as key_of
+from tddforge.runner import TestOutcome, TestRun
+
+
+def run(*outcomes: tuple[str, str, str | None]) -> TestRun:
+    return TestRun(
+        outcomes=tuple(TestOutcome(n, o, 0.0, "call", failure_kind=k, message=k) for n, o, k in outcomes),
+        collection_errors=(), exit_code=0, timed_out=False, duration=0.0, output="",
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("nodeid", "key"),
+    [("t.py::test_a", "test_a"), ("t.py::T::test_a", "T::test_a"), ("t.py::test_a[1-2]", "test_a")],
+)
+def test_test_key(nodeid: str, key: str) -> None:
+    assert key_of(nodeid) == key
+
+
+def test_stability_table() -> None:
+    ok, bad = ("passed", None), ("failed", "AssertionError")
+    runs = [
+        run(("t.py::a", *ok), ("t.py::b", *ok), ("t.py::c", *bad), ("t.py::d", "error", "TypeError"),
+            ("t.py::p[1]", *ok), ("t.py::p[2]", *ok)),
+        run(("t.py::a", *ok), ("t.py::b", *bad), ("t.py::c", *bad), ("t.py::d", "error", "TypeError"),
+            ("t.py::p[1]", *ok), ("t.py::p[2]", *bad)),
+        run(("t.py::a", *ok), ("t.py::b", *ok), ("t.py::c", *bad), ("t.py::d", "error", "TypeError"),
+            ("t.py::p[1]", *ok), ("t.py::p[2]", *ok)),
+    ]  # fmt: skip
+    verdicts = stability(runs)
+    assert {k: v.status for k, v in verdicts.items()} == {
+        "a": "stable", "b": "flaky", "c": "failing", "d": "broken", "p": "flaky",
+    }  # fmt: skip
+    assert verdicts["c"].suspected_bug and not verdicts["d"].suspected_bug
+    assert verdicts["p"].nodeids == ("t.py::p[1]", "t.py::p[2]")
+
+
+def test_a_test_missing_from_a_rerun_is_not_stable() -> None:
+    verdicts = stability([run(("t.py::a", "passed", None)), run()])
+    assert verdicts["a"].status == "flaky"
+
+
+def test_select_keeps_killers_then_new_coverage() -> None:
+    lines = {"a": {1, 2}, "b": {1, 2, 3}, "c": {3}, "d": {1}, "e": {9}}
+    kills = {"a": {"m1"}}
+    chosen = select_tests(["a", "b", "c", "d", "e"], lines, kills)
+    assert chosen.kept == ("a", "b", "e")
+    assert set(chosen.dropped) == {"c", "d"}
+
+
+def test_lines_by_test_reads_coverage_contexts() -> None:
+    contexts = {
+        1: ("", "tests.test_m.test_a"),
+        2: ("tests.test_m.T.test_b|run",),
+        3: ("tests.test_m.test_ab",),
+    }
+    assert lines_by_test(contexts, ["test_a", "T::test_b"]) == {"test_a": {1}, "T::test_b": {2}}
+
+
+SUITE = """import pytest
+
+
+def helper():
+    return 1
+
+
+@pytest.mark.parametrize("x", [1, 2])
+def test_one(x):
+    assert x
+
+
+def test_two():
+    assert helper()
+
+
+class TestGroup:
+    def setup_method(self):
+        self.v = 1
+
+    def test_three(self):
+        assert self.v
+
+
+class TestOther:
+    def test_four(self):
+        assert True
+"""
+
+
+def test_prune_source_keeps_helpers_and_removes_emptied_classes() -> None:
+    pruned = prune_source(SUITE, {"test_two", "TestGroup::test_three"})
+    ast.parse(pruned)
+    assert "def helper" in pruned and "def test_two" in pruned and "def test_three" in pruned
+    assert "test_one" not in pruned and "parametrize" not in pruned
+    assert "TestOther" not in pruned and "setup_method" in pruned
+
+
+def test_function_source() -> None:
+    assert function_source(SUITE, "test_one").startswith("@pytest.mark.parametrize")
+    assert function_source(SUITE, "nope") == ""
+
+
+@pytest.mark.parametrize(
+    ("reply", "code"),
+    [
+        ("def test_a():\n    assert 1\n", "def test_a():\n    assert 1\n"),
+        (
+            "Here:\n```python\ndef test_a():\n    assert 1\n```\nDone.",
+            "def test_a():\n    assert 1\n",
+        ),
+        ("```\nx = 1\n```", "x = 1\n"),
+        ("```py\nshort\n```\n```python\nlonger = 1\n```", "longer = 1\n"),
+    ],
+)
+def test_extract_code_accepts_raw_and_fenced(reply: str, code: str) -> None:
+    assert extract_code(reply) == code
+
+
+def test_guardrails_follow_the_framework() -> None:
+    assert guardrails("pytest", "calc")[0].startswith("Pytest-style functions")
+    assert "Do NOT import pytest" in guardrails("unittest", "calc")[0]
+    assert len(guardrails("unittest", "django")) == 5
+
+
+def test_llm_generator_uses_the_seed_prompts() -> None:
+    client = ScriptedClient(
+        "```python\ndef test_a():\n    assert 1\n```", "def test_b():\n    assert 2\n"
+    )
+    target = CoverTarget(project=__import__("pathlib").Path("."), module_rel="calc.py",
+                         import_name="calc", source="def f():\n    return 1\n", framework="unittest",
+                         test_path="tests/test_calc.py", repo="calc", version="1.0")  # fmt: skip
+    writer = LLMSuiteGenerator(client, Settings())
+    assert writer.generate(target).code == "def test_a():\n    assert 1\n"
+    revised = writer.enhance(
+        target, "def test_a():\n    assert 1\n", "- Add coverage for lines: 2."
+    )
+    assert revised.code == "def test_b():\n    assert 2\n"
+    first, second = (r[1].content for r in client.requests)
+    assert "You MUST generate tests using Python's built-in unittest framework." in first
+    assert "Target file: calc.py" in first and "import the file under test as `calc`" in first
+    assert "Instructions:\n- Add coverage for lines: 2." in second
+    assert "Current test suite:\ndef test_a():" in second
