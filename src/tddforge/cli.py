@@ -212,7 +212,13 @@ def mutate(module: Path, tests: tuple[Path, ...], project: str, workers: int | N
            python: str | None) -> None:  # fmt: skip
     """Mutation testing of MODULE against its tests: fast, exact, cached."""
     from tddforge.mutation.cache import VerdictCache
-    from tddforge.mutation.engine import MutationJob, run_ground_truth, score, verdict_differences
+    from tddforge.mutation.engine import (
+        MutationJob,
+        ground_truth_timeout,
+        run_ground_truth,
+        score,
+        verdict_differences,
+    )
     from tddforge.runner import interpreter_for
     from tddforge.store.rundir import RunDir
 
@@ -236,9 +242,9 @@ def mutate(module: Path, tests: tuple[Path, ...], project: str, workers: int | N
     run.write_text("mutation.md", report.to_markdown())
     code = 0 if fail_under is None or (report.score or 0.0) >= fail_under else 1
     if verify:
-        truth = run_ground_truth(
-            job, settings, [r.mutant for r in report.results], _counter("ground truth")
-        )
+        mutants = [r.mutant for r in report.results]
+        limit = ground_truth_timeout(report)
+        truth = run_ground_truth(job, settings, mutants, _counter("ground truth"), per_mutant=limit)
         diffs = verdict_differences(report, truth)
         data["verify"] = {
             "differences": [{"id": i, "ours": a, "ground_truth": b} for i, a, b in diffs]

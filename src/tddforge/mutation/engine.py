@@ -140,6 +140,8 @@ def worker_config(prep: Prepared, results: Path) -> dict[str, Any]:
         "pytest_args": prep.pytest_args,
         "mutants": [m.to_data() for m in prep.mutants],
         "workers": job.workers,
+        "timeout_factor": TIMEOUT_FACTOR,
+        "timeout_floor": TIMEOUT_FLOOR,
         "results": str(results),
         "prior": prep.prior.verdicts,
         "unchanged_tests": unchanged,
@@ -332,7 +334,10 @@ def _finish(
         }
         cache.save(prep.key, CacheEntry(prep.fingerprints, merged))
     rel = prep.job.module.resolve().relative_to(prep.job.project.resolve()).as_posix()
-    return MutationReport(rel, prep.source, results, len(baseline.get("tests", {})), elapsed)
+    tests = baseline.get("tests", {})
+    passing = sum(t["duration"] for t in tests.values() if t.get("outcome") == "passed")
+    return MutationReport(rel, prep.source, results, len(tests), elapsed,
+                          baseline_seconds=passing, collect_seconds=baseline.get("collect_seconds", 0.0))  # fmt: skip
 
 
 def _one_line(text: object) -> str:
@@ -375,11 +380,30 @@ def _cached(result: MutantResult) -> dict[str, Any]:
     return {"verdict": result.verdict, "killer": result.killer, "ran": list(result.ran)}
 
 
+# The worker's timeout rule (worker.Session): floor + factor x the covering tests' baseline time.
+TIMEOUT_FLOOR = 2.0
+TIMEOUT_FACTOR = 5.0
+STARTUP_ALLOWANCE = 3.0  # a fresh interpreter: start-up, pytest import, collection
+
+
+def ground_truth_timeout(report: MutationReport) -> float:
+    """The per-mutant timeout of the reference run, by the engine's own rule.
+
+    A mutant that makes the tests many times slower is a ``timeout`` for the
+    engine; the reference must judge slowness by the same rule, or --verify would
+    report a difference in timeout policy instead of one in execution.
+    """
+    startup = STARTUP_ALLOWANCE + 3 * report.collect_seconds
+    return startup + TIMEOUT_FLOOR + TIMEOUT_FACTOR * report.baseline_seconds
+
+
 def run_ground_truth(
     job: MutationJob,
     settings: Settings,
     mutants: Sequence[Mutant],
     progress: Progress | None = None,
+    *,
+    per_mutant: float = 60.0,
 ) -> dict[str, str]:
     """Each mutant in a fresh interpreter, every test in file order: the reference verdicts."""
     prep = prepare(job, None)
@@ -391,7 +415,6 @@ def run_ground_truth(
         )
         sandbox = _sandbox(job, settings)
         worker = str(private / "tddforge_mutation_worker.py")
-        per_mutant = max(60.0, job.timeout / max(1, len(mutants)))
 
         def judge(indexed: tuple[int, Mutant]) -> tuple[str, str]:
             index, mutant = indexed

@@ -37,6 +37,8 @@ class MutationReport:
     tests: int
     elapsed: float
     warnings: list[str] = field(default_factory=list)
+    baseline_seconds: float = 0.0  # the passing tests' run time at baseline
+    collect_seconds: float = 0.0
 
     @property
     def counts(self) -> Counter[str]:
