@@ -244,7 +244,7 @@ def mutate(module: Path, tests: tuple[Path, ...], project: str, workers: int | N
     if verify:
         mutants = [r.mutant for r in report.results]
         limit = ground_truth_timeout(report)
-        truth = run_ground_truth(job, settings, mutants, _counter("ground truth"), per_mutant=limit)
+        truth = run_ground_truth(job, settings, mutants, _counter("ground truth"), cpu_limit=limit)
         diffs = verdict_differences(report, truth)
         data["verify"] = {
             "differences": [{"id": i, "ours": a, "ground_truth": b} for i, a, b in diffs]

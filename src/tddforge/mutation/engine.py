@@ -387,7 +387,7 @@ STARTUP_ALLOWANCE = 3.0  # a fresh interpreter: start-up, pytest import, collect
 
 
 def ground_truth_timeout(report: MutationReport) -> float:
-    """The per-mutant timeout of the reference run, by the engine's own rule.
+    """The per-mutant CPU budget of the reference run, by the engine's own rule.
 
     A mutant that makes the tests many times slower is a ``timeout`` for the
     engine; the reference must judge slowness by the same rule, or --verify would
@@ -403,9 +403,15 @@ def run_ground_truth(
     mutants: Sequence[Mutant],
     progress: Progress | None = None,
     *,
-    per_mutant: float = 60.0,
+    cpu_limit: float | None = None,
 ) -> dict[str, str]:
-    """Each mutant in a fresh interpreter, every test in file order: the reference verdicts."""
+    """Each mutant in a fresh interpreter, every test in file order: the reference verdicts.
+
+    ``cpu_limit`` (seconds of CPU per mutant) makes slowness a timeout by the
+    engine's rule (see ``ground_truth_timeout``); the wall-clock limit is a roomy
+    backstop for a mutant that blocks without using CPU.
+    """
+    per_mutant = max(60.0, 3 * cpu_limit) if cpu_limit is not None else 60.0
     prep = prepare(job, None)
     verdicts: dict[str, str] = {}
     with _workspace(job.project) as private:
@@ -420,6 +426,7 @@ def run_ground_truth(
             index, mutant = indexed
             out = private / f"gt-{index}.json"
             argv = [str(job.python), worker, "--ground-truth", str(config), mutant.id, str(out)]
+            argv += [str(cpu_limit)] if cpu_limit is not None else []
             result = sandbox.run(argv, cwd=job.project, timeout=per_mutant, extra_env=_env(job))
             return mutant.id, _ground_verdict(result.timed_out, out)
 

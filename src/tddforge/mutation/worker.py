@@ -367,16 +367,21 @@ def run_baseline(config: dict[str, Any], starter: Starter) -> dict[str, Any]:
             _send(write_fd, {"pytest_exit": -1, "stderr": f"{type(exc).__name__}: {exc}"[-1500:]})
         os._exit(0)
     os.close(write_fd)
+    data = _drain(read_fd, pid)
+    result: dict[str, Any] = json.loads(data) if data else {"pytest_exit": -1}
+    if "tests" not in result and not result.get("stderr"):
+        result["stderr"] = _tail(errors)
+    return result
+
+
+def _drain(read_fd: int, pid: int) -> bytes:
+    """Everything a child wrote on its pipe, once it has exited (and been reaped)."""
     chunks = []
     while chunk := os.read(read_fd, 1 << 16):
         chunks.append(chunk)
     os.close(read_fd)
     os.waitpid(pid, 0)
-    data = b"".join(chunks)
-    result: dict[str, Any] = json.loads(data) if data else {"pytest_exit": -1}
-    if "tests" not in result and not result.get("stderr"):
-        result["stderr"] = _tail(errors)
-    return result
+    return b"".join(chunks)
 
 
 def _tail(path: str, lines: int = 6) -> str:
@@ -618,12 +623,7 @@ class Session:
             _send(write_fd, {"fallback": [m["id"] for m, _ in work]})
             os._exit(0)
         os.close(write_fd)
-        chunks = []
-        while chunk := os.read(read_fd, 1 << 16):
-            chunks.append(chunk)
-        os.close(read_fd)
-        os.waitpid(pid, 0)
-        data = json.loads(b"".join(chunks) or b'{"fallback": []}')
+        data = json.loads(_drain(read_fd, pid) or b'{"fallback": []}')
         ids = set(data["fallback"])
         return [m for m, _ in work if m["id"] in ids]
 
@@ -824,8 +824,23 @@ def is_unchanged(nodeid: str, unchanged: set[str]) -> bool:
 # -- entry points ------------------------------------------------------------------------------
 
 
-def ground_truth(config: dict[str, Any], mutant_id: str) -> dict[str, Any]:
-    """One mutant in this fresh interpreter, all tests in file order: the reference verdict."""
+def ground_truth(
+    config: dict[str, Any], mutant_id: str, out: str, cpu_limit: float | None
+) -> dict[str, Any]:
+    """One mutant in this fresh interpreter, all tests in file order: the reference verdict.
+
+    With ``cpu_limit``, running out of CPU time is a timeout (SIGXCPU is caught
+    and reported), the same rule by which the engine calls a mutant slow.
+    """
+    if cpu_limit is not None:
+
+        def out_of_time(signum: int, frame: Any) -> None:
+            with open(out, "w", encoding="utf-8") as handle:
+                json.dump({"verdict": "timeout"}, handle)
+            os._exit(0)
+
+        signal.signal(signal.SIGXCPU, out_of_time)
+        _limit_cpu(cpu_limit)
     source = open(config["target"], encoding="utf-8").read()  # noqa: SIM115
     (m,) = [m for m in config["mutants"] if m["id"] == mutant_id]
     mutated = apply_mutant(source, line_offsets(source), m)
@@ -868,7 +883,8 @@ def main(argv: list[str]) -> int:
         return 0
     if argv[:1] == ["--ground-truth"]:
         config = json.load(open(argv[1], encoding="utf-8"))  # noqa: SIM115
-        result = ground_truth(config, argv[2])
+        cpu_limit = float(argv[4]) if len(argv) > 4 else None
+        result = ground_truth(config, argv[2], argv[3], cpu_limit)
         with open(argv[3], "w", encoding="utf-8") as handle:
             json.dump(result, handle)
         return 0
