@@ -291,6 +291,8 @@ def _report_mutation(data: dict[str, Any], run_dir: Path, as_json: bool) -> None
         f"error {c['error']}; {data['tests']} tests, {data['elapsed']:.1f} s"
         + (f", {data['reused']} verdicts reused" if data["reused"] else "")
     )
+    for warning in data["warnings"]:
+        err.print(f"  [yellow]warning[/yellow] {escape(warning)}")
     for survivor in data["survivors"][:20]:
         err.print(f"  [yellow]{survivor['verdict']}[/yellow] line {survivor['line']} {survivor['operator']}: "
                   f"{escape(survivor['original'])} → {escape(survivor['replacement'])}")  # fmt: skip

@@ -7,6 +7,7 @@ The hierarchy, by what the caller does next::
     ├── InputError                 a missing file or an unreadable input
     │   ├── SpecError              a malformed spec file
     │   └── BaselineError          the tests fail (or cannot run) before any mutation
+    │       └── PytestStartError   pytest itself cannot start with the project's setup
     ├── LLMError(retryable)        the model endpoint failed or refused
     │   └── BudgetExceeded         the --max-cost cap would be passed
     ├── WorkspaceError             the work dir cannot be used as asked
@@ -43,6 +44,10 @@ class SpecError(InputError):
 
 class BaselineError(InputError):
     """The tests must pass on the unmutated code, and they do not (or cannot run)."""
+
+
+class PytestStartError(BaselineError):
+    """pytest cannot start (a usage error from the configuration, a broken conftest or plugin)."""
 
 
 class LLMError(TddforgeError):

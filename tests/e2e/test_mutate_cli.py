@@ -73,3 +73,30 @@ def test_bad_input_is_one_line_and_exit_2(
     (line,) = _errors(result.stderr)
     assert line.startswith("error: ") and message in line
     assert not (project / ".tddforge" / "runs").exists()
+
+
+def test_unusable_project_config_falls_back_to_a_neutral_one(tmp_path: Path) -> None:
+    project = write_project(tmp_path / "p")
+    # Like semver 3.0.2: addopts needing a plugin (pytest-cov) that is not installed.
+    (project / "pyproject.toml").write_text(
+        '[tool.pytest.ini_options]\naddopts = "--cov=sample --cov-report=term"\n'
+    )
+    result = _mutate(project, "sample.py", "--tests", "tests/test_sample.py", "--json")
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["counts"]["killed"] > 0
+    (warning,) = report["warnings"]
+    assert "--cov" in warning and "neutral pytest configuration" in warning
+    assert "neutral pytest configuration" in result.stderr
+
+
+def test_a_conftest_pytest_cannot_load_is_reported_not_hidden(tmp_path: Path) -> None:
+    project = write_project(tmp_path / "p")
+    # Like boltons 24.0.0 under pytest 9: a hook argument pytest no longer provides.
+    (project / "tests" / "conftest.py").write_text(
+        "def pytest_ignore_collect(path, config):\n    return False\n"
+    )
+    result = _mutate(project, "sample.py", "--tests", "tests/test_sample.py")
+    assert result.returncode == 2
+    (line,) = _errors(result.stderr)
+    assert "pytest_ignore_collect" in line and "path" in line

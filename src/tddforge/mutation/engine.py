@@ -16,18 +16,19 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO, Any
 
 from tddforge.config import Settings
-from tddforge.errors import BaselineError, InputError, RunnerError
+from tddforge.errors import BaselineError, InputError, PytestStartError, RunnerError
 from tddforge.mutation import fingerprints as fp
 from tddforge.mutation.cache import CacheEntry, VerdictCache, cache_key
 from tddforge.mutation.generate import find_mutants
 from tddforge.mutation.mutant import Mutant
 from tddforge.mutation.report import MutantResult, MutationReport
 from tddforge.runner import private_dir, project_paths
+from tddforge.runner.pytest_config import NEUTRAL_INI, neutral_args
 from tddforge.sandbox import Limits, Sandbox
 from tddforge.workspace.git import Git
 
@@ -172,6 +173,39 @@ def score(
     cache: VerdictCache | None = None,
 ) -> MutationReport:
     """Score ``job`` with a fresh worker process (a cold run)."""
+    return with_neutral_fallback(job, lambda j: _score_cold(j, settings, progress, cache))
+
+
+def with_neutral_fallback(
+    job: MutationJob, run: Callable[[MutationJob], MutationReport]
+) -> MutationReport:
+    """Run; if pytest cannot start with the project's configuration, run again with a neutral one.
+
+    The project's configuration is used whenever it works. When it cannot (say,
+    ``addopts = --cov`` without pytest-cov), the run uses an empty ini with the
+    project as rootdir and its conftests kept, and the report says why.
+    """
+    try:
+        return run(job)
+    except PytestStartError as exc:
+        if "-c" in job.extra_pytest_args:
+            raise
+        first = exc
+    neutral = job.project / ".tddforge" / "neutral-pytest.ini"
+    neutral.parent.mkdir(parents=True, exist_ok=True)
+    neutral.write_text(NEUTRAL_INI, encoding="utf-8")
+    args = (*job.extra_pytest_args, *neutral_args(neutral, job.project))
+    try:
+        report = run(replace(job, extra_pytest_args=args))
+    except PytestStartError:
+        raise first from None  # the neutral configuration does not help: the first reason stands
+    report.warnings.append(f"{first}; ran with a neutral pytest configuration instead")
+    return report
+
+
+def _score_cold(
+    job: MutationJob, settings: Settings, progress: Progress | None, cache: VerdictCache | None
+) -> MutationReport:
     prep = prepare(job, cache)
     started = time.monotonic()
     with _workspace(job.project) as private:
@@ -224,6 +258,11 @@ class WarmWorker:
         cache: VerdictCache | None = None,
     ) -> MutationReport:
         """Score ``job`` in the warm worker."""
+        return with_neutral_fallback(job, lambda j: self._score(j, progress, cache))
+
+    def _score(
+        self, job: MutationJob, progress: Progress | None, cache: VerdictCache | None
+    ) -> MutationReport:
         prep = prepare(job, cache)
         started = time.monotonic()
         self._requests += 1
@@ -357,7 +396,9 @@ def _raise_on_error(lines: list[dict[str, Any]], stderr: str) -> None:
             f" and {len(failing) - 5} more" if len(failing) > 5 else ""
         )
         raise BaselineError(f"the tests must pass before mutation; failing: {shown}")
-    if error.get("kind") in ("collection", "no_tests", "pytest"):
+    if error.get("kind") == "pytest":
+        raise PytestStartError(f"the tests cannot run: {_one_line(error.get('message'))}")
+    if error.get("kind") in ("collection", "no_tests"):
         raise BaselineError(f"the tests cannot run: {_one_line(error.get('message'))}")
     raise RunnerError(f"mutation run failed: {_one_line(error.get('message'))}")
 
