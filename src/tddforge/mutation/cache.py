@@ -33,6 +33,8 @@ class CacheEntry:
 
     fingerprints: dict[str, str] = field(default_factory=dict)
     verdicts: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # nodeid -> {"duration", "outcome", "lines"}: a baseline record an unchanged test can reuse
+    baseline: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
 class VerdictCache:
@@ -46,7 +48,9 @@ class VerdictCache:
         path = self.folder / f"{key}.json"
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
-            return CacheEntry(dict(data["fingerprints"]), dict(data["verdicts"]))
+            return CacheEntry(
+                dict(data["fingerprints"]), dict(data["verdicts"]), dict(data.get("baseline", {}))
+            )
         except (OSError, ValueError, KeyError, TypeError):
             return CacheEntry()
 
@@ -55,5 +59,12 @@ class VerdictCache:
         self.folder.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=self.folder, suffix=".tmp")
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump({"fingerprints": entry.fingerprints, "verdicts": entry.verdicts}, handle)
+            json.dump(
+                {
+                    "fingerprints": entry.fingerprints,
+                    "verdicts": entry.verdicts,
+                    "baseline": entry.baseline,
+                },
+                handle,
+            )
         os.replace(tmp, self.folder / f"{key}.json")

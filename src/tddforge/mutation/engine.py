@@ -9,6 +9,7 @@ still valid, and the worker re-runs everything else.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 import threading
@@ -145,8 +146,27 @@ def worker_config(prep: Prepared, results: Path) -> dict[str, Any]:
         "timeout_floor": TIMEOUT_FLOOR,
         "results": str(results),
         "prior": prep.prior.verdicts,
+        "prior_baseline": prep.prior.baseline,
         "unchanged_tests": unchanged,
+        "config_key": config_key(job, prep.pytest_args),
     }
+
+
+def config_key(job: MutationJob, pytest_args: Sequence[str]) -> str:
+    """What pytest's prepared config depends on: arguments, ini files and conftests.
+
+    The warm worker keeps one prepared config while this key stays the same.
+    """
+    parts = [json.dumps([*pytest_args, *job.tests]), str(job.python)]
+    names = ("pytest.ini", ".pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg")
+    files = [job.project / n for n in names if (job.project / n).is_file()]
+    files += sorted(p for p in job.project.rglob("conftest.py") if ".tddforge" not in p.parts)
+    for path in files:
+        try:
+            parts.append(f"{path}\0{path.read_text(encoding='utf-8', errors='replace')}")
+        except OSError:
+            parts.append(str(path))
+    return hashlib.sha256("\0".join(parts).encode("utf-8", "surrogatepass")).hexdigest()[:24]
 
 
 def _sandbox(job: MutationJob, settings: Settings) -> Sandbox:
@@ -371,7 +391,8 @@ def _finish(
             **prep.prior.verdicts,
             **{r.mutant.id: _cached(r) for r in results if r.verdict != "error"},
         }
-        cache.save(prep.key, CacheEntry(prep.fingerprints, merged))
+        records = _baseline_records(baseline)
+        cache.save(prep.key, CacheEntry(prep.fingerprints, merged, records))
     rel = prep.job.module.resolve().relative_to(prep.job.project.resolve()).as_posix()
     tests = baseline.get("tests", {})
     passing = sum(t["duration"] for t in tests.values() if t.get("outcome") == "passed")
@@ -381,6 +402,15 @@ def _finish(
 
 def _one_line(text: object) -> str:
     return " | ".join(part.strip() for part in str(text).splitlines() if part.strip())
+
+
+def _baseline_records(baseline: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Per-test baseline records (outcome, duration, covered lines) for the cache."""
+    coverage = baseline.get("coverage", {})
+    return {
+        nodeid: {**test, "lines": coverage.get(nodeid, [])}
+        for nodeid, test in baseline.get("tests", {}).items()
+    }
 
 
 def _raise_on_error(lines: list[dict[str, Any]], stderr: str) -> None:

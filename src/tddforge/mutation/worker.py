@@ -294,9 +294,10 @@ class LineTracer:
 class BaselinePlugin:
     """Collects, then runs every test once with line tracing; sends the baseline on a pipe."""
 
-    def __init__(self, target: str, fd: int):
+    def __init__(self, target: str, fd: int, reusable: dict[str, dict[str, Any]] | None = None):
         self.is_target = SameFile(target)
         self.fd = fd
+        self.reusable = reusable or {}  # nodeid -> a still-valid baseline record
         self.collect = LineTracer(self.is_target)
         self.collect_started = time.perf_counter()
         self.collect_seconds = 0.0
@@ -319,6 +320,9 @@ class BaselinePlugin:
         tests: dict[str, Any] = {}
         items = session.items
         for index, item in enumerate(items):
+            if item.nodeid in self.reusable:
+                tests[item.nodeid] = self.reusable[item.nodeid]
+                continue
             tracer = LineTracer(self.is_target)
             nextitem = items[index + 1] if index + 1 < len(items) else None
             started = time.perf_counter()
@@ -359,7 +363,7 @@ def run_baseline(config: dict[str, Any], starter: Starter) -> dict[str, Any]:
         os.close(read_fd)
         _quiet(stderr_to=errors)
         try:
-            plugin = BaselinePlugin(config["target"], write_fd)
+            plugin = BaselinePlugin(config["target"], write_fd, reusable_baseline(config))
             code = starter.main(plugin)
             # Reached only when pytest stopped before running tests (usage or collection errors).
             _send(write_fd, {"pytest_exit": int(code), "collect_errors": plugin.collect_errors})
@@ -372,6 +376,20 @@ def run_baseline(config: dict[str, Any], starter: Starter) -> dict[str, Any]:
     if "tests" not in result and not result.get("stderr"):
         result["stderr"] = _tail(errors)
     return result
+
+
+def reusable_baseline(config: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Prior baseline records of tests that are provably unchanged (same module version).
+
+    A passing, unchanged test covers the same lines and takes about the same
+    time as before, so it need not run again to rebuild the baseline.
+    """
+    unchanged = set(config.get("unchanged_tests", []))
+    return {
+        nodeid: record
+        for nodeid, record in config.get("prior_baseline", {}).items()
+        if record.get("outcome") == "passed" and is_unchanged(nodeid, unchanged)
+    }
 
 
 def _drain(read_fd: int, pid: int) -> bytes:
@@ -496,8 +514,9 @@ def reference_child(config: dict[str, Any], mutated: str, nodeids: list[str]) ->
 class Session:
     """One scoring request: baseline, then graft and fresh mutants."""
 
-    def __init__(self, config: dict[str, Any]):
+    def __init__(self, config: dict[str, Any], starter: Starter | None = None):
         self.config = config
+        self.given_starter = starter
         self.out = Results(config["results"])
         self.target = config["target"]
         self.source = open(self.target, encoding="utf-8").read()  # noqa: SIM115
@@ -509,8 +528,11 @@ class Session:
     def run(self) -> None:
         """Score the request. Runs in a forked, quiet process (see ``run_request``)."""
         started = time.monotonic()
-        self.starter = Starter(self.config)
-        self.starter.prepare(self.target)
+        if self.given_starter is not None:
+            self.starter = self.given_starter
+        else:
+            self.starter = Starter(self.config)
+            self.starter.prepare(self.target)
         gc.collect()
         gc.freeze()  # every child shares this heap instead of copying it on its first collection
         baseline = run_baseline(self.config, self.starter)
@@ -848,14 +870,14 @@ def ground_truth(
     return reference_child(config, mutated, list(config["tests"]))
 
 
-def run_request(config: dict[str, Any]) -> None:
+def run_request(config: dict[str, Any], starter: Starter | None = None) -> None:
     """Score one request in a forked, quiet child, so this process stays pristine (warm mode)."""
     pid = os.fork()
     if pid == 0:
         code = 0
         try:
             _quiet()  # before pytest's capture saves the real stdout
-            Session(config).run()
+            Session(config, starter).run()
         except BaseException as exc:
             Results(config["results"]).emit(
                 event="error", kind="worker", message=f"{type(exc).__name__}: {exc}"
@@ -867,14 +889,52 @@ def run_request(config: dict[str, Any]) -> None:
 
 def serve() -> None:
     """Warm mode: one config per stdin line; answer one JSON line per request on stdout."""
+    # pytest's global capture, started when a config is prepared here, takes over fds 0-2:
+    # requests and answers travel on duplicates made first, and it saves /dev/null.
+    requests = os.fdopen(os.dup(0), "r")
     out = os.fdopen(os.dup(1), "w")
-    for line in sys.stdin:
+    _quiet()
+    starters: dict[str, Starter] = {}
+    for line in requests:
         if not line.strip():
             continue
         started = time.monotonic()
-        run_request(json.loads(line))
+        config = json.loads(line)
+        run_request(config, _starter_for(config, starters))
         out.write(json.dumps({"done": True, "elapsed": time.monotonic() - started}) + "\n")
         out.flush()
+
+
+def _starter_for(config: dict[str, Any], starters: dict[str, Starter]) -> Starter | None:
+    """A config prepared in this process and kept while its key holds (warm mode only).
+
+    Preparing loads conftests here; when one imports the target, nothing is kept
+    and each request prepares its own.
+    """
+    key = config.get("config_key")
+    if not key:
+        return None
+    if key not in starters:
+        starters.clear()
+        if not _prepares_cleanly(config):
+            return (
+                None  # preparing here would import the target (or fail): keep this process pristine
+            )
+        starter = Starter(config)
+        starter.prepare(config["target"])
+        starters[key] = starter
+    return starters[key]
+
+
+def _prepares_cleanly(config: dict[str, Any]) -> bool:
+    """Prepare pytest's config in a throwaway child: does it work without importing the target?"""
+    pid = os.fork()
+    if pid == 0:
+        starter = Starter(config)
+        starter.prepare(config["target"])
+        os._exit(0 if starter.prepared is not None else 1)
+    _, status = os.waitpid(pid, 0)
+    return os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
 
 
 def main(argv: list[str]) -> int:

@@ -144,3 +144,16 @@ def test_conftest_edits_change_every_fingerprint(tmp_path: Path) -> None:
     (tmp_path / "tests" / "conftest.py").write_text("import pytest\n")
     after = _prints(tmp_path, SOURCE)
     assert fp.unchanged(before, after) == []
+
+
+def test_only_passing_unchanged_tests_keep_their_baseline_records() -> None:
+    from tddforge.mutation.worker import reusable_baseline
+
+    prior = {
+        A: {"outcome": "passed", "duration": 0.1, "lines": [3]},
+        B: {"outcome": "passed", "duration": 0.1, "lines": [4]},  # edited since
+        C: {"outcome": "passed", "duration": 0.1, "lines": [5]},  # unchanged class
+        "t.py::test_skip": {"outcome": "skipped", "duration": 0.0, "lines": []},
+    }
+    config = {"prior_baseline": prior, "unchanged_tests": [*UNCHANGED, "t.py::test_skip"]}
+    assert sorted(reusable_baseline(config)) == sorted([A, C])
