@@ -33,13 +33,28 @@ def list_tests(path: str, source: str) -> list[TestDef]:
     for node in tree.body:
         if _is_test_function(node):
             found.append(_describe(path, "", node, lines))  # type: ignore[arg-type]
-        elif isinstance(node, ast.ClassDef) and node.name.startswith("Test"):
+        elif isinstance(node, ast.ClassDef) and is_test_class(node):
             prefix = _class_text(node, lines)
             for item in node.body:
                 if _is_test_function(item):
                     test = _describe(path, node.name, item, lines)  # type: ignore[arg-type]
                     found.append(TestDef(test.nodeid, f"{prefix}\n{test.text}"))
     return found
+
+
+def is_test_class(node: ast.ClassDef) -> bool:
+    """pytest collects ``Test*`` classes, and ``unittest.TestCase`` subclasses under any name.
+
+    The base is recognised by name (``TestCase``, ``unittest.TestCase``,
+    ``SimpleTestCase``...), since nothing is imported to check it.
+    """
+    if node.name.startswith("Test"):
+        return True
+    for base in node.bases:
+        name = base.attr if isinstance(base, ast.Attribute) else getattr(base, "id", "")
+        if name.endswith("TestCase"):
+            return True
+    return False
 
 
 def _is_test_function(node: ast.stmt) -> bool:

@@ -15,6 +15,8 @@ import hashlib
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
+from tddforge.analysis.testsource import is_test_class
+
 
 def _sha(*parts: str) -> str:
     digest = hashlib.sha256()
@@ -40,7 +42,7 @@ def _conftests(project: Path, test_file: Path) -> str:
 def _is_test(node: ast.stmt) -> bool:
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return node.name.startswith("test")
-    return isinstance(node, ast.ClassDef) and node.name.startswith("Test")
+    return isinstance(node, ast.ClassDef) and is_test_class(node)
 
 
 def file_fingerprints(project: Path, test_file: Path) -> dict[str, str]:

@@ -32,3 +32,22 @@ def test_file_with_syntax_error_still_lists_its_tests() -> None:
     tests = list_tests("t.py", source)
     assert [t.nodeid for t in tests] == ["t.py::TestX::test_a", "t.py::test_b"]
     assert "TC007" in tests[0].text
+
+
+def test_unittest_classes_are_tests_under_any_name() -> None:
+    source = (
+        "import unittest\n"
+        "class AreaTests(unittest.TestCase):\n"
+        "    def test_square(self):\n"
+        "        pass\n"
+        "class Views(SimpleTestCase):\n"
+        "    def test_index(self):\n"
+        "        pass\n"
+        "class Helper:\n"
+        "    def test_not_collected(self):\n"
+        "        pass\n"
+    )
+    assert [t.nodeid for t in list_tests("t.py", source)] == [
+        "t.py::AreaTests::test_square",
+        "t.py::Views::test_index",
+    ]
