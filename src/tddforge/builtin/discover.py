@@ -1,0 +1,166 @@
+"""Discovery: what a target module offers, found by importing it under its own interpreter.
+
+The probe (:mod:`tddforge.builtin.probe`, stdlib only) is copied into a
+private directory of the project and run confined by the sandbox with the
+project's interpreter and the project (and its ``src``) on ``PYTHONPATH``. It
+writes JSON, read back here into frozen pydantic models (an I/O boundary).
+
+A module that cannot be imported safely (a syntax error, a missing native
+dependency, network access or writes outside the work dir at import time,
+which the sandbox turns into errors) becomes one :class:`InputError` line.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from tddforge.analysis.project import import_name
+from tddforge.errors import InputError
+from tddforge.runner.pytest_run import private_dir, project_paths
+from tddforge.sandbox import Sandbox
+
+PROBE_SOURCE = Path(__file__).with_name("probe.py")
+_PROBE_NAME = "tddforge_discovery_probe.py"
+_HINTS = {
+    "ModuleNotFoundError": "a dependency is missing from the project's interpreter",
+    "ImportError": "a dependency is missing or broken in the project's interpreter",
+    "OSError": "it touches the network or writes outside the project at import time",
+    "PermissionError": "it writes outside the project at import time",
+    "SystemExit": "it exits at import time",
+}
+
+ParamKind = Literal[
+    "positional_only", "positional_or_keyword", "var_positional", "keyword_only", "var_keyword"
+]
+CallableKind = Literal["function", "method", "staticmethod", "classmethod", "constructor"]
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Param(_Frozen):
+    """One parameter: its kind, type hint as written, and its default as a literal repr."""
+
+    name: str
+    kind: ParamKind
+    annotation: str | None
+    has_default: bool
+    default: str | None  # repr of the default, only when it is a literal
+    default_is_literal: bool
+
+
+class Doctest(_Frozen):
+    """One ``>>>`` example of a docstring."""
+
+    source: str
+    want: str
+    exc_msg: str | None
+    lineno: int
+
+
+class CallableInfo(_Frozen):
+    """A public function, method or constructor (whose parameters omit ``self``/``cls``)."""
+
+    name: str
+    qualname: str
+    kind: CallableKind
+    parameters: tuple[Param, ...]
+    returns: str | None
+    docstring: str | None
+    doctests: tuple[Doctest, ...]
+    is_async: bool
+    is_generator: bool
+    lines: tuple[int, int] | None
+
+
+class ClassInfo(_Frozen):
+    """A public class: its constructor, own public methods and properties."""
+
+    name: str
+    docstring: str | None
+    doctests: tuple[Doctest, ...]
+    constructor: CallableInfo | None
+    methods: tuple[CallableInfo, ...]
+    properties: tuple[str, ...]
+    is_abstract: bool
+    is_exception: bool
+    lines: tuple[int, int] | None
+
+
+class ModuleInfo(_Frozen):
+    """Everything public the target module defines."""
+
+    name: str
+    file: str | None
+    docstring: str | None
+    doctests: tuple[Doctest, ...]
+    functions: tuple[CallableInfo, ...]
+    classes: tuple[ClassInfo, ...]
+
+    def callables(self) -> list[CallableInfo]:
+        """Functions, then each class's constructor and methods, in module order."""
+        found = list(self.functions)
+        for cls in self.classes:
+            found += [*([cls.constructor] if cls.constructor else []), *cls.methods]
+        return found
+
+
+def discover(
+    project: Path, module: Path, *, python: Path, sandbox: Sandbox, timeout: float = 30.0
+) -> ModuleInfo:
+    """Import ``module`` of ``project`` with ``python`` inside ``sandbox`` and describe it."""
+    project, module = project.resolve(), module.resolve()
+    if not module.is_file():
+        raise InputError(f"no such module: {module}")
+    name = import_name(project, module)
+    with private_dir(project) as private:
+        shutil.copyfile(PROBE_SOURCE, private / _PROBE_NAME)
+        out = private / "discovery.json"
+        probe = str(private / _PROBE_NAME)
+        argv = [str(python), probe, name, str(out), *project_paths(project)]
+        run = sandbox.run(argv, cwd=project, timeout=timeout)
+        if run.timed_out:
+            raise InputError(f"cannot import {name}: importing it took longer than {timeout:g} s")
+        if not out.is_file():
+            tail = (run.stderr.strip().splitlines() or ["no output"])[-1]
+            raise InputError(f"cannot import {name}: the interpreter exited ({tail})")
+        raw = out.read_text(encoding="utf-8")
+    info = parse_result(raw, name)
+    _check_origin(info, module)
+    return info
+
+
+def parse_result(raw: str, name: str) -> ModuleInfo:
+    """The probe's JSON as a ``ModuleInfo``, or the import failure as an ``InputError``."""
+    try:
+        data = json.loads(raw)
+        if not data["ok"]:
+            raise InputError(failure_message(data["error"]))
+        return ModuleInfo.model_validate(data["module"])
+    except (ValueError, KeyError, TypeError, ValidationError) as exc:
+        raise InputError(f"cannot read what discovery found in {name}: {exc}") from exc
+
+
+def failure_message(error: dict[str, object]) -> str:
+    """One line: which module, where it failed, the exception, and the likely cause."""
+    kind, message = str(error["type"]), str(error["message"])
+    where = ""
+    location = error.get("location")
+    if isinstance(location, dict) and location.get("file"):
+        where = f" ({Path(str(location['file'])).name}, line {location.get('line')})"
+    hint = _HINTS.get(kind)
+    cause = f"; {hint}" if hint else ""
+    detail = f"{kind}: {message}" if message else kind
+    return f"cannot import {error['module']} safely{where}: {detail}{cause}"
+
+
+def _check_origin(info: ModuleInfo, module: Path) -> None:
+    """Refuse a module of the same name imported from somewhere else (say, site-packages)."""
+    if info.file is None or Path(info.file).resolve() != module:
+        raise InputError(f"importing {info.name} loaded {info.file}, not {module}")

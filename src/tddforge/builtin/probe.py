@@ -1,0 +1,250 @@
+"""The discovery probe: runs under the TARGET project's interpreter, with only the stdlib.
+
+It is shipped as a file and started by path (``python probe.py MODULE OUT.json``),
+so the project under test never needs tddforge installed. It imports ``MODULE``
+and writes one JSON object to ``OUT.json``: either ``{"ok": true, "module": ...}``
+with the module's public functions and classes, or ``{"ok": false, "error": ...}``
+saying why the import failed (the exception, and the line of the module's own
+code that raised it when there is one).
+
+Runs inside the sandbox: with no network and a read-only file system outside
+the work dir, a module with such side effects at import time fails to import,
+and that is reported, not hidden. Keep it compatible with Python 3.8+.
+"""
+
+from __future__ import annotations
+
+import doctest
+import importlib
+import inspect
+import json
+import math
+import os
+import sys
+import traceback
+from typing import Any
+
+_KINDS = {
+    inspect.Parameter.POSITIONAL_ONLY: "positional_only",
+    inspect.Parameter.POSITIONAL_OR_KEYWORD: "positional_or_keyword",
+    inspect.Parameter.VAR_POSITIONAL: "var_positional",
+    inspect.Parameter.KEYWORD_ONLY: "keyword_only",
+    inspect.Parameter.VAR_KEYWORD: "var_keyword",
+}
+
+
+def is_literal(value: Any, depth: int = 0) -> bool:
+    """Whether ``repr(value)`` is a literal that evaluates back to an equal value."""
+    if depth > 4:
+        return False
+    # exact types: an IntFlag or a str-mixin Enum is an int or str whose repr is not a literal
+    if value is None or type(value) in (bool, int, str, bytes):
+        return True
+    if type(value) is float:
+        return math.isfinite(value)
+    if type(value) in (tuple, list, set, frozenset):
+        if type(value) is frozenset:  # frozenset({...}) is a call, not a literal
+            return False
+        return all(is_literal(item, depth + 1) for item in value)
+    if type(value) is dict:
+        return all(is_literal(k, depth + 1) and is_literal(v, depth + 1) for k, v in value.items())
+    return False
+
+
+def annotation_text(annotation: Any) -> str | None:
+    """A type hint as written (strings stay strings), or None when there is none."""
+    if annotation is inspect.Parameter.empty:
+        return None
+    if isinstance(annotation, str):
+        return annotation
+    return inspect.formatannotation(annotation)
+
+
+def describe_parameter(param: inspect.Parameter) -> dict[str, Any]:
+    """One parameter: kind, hint, and its default as a literal repr when it is one."""
+    has_default = param.default is not inspect.Parameter.empty
+    literal = has_default and is_literal(param.default)
+    return {
+        "name": param.name,
+        "kind": _KINDS[param.kind],
+        "annotation": annotation_text(param.annotation),
+        "has_default": has_default,
+        "default": repr(param.default) if literal else None,
+        "default_is_literal": literal,
+    }
+
+
+def doctest_examples(doc: str | None) -> list[dict[str, Any]]:
+    """The ``>>>`` examples of a docstring, with their expected output."""
+    if not doc:
+        return []
+    try:
+        examples = doctest.DocTestParser().get_examples(doc)
+    except ValueError:  # malformed doctest layout: no examples rather than a crash
+        return []
+    return [
+        {"source": ex.source, "want": ex.want, "exc_msg": ex.exc_msg, "lineno": ex.lineno}
+        for ex in examples
+    ]
+
+
+def source_lines(obj: Any) -> list[int] | None:
+    """First and last line of ``obj``'s definition, or None when it has no source."""
+    try:
+        lines, first = inspect.getsourcelines(inspect.unwrap(obj))
+    except (OSError, TypeError):
+        return None
+    return [first, first + len(lines) - 1]
+
+
+def describe_callable(name: str, qualname: str, kind: str, func: Any) -> dict[str, Any] | None:
+    """A function, method or constructor, or None when it has no signature.
+
+    A plain method is read from its class, unbound: its first parameter (``self``)
+    is dropped, as it already is for constructors and class methods.
+    """
+    try:
+        sig = inspect.signature(func)
+    except (TypeError, ValueError):  # builtins and some C callables
+        return None
+    if kind == "method":
+        sig = sig.replace(parameters=list(sig.parameters.values())[1:])
+    target = inspect.unwrap(func)
+    doc = inspect.getdoc(func)
+    return {
+        "name": name,
+        "qualname": qualname,
+        "kind": kind,
+        "parameters": [describe_parameter(p) for p in sig.parameters.values()],
+        "returns": annotation_text(sig.return_annotation),
+        "docstring": doc,
+        "doctests": doctest_examples(doc),
+        "is_async": inspect.iscoroutinefunction(target) or inspect.isasyncgenfunction(target),
+        "is_generator": inspect.isgeneratorfunction(target),
+        "lines": source_lines(func),
+    }
+
+
+def method_kind(raw: Any) -> str | None:
+    """What a class attribute is, as a callable: method, static, class; else None."""
+    if isinstance(raw, staticmethod):
+        return "staticmethod"
+    if isinstance(raw, classmethod):
+        return "classmethod"
+    if inspect.isfunction(raw):
+        return "method"
+    return None
+
+
+def describe_class(name: str, cls: type) -> dict[str, Any]:
+    """A class: its constructor, public methods and properties (own, not inherited)."""
+    methods = []
+    properties = []
+    for attr, raw in vars(cls).items():
+        if attr.startswith("_"):
+            continue
+        if isinstance(raw, property):
+            properties.append(attr)
+            continue
+        kind = method_kind(raw)
+        if kind is not None:
+            described = describe_callable(attr, name + "." + attr, kind, getattr(cls, attr))
+            if described is not None:
+                methods.append(described)
+    constructor = None
+    if "__init__" in vars(cls) or "__new__" in vars(cls) or _inherits_init(cls):
+        constructor = describe_callable(name, name, "constructor", cls)
+    return {
+        "name": name,
+        "docstring": inspect.getdoc(cls),
+        "doctests": doctest_examples(inspect.getdoc(cls)),
+        "constructor": constructor,
+        "methods": methods,
+        "properties": properties,
+        "is_abstract": inspect.isabstract(cls),
+        "is_exception": issubclass(cls, BaseException),
+        "lines": source_lines(cls),
+    }
+
+
+def _inherits_init(cls: type) -> bool:
+    return cls.__init__ is not object.__init__  # type: ignore[misc]
+
+
+def public_names(module: Any) -> list[str]:
+    """Names in ``__all__`` when it is defined, else those not starting with ``_``."""
+    declared = getattr(module, "__all__", None)
+    if isinstance(declared, (list, tuple)):
+        return [n for n in declared if isinstance(n, str)]
+    return sorted(n for n in vars(module) if not n.startswith("_"))
+
+
+def describe_module(module: Any) -> dict[str, Any]:
+    """The public functions and classes *defined* in ``module`` (not imported into it)."""
+    functions = []
+    classes = []
+    for name in public_names(module):
+        obj = getattr(module, name, None)
+        if getattr(obj, "__module__", None) != module.__name__:
+            continue
+        if inspect.isclass(obj):
+            classes.append(describe_class(name, obj))
+        elif inspect.isroutine(obj):
+            described = describe_callable(name, name, "function", obj)
+            if described is not None:
+                functions.append(described)
+    return {
+        "name": module.__name__,
+        "file": getattr(module, "__file__", None),
+        "docstring": inspect.getdoc(module),
+        "doctests": doctest_examples(inspect.getdoc(module)),
+        "functions": functions,
+        "classes": classes,
+    }
+
+
+def import_failure(exc: BaseException, module_name: str) -> dict[str, Any]:
+    """Why the import failed: the exception and the deepest frame in the project."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    here = os.path.abspath(__file__)
+    own = [f for f in frames if os.path.abspath(f.filename) != here and "<frozen" not in f.filename]
+    installed = tuple({sys.prefix, sys.base_prefix, sys.exec_prefix})
+    project = [f for f in own if not os.path.abspath(f.filename).startswith(installed)]
+    chosen = project or own
+    where = chosen[-1] if chosen else None
+    if isinstance(exc, SyntaxError) and exc.filename:
+        location = {"file": exc.filename, "line": exc.lineno}
+    elif where is not None:
+        location = {"file": where.filename, "line": where.lineno}
+    else:
+        location = None
+    return {
+        "type": type(exc).__name__,
+        "message": str(exc).splitlines()[0] if str(exc) else "",
+        "module": module_name,
+        "location": location,
+    }
+
+
+def main(argv: list[str]) -> int:
+    """Import ``argv[1]`` with ``argv[3:]`` on the path; write what was found to ``argv[2]``.
+
+    The project's directories join ``sys.path`` only now, after the probe's own
+    imports: a project module named ``json.py`` or ``inspect.py`` must not
+    replace the stdlib module the probe relies on.
+    """
+    module_name, out = argv[1], argv[2]
+    sys.path[0:0] = argv[3:]
+    try:
+        module = importlib.import_module(module_name)
+    except BaseException as exc:  # SystemExit and KeyboardInterrupt at import are failures too
+        result: dict[str, Any] = {"ok": False, "error": import_failure(exc, module_name)}
+    else:
+        result = {"ok": True, "module": describe_module(module)}
+    with open(out, "w", encoding="utf-8") as handle:
+        json.dump(result, handle)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

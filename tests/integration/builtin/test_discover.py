@@ -1,0 +1,284 @@
+"""Discovery for real: the probe imports sample modules under a real interpreter in the sandbox."""
+
+from __future__ import annotations
+
+import sys
+import textwrap
+import uuid
+from pathlib import Path
+
+import pytest
+
+from tddforge.builtin.discover import CallableInfo, ModuleInfo, discover
+from tddforge.errors import InputError
+from tddforge.sandbox import Limits, Sandbox
+
+pytestmark = pytest.mark.integration
+
+LIMITS = Limits(cpu_seconds=30, memory_mb=1024, file_size_mb=8, max_processes=64, wall_seconds=20)
+
+SHAPES = '''\
+"""Shapes and helpers.
+
+>>> area(2, 3)
+6
+"""
+from __future__ import annotations
+
+import re
+from os.path import join
+
+PATTERN = re.compile(r"^[a-z]+$")
+
+
+def area(width: int, height: int = 1) -> int:
+    """Width times height.
+
+    >>> area(4)
+    4
+    """
+    return width * height
+
+
+def label(name, *parts, sep: str = "-", flags=re.I, **extra) -> str:
+    return sep.join([name, *parts])
+
+
+def only_pos(a, /, b, *, c=None):
+    return (a, b, c)
+
+
+async def fetch(url: str) -> bytes:
+    return b""
+
+
+def count(n: int):
+    yield from range(n)
+
+
+def _private():
+    return 1
+
+
+class Box:
+    """A box."""
+
+    kind = "box"
+
+    def __init__(self, size: float, tags: list[str] | None = None, limits=(1, 2)) -> None:
+        self.size = size
+
+    def grow(self, by: float = 1.0) -> float:
+        """Grow it."""
+        return self.size + by
+
+    @staticmethod
+    def unit() -> Box:
+        return Box(1.0)
+
+    @classmethod
+    def of(cls, size: float) -> Box:
+        return cls(size)
+
+    @property
+    def double(self) -> float:
+        return self.size * 2
+
+    def _hidden(self):
+        return None
+
+
+class Plain:
+    pass
+
+
+class Oops(ValueError):
+    pass
+'''
+
+
+def project_with(tmp_path: Path, files: dict[str, str]) -> Path:
+    project = tmp_path / "proj"
+    for rel, text in files.items():
+        path = project / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text), encoding="utf-8")
+    return project
+
+
+def run_discover(
+    project: Path, module: str, python: str = sys.executable, timeout: float = 15.0
+) -> ModuleInfo:
+    box = Sandbox(project, LIMITS)
+    return discover(project, project / module, python=Path(python), sandbox=box, timeout=timeout)
+
+
+def by_name(info: ModuleInfo) -> dict[str, CallableInfo]:
+    return {c.qualname: c for c in info.callables()}
+
+
+def test_flat_module_functions_classes_and_methods(tmp_path: Path) -> None:
+    project = project_with(tmp_path, {"shapes.py": SHAPES})
+    info = run_discover(project, "shapes.py")
+    assert info.name == "shapes"
+    assert [f.name for f in info.functions] == ["area", "count", "fetch", "label", "only_pos"]
+    assert [c.name for c in info.classes] == ["Box", "Oops", "Plain"]
+    found = by_name(info)
+    assert set(found) == {"area", "count", "fetch", "label", "only_pos", "Box", "Box.grow",
+                          "Box.unit", "Box.of"}  # fmt: skip
+    assert [ex.source for ex in info.doctests] == ["area(2, 3)\n"]
+    assert found["fetch"].is_async and found["count"].is_generator
+    assert not found["area"].is_async and not found["area"].is_generator
+    assert not list(project.rglob("__pycache__"))  # importing wrote no bytecode into the project
+    assert not list((project / ".tddforge" / "tmp").iterdir())  # the probe's files are removed
+
+
+def test_parameters_kinds_defaults_and_hints(tmp_path: Path) -> None:
+    project = project_with(tmp_path, {"shapes.py": SHAPES})
+    found = by_name(run_discover(project, "shapes.py"))
+    area = found["area"]
+    assert [(p.name, p.annotation, p.default) for p in area.parameters] == [
+        ("width", "int", None),
+        ("height", "int", "1"),
+    ]
+    assert area.returns == "int"
+    assert area.docstring is not None and area.docstring.startswith("Width times height.")
+    assert [(d.source, d.want) for d in area.doctests] == [("area(4)\n", "4\n")]
+    label = {p.name: p for p in found["label"].parameters}
+    assert [p.kind for p in label.values()] == [
+        "positional_or_keyword", "var_positional", "keyword_only", "keyword_only", "var_keyword",
+    ]  # fmt: skip
+    assert label["sep"].default == "'-'" and label["sep"].default_is_literal
+    # re.I is a default, but not a literal: it is known to exist, not written out
+    assert label["flags"].has_default and label["flags"].default is None
+    assert not label["flags"].default_is_literal
+    kinds = [p.kind for p in found["only_pos"].parameters]
+    assert kinds == ["positional_only", "positional_or_keyword", "keyword_only"]
+
+
+def test_class_constructor_methods_and_properties(tmp_path: Path) -> None:
+    project = project_with(tmp_path, {"shapes.py": SHAPES})
+    info = run_discover(project, "shapes.py")
+    box = next(c for c in info.classes if c.name == "Box")
+    assert box.constructor is not None and box.constructor.kind == "constructor"
+    ctor = [(p.name, p.annotation, p.default) for p in box.constructor.parameters]
+    assert ctor == [("size", "float", None), ("tags", "list[str] | None", "None"),
+                    ("limits", None, "(1, 2)")]  # fmt: skip
+    assert [(m.name, m.kind) for m in box.methods] == [
+        ("grow", "method"), ("unit", "staticmethod"), ("of", "classmethod"),
+    ]  # fmt: skip
+    grow = box.methods[0]
+    assert [p.name for p in grow.parameters] == ["by"]  # bound: no self
+    assert box.properties == ("double",)
+    assert grow.lines is not None and grow.lines[0] < grow.lines[1]
+    classes = {c.name: c for c in info.classes}
+    assert classes["Plain"].constructor is None  # object's own constructor: nothing to call with
+    assert classes["Oops"].is_exception and not classes["Box"].is_exception
+
+
+def test_package_module_and_all(tmp_path: Path) -> None:
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/mod.py": """
+            from .helpers import helper
+            __all__ = ["visible", "helper"]
+
+            def visible(x):
+                return helper(x)
+
+            def not_listed(x):
+                return x
+            """,
+        "pkg/helpers.py": "def helper(x):\n    return x\n",
+    }
+    info = run_discover(project_with(tmp_path, files), "pkg/mod.py")
+    assert info.name == "pkg.mod"
+    # __all__ decides what is public; a re-exported name defined elsewhere is not this module's
+    assert [f.name for f in info.functions] == ["visible"]
+
+
+def test_src_layout(tmp_path: Path) -> None:
+    files = {
+        "src/lib/__init__.py": "from .core import double\n",
+        "src/lib/core.py": "def double(x: int) -> int:\n    return 2 * x\n",
+    }
+    info = run_discover(project_with(tmp_path, files), "src/lib/core.py")
+    assert info.name == "lib.core"
+    assert [f.qualname for f in info.functions] == ["double"]
+
+
+@pytest.mark.parametrize(
+    "python", ["/usr/bin/python3", *sorted(Path.home().glob(".pyenv/versions/3.8*/bin/python"))]
+)
+def test_probe_needs_only_the_stdlib_of_the_target_interpreter(
+    tmp_path: Path, python: object
+) -> None:
+    if not Path(str(python)).exists():
+        pytest.skip(f"{python} is not installed")
+    project = project_with(tmp_path, {"shapes.py": SHAPES})
+    info = run_discover(project, "shapes.py", python=str(python))
+    assert "Box.grow" in by_name(info)
+
+
+def failing(tmp_path: Path, source: str, timeout: float = 15.0) -> str:
+    project = project_with(tmp_path, {"target.py": source})
+    with pytest.raises(InputError) as caught:
+        run_discover(project, "target.py", timeout=timeout)
+    message = str(caught.value)
+    assert "\n" not in message
+    return message
+
+
+def test_syntax_error_is_one_input_error_line(tmp_path: Path) -> None:
+    message = failing(tmp_path, "def broken(:\n    pass\n")
+    assert message.startswith("cannot import target safely (target.py, line 1): SyntaxError")
+
+
+def test_missing_dependency(tmp_path: Path) -> None:
+    message = failing(tmp_path, "import numpy_not_installed_anywhere\n")
+    assert "ModuleNotFoundError" in message and "numpy_not_installed_anywhere" in message
+    assert "dependency is missing" in message
+
+
+def test_network_access_at_import_time(tmp_path: Path) -> None:
+    source = """
+        import socket
+        socket.create_connection(("192.0.2.1", 80), timeout=5)
+        """
+    message = failing(tmp_path, source)
+    assert "(target.py, line 3)" in message
+    assert "network" in message
+
+
+def test_writing_outside_the_work_dir_at_import_time(tmp_path: Path) -> None:
+    outside = Path("/var/tmp") / f"tddforge-discovery-{uuid.uuid4().hex}"
+    try:
+        message = failing(tmp_path, f"open({str(outside)!r}, 'w').write('x')\n")
+        assert not outside.exists()
+    finally:
+        outside.unlink(missing_ok=True)
+    assert "OSError" in message and "(target.py, line 1)" in message
+
+
+def test_exit_at_import_time(tmp_path: Path) -> None:
+    message = failing(tmp_path, "import sys\nsys.exit(3)\n")
+    assert "SystemExit: 3" in message and "exits at import time" in message
+
+
+def test_hanging_import_times_out(tmp_path: Path) -> None:
+    message = failing(tmp_path, "while True:\n    pass\n", timeout=1.5)
+    assert message == "cannot import target: importing it took longer than 1.5 s"
+
+
+def test_module_shadowed_by_another_on_the_path(tmp_path: Path) -> None:
+    # ``json`` resolves to the stdlib first: describing it would describe the wrong code
+    project = project_with(tmp_path, {"src/json.py": "def f():\n    return 1\n"})
+    (project / "src" / "mark").mkdir()  # a src/ layout
+    message = failing_at(project, "src/json.py")
+    assert "importing json loaded" in message
+
+
+def failing_at(project: Path, module: str) -> str:
+    with pytest.raises(InputError) as caught:
+        run_discover(project, module)
+    return str(caught.value)
