@@ -289,14 +289,25 @@ def _check_executable(program: str, path: str, cwd: Path) -> Path:
 
 
 def program_homes(program: Path, work_dir: Path) -> tuple[Path, ...]:
-    """Where a program lives (``<prefix>/bin/prog`` → prefix), for it and its symlink target.
+    """Where a program lives (``<prefix>/bin/prog`` → prefix), for it and every symlink hop.
 
-    A venv's python is a symlink into the base installation: both prefixes are
-    needed for it to start. Homes inside the work dir are visible anyway.
+    A venv's python is a symlink into the base installation (sometimes through
+    another venv): every prefix on the way is needed for it to start. Homes
+    inside the work dir are visible anyway.
     """
-    homes = [exe.parent.parent for exe in (program.absolute(), program.resolve())]
+    homes = [exe.parent.parent for exe in (*_symlink_hops(program.absolute()), program.resolve())]
     outside = (h for h in homes if h != work_dir and work_dir not in h.parents and h != Path("/"))
     return tuple(dict.fromkeys(outside))
+
+
+def _symlink_hops(path: Path, limit: int = 16) -> list[Path]:
+    """``path`` and every link it passes through (a venv of a venv under /tmp has two)."""
+    hops = [path]
+    while path.is_symlink() and len(hops) <= limit:
+        target = Path(os.readlink(path))
+        path = target if target.is_absolute() else path.parent / target
+        hops.append(path)
+    return hops
 
 
 def _warn_once(backend: str) -> None:
