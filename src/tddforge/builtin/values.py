@@ -1,0 +1,223 @@
+"""Input synthesis: candidate literal values for one parameter.
+
+Pure and deterministic: from the parameter's type hint (as written, parsed
+with ``ast``, never evaluated), its literal default, the constants mined from
+the code (:mod:`tddforge.builtin.constants`) and small mutations of those
+(±1, empty and doubled strings, sign flips). Every value is a plain literal
+whose ``repr`` evaluates back to an equal value, so it can be sent to the
+target interpreter and written into a test as is.
+
+Types the table does not know (the module's own classes, protocols,
+callables) get no candidates here: building objects from the module's
+constructors belongs to exploration, which can call them.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+
+from tddforge.builtin.constants import Constant
+from tddforge.builtin.discover import Param
+
+LIMIT = 12
+_NOT_INPUTS = {"regex", "format"}  # a pattern or a format is rarely an input that matters
+_ALIASES = {
+    "List": "list", "Sequence": "list", "MutableSequence": "list", "Iterable": "list",
+    "Collection": "list", "Tuple": "tuple", "Dict": "dict", "Mapping": "dict",
+    "MutableMapping": "dict", "Set": "set", "AbstractSet": "set", "MutableSet": "set",
+    "FrozenSet": "set", "frozenset": "set", "Text": "str", "NoneType": "None",
+}  # fmt: skip
+_GENERIC: dict[str, tuple[object, ...]] = {
+    "int": (0, 1, -1, 100),
+    "float": (0.0, 1.5, -1.0),
+    "str": ("", "a", "hello world"),
+    "bytes": (b"", b"abc"),
+    "bool": (True, False),
+    "None": (None,),
+}
+_UNTYPED: tuple[object, ...] = (0, 1, -1, "", "a", None, [], 1.5, True)
+
+
+@dataclass(frozen=True)
+class Hint:
+    """A type hint's shape: a normalised name, its arguments, and Literal members."""
+
+    name: str  # int, str, ..., list, tuple, dict, set, Union, Literal, Any, or the name as written
+    args: tuple[Hint, ...] = ()
+    members: tuple[object, ...] = ()
+    variadic: bool = False  # tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Value:
+    """One candidate input and where it came from (hint, default, constant:KIND, mutation)."""
+
+    value: object
+    origin: str
+
+    @property
+    def source(self) -> str:
+        """The value as Python source, for a test file or the target interpreter."""
+        return repr(self.value)
+
+
+def parse_hint(text: str | None) -> Hint | None:
+    """The shape of a hint written as text, or None when there is none or it is not an expression."""
+    if not text:
+        return None
+    try:
+        return _hint(ast.parse(text.strip(), mode="eval").body)
+    except (SyntaxError, ValueError):
+        return None
+
+
+def _hint(node: ast.expr) -> Hint:
+    if isinstance(node, ast.Constant):
+        if isinstance(node.value, str):  # a quoted forward reference
+            return parse_hint(node.value) or Hint(node.value)
+        return Hint("None") if node.value is None else Hint(repr(node.value))
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        return Hint("Union", (_hint(node.left), _hint(node.right)))
+    if isinstance(node, ast.Subscript):
+        return _subscripted(_name(node.value), node.slice)
+    return Hint(_name(node))
+
+
+def _name(node: ast.expr) -> str:
+    """``typing.List`` → ``list``; an unknown name stays as written."""
+    name = node.attr if isinstance(node, ast.Attribute) else ast.unparse(node)
+    return _ALIASES.get(name, name)
+
+
+def _subscripted(name: str, index: ast.expr) -> Hint:
+    items = list(index.elts) if isinstance(index, ast.Tuple) else [index]
+    if name == "Literal":
+        return Hint("Literal", members=tuple(ast.literal_eval(item) for item in items))
+    if name == "Optional":
+        return Hint("Union", (_hint(items[0]), Hint("None")))
+    variadic = bool(items) and isinstance(items[-1], ast.Constant) and items[-1].value is ...
+    args = tuple(_hint(item) for item in (items[:-1] if variadic else items))
+    return Hint(name, args, variadic=variadic)
+
+
+def candidates(
+    param: Param, constants: Sequence[Constant], *, limit: int = LIMIT
+) -> tuple[Value, ...]:
+    """Candidate values for ``param``, most promising first, without repeats.
+
+    Order: the default, constants that fit the hint, values for the hint,
+    mutations of those constants and the default. ``*args``/``**kwargs`` get
+    none: leaving them empty is always possible.
+    """
+    if param.kind in ("var_positional", "var_keyword"):
+        return ()
+    hint = parse_hint(param.annotation)
+    found: list[Value] = []
+    if param.default_is_literal and param.default is not None:
+        found.append(Value(ast.literal_eval(param.default), "default"))
+    fitting = [Value(c.value, f"constant:{c.kind}") for c in constants
+               if c.kind not in _NOT_INPUTS and fits(hint, c.value)]  # fmt: skip
+    found += fitting
+    found += [Value(v, "hint") for v in values_for_hint(hint)]
+    for seed in [*found[:1], *fitting]:
+        found += [Value(v, "mutation") for v in mutations(seed.value) if fits(hint, v)]
+    return tuple(_unique(found))[:limit]
+
+
+def fits(hint: Hint | None, value: object) -> bool:
+    """Whether ``value`` is of the hinted type: always without a hint, never for unknown types.
+
+    An unknown name is usually one of the module's classes, which no literal
+    stands for (a type alias is missed, on purpose: a wrong-typed input makes
+    a test about nothing).
+    """
+    if hint is None or hint.name in ("Any", "object"):
+        return True
+    if hint.name == "Union":
+        return any(fits(arg, value) for arg in hint.args)
+    if hint.name == "Literal":
+        return any(_same(value, member) for member in hint.members)
+    if hint.name == "float":  # an int is acceptable where a float is hinted (PEP 484)
+        return type(value) in (int, float)
+    expected = {"int": int, "str": str, "bytes": bytes, "bool": bool, "None": type(None),
+                "list": list, "tuple": tuple, "dict": dict, "set": set}.get(hint.name)  # fmt: skip
+    return expected is not None and type(value) is expected
+
+
+def values_for_hint(hint: Hint | None) -> list[object]:
+    """Plain values of the hinted type; untyped parameters get a small mixed set."""
+    if hint is None or hint.name in ("Any", "object"):
+        return list(_UNTYPED)
+    if hint.name == "Literal":
+        return list(hint.members)
+    if hint.name == "Union":
+        return _interleave([values_for_hint(arg) for arg in hint.args])
+    if hint.name in _GENERIC:
+        return list(_GENERIC[hint.name])
+    return _containers(hint)
+
+
+def _containers(hint: Hint) -> list[object]:
+    elements = values_for_hint(hint.args[0]) if hint.args else [1, "a"]
+    if hint.name == "list":
+        return [[], elements[:1], elements[:2]]
+    if hint.name == "set":
+        return [set(), *([{elements[0]}] if _hashable(elements[0]) else [])]
+    if hint.name == "tuple":
+        if hint.variadic or not hint.args:
+            return [(), tuple(elements[:1]), tuple(elements[:2])]
+        return [tuple(values_for_hint(arg)[0] for arg in hint.args)]
+    if hint.name == "dict":
+        keys = values_for_hint(hint.args[0]) if hint.args else ["a"]
+        vals = values_for_hint(hint.args[1]) if len(hint.args) > 1 else [1]
+        usable = [k for k in keys if _hashable(k)]
+        return [{}, *([{usable[0]: vals[0]}] if usable else [])]
+    return []  # a type we cannot write as a literal: exploration builds such objects
+
+
+def mutations(value: object) -> list[object]:
+    """Neighbours of an interesting value: boundaries, sign flips, empty and grown versions."""
+    if isinstance(value, bool):
+        return [not value]
+    if isinstance(value, int):
+        return [value + 1, value - 1, -value, 0]
+    if isinstance(value, float):
+        return [value + 1.0, value - 1.0, -value, 0.0]
+    if isinstance(value, str):
+        return ["", value[:-1], value + value, value.upper(), f" {value}"]
+    if isinstance(value, bytes):
+        return [b"", value[:-1], value + value]
+    if isinstance(value, list):
+        return [[], value[:-1], value + value[:1]]
+    if isinstance(value, tuple):
+        return [(), value[:-1], value + value[:1]]
+    return []
+
+
+def _unique(values: Iterable[Value]) -> Iterator[Value]:
+    seen: set[tuple[str, str]] = set()
+    for value in values:
+        key = (type(value.value).__name__, repr(value.value))
+        if key not in seen:
+            seen.add(key)
+            yield value
+
+
+def _same(value: object, member: object) -> bool:
+    return type(value) is type(member) and value == member
+
+
+def _hashable(value: object) -> bool:
+    try:
+        hash(value)
+    except TypeError:
+        return False
+    return True
+
+
+def _interleave(groups: list[list[object]]) -> list[object]:
+    """First of each group, then second of each, and so on."""
+    longest = max((len(g) for g in groups), default=0)
+    return [g[i] for i in range(longest) for g in groups if i < len(g)]

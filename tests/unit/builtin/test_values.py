@@ -1,0 +1,158 @@
+"""Input synthesis: hints, fits, mutations and candidates, as tables."""
+
+from __future__ import annotations
+
+import ast
+
+import pytest
+
+from tddforge.builtin.constants import Constant
+from tddforge.builtin.discover import Param
+from tddforge.builtin.values import (
+    Hint,
+    Value,
+    candidates,
+    fits,
+    mutations,
+    parse_hint,
+    values_for_hint,
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (None, None),
+        ("int", Hint("int")),
+        ("typing.List[int]", Hint("list", (Hint("int"),))),
+        ("Optional[str]", Hint("Union", (Hint("str"), Hint("None")))),
+        ("str | None", Hint("Union", (Hint("str"), Hint("None")))),
+        ("tuple[int, ...]", Hint("tuple", (Hint("int"),), variadic=True)),
+        ("dict[str, float]", Hint("dict", (Hint("str"), Hint("float")))),
+        ("Literal['a', 2]", Hint("Literal", members=("a", 2))),
+        ("'Box'", Hint("Box")),
+        ("Sequence['Box']", Hint("list", (Hint("Box"),))),
+        ("def (", None),
+    ],
+)
+def test_parse_hint(text: str | None, expected: Hint | None) -> None:
+    assert parse_hint(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("hint", "value", "expected"),
+    [
+        ("int", 3, True),
+        ("int", True, False),  # a bool is not the int a test means
+        ("int", 3.0, False),
+        ("float", 3, True),
+        ("str | None", None, True),
+        ("str | None", 1, False),
+        ("Literal['a', 2]", "a", True),
+        ("Literal['a', 2]", 2.0, False),
+        ("list[int]", [], True),
+        ("list[int]", (), False),
+        ("Box", 3, False),  # unknown types: the module's classes, which no literal stands for
+        ("Box | None", None, True),
+        (None, "anything", True),
+    ],
+)
+def test_fits(hint: str | None, value: object, expected: bool) -> None:
+    assert fits(parse_hint(hint), value) is expected
+
+
+@pytest.mark.parametrize(
+    ("hint", "expected"),
+    [
+        ("bool", [True, False]),
+        ("int", [0, 1, -1, 100]),
+        ("Optional[int]", [0, None, 1, -1, 100]),
+        ("list[str]", [[], [""], ["", "a"]]),
+        ("tuple[int, str]", [(0, "")]),
+        ("tuple[int, ...]", [(), (0,), (0, 1)]),
+        ("dict[str, int]", [{}, {"": 0}]),
+        ("set[int]", [set(), {0}]),
+        ("set[list[int]]", [set()]),  # unhashable elements: only the empty set
+        ("Literal['x', 'y']", ["x", "y"]),
+        ("Box", []),
+        ("Callable[[int], int]", []),
+    ],
+)
+def test_values_for_hint(hint: str, expected: list[object]) -> None:
+    values = values_for_hint(parse_hint(hint))
+    assert values == expected
+    assert [type(v) for v in values] == [type(v) for v in expected]
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        (True, [False]),
+        (10, [11, 9, -10, 0]),
+        (2.5, [3.5, 1.5, -2.5, 0.0]),
+        ("ox", ["", "o", "oxox", "OX", " ox"]),
+        (b"ab", [b"", b"a", b"abab"]),
+        ([1, 2], [[], [1], [1, 2, 1]]),
+        ((1,), [(), (), (1, 1)]),
+        (None, []),
+    ],
+)
+def test_mutations(value: object, expected: list[object]) -> None:
+    assert mutations(value) == expected
+
+
+def param(
+    annotation: str | None = None, default: object = ..., kind: str = "positional_or_keyword"
+) -> Param:
+    has = default is not ...
+    return Param.model_validate({
+        "name": "x", "kind": kind, "annotation": annotation, "has_default": has,
+        "default": repr(default) if has else None, "default_is_literal": has,
+    })  # fmt: skip
+
+
+def values(found: tuple[Value, ...]) -> list[object]:
+    return [v.value for v in found]
+
+
+def test_candidates_order_default_constants_hint_then_mutations() -> None:
+    consts = [Constant(10, "compare"), Constant("x", "string"), Constant(7, "number")]
+    found = candidates(param("int", default=3), consts, limit=50)
+    assert [(v.value, v.origin) for v in found[:5]] == [
+        (3, "default"), (10, "constant:compare"), (7, "constant:number"), (0, "hint"), (1, "hint"),
+    ]  # fmt: skip
+    assert values(found)[7:] == [4, 2, -3, 11, 9, -10, 8, 6, -7]  # mutations; no repeats
+    assert all(type(v) is int for v in values(found))  # "x" does not fit an int
+
+
+def test_candidates_are_literals_that_round_trip() -> None:
+    consts = [Constant("ox", "dict_key"), Constant(-1.5, "doctest"), Constant(None, "default")]
+    for found in (candidates(param(), consts, limit=100), candidates(param("list[str]"), consts)):
+        for value in found:
+            assert ast.literal_eval(value.source) == value.value
+
+
+def test_candidates_skip_regex_and_format_constants_and_respect_the_limit() -> None:
+    consts = [
+        Constant("^\\d+$", "regex"),
+        Constant("{} items", "format"),
+        Constant("ox", "compare"),
+    ]
+    found = candidates(param("str"), consts, limit=3)
+    assert values(found) == ["ox", "", "a"]
+
+
+def test_candidates_for_literal_hint_are_its_members_only() -> None:
+    found = candidates(param("Literal['r', 'w']"), [Constant("q", "compare")])
+    assert values(found) == ["r", "w"]
+
+
+@pytest.mark.parametrize("kind", ["var_positional", "var_keyword"])
+def test_no_candidates_for_star_parameters(kind: str) -> None:
+    assert candidates(param(kind=kind), [Constant(1, "compare")]) == ()
+
+
+def test_candidates_for_an_unknown_class_come_only_from_fitting_sources() -> None:
+    # no literal can stand for a Box: only exploration can build one
+    assert candidates(param("Box"), [Constant(1, "compare"), Constant("a", "string")]) == ()
+    assert values(candidates(param("Optional[Box]"), [Constant(1, "compare")])) == [None]
