@@ -35,7 +35,7 @@ def _settings(project: Path, **flags: Any) -> Settings:
 
 
 def _progress(message: str) -> None:
-    err.print(f"[dim]·[/dim] {message}")
+    err.print(f"[dim]·[/dim] {escape(message)}")
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -98,12 +98,12 @@ def _report_red(data: dict[str, Any], written: tuple[Path, ...], as_json: bool) 
         f"{len(data['invalid_red'])} broken, {len(data['unexpected_passes'])} passing"
     )
     for item in data["invalid_red"]:
-        err.print(f"  [yellow]broken[/yellow] {item['name']}: {item['reason']}")
+        err.print(f"  [yellow]broken[/yellow] {escape(item['name'])}: {escape(item['reason'])}")
     for item in data["refused_files"]:
-        err.print(f"  [yellow]refused[/yellow] {item['path']}: {item['reason']}")
+        err.print(f"  [yellow]refused[/yellow] {escape(item['path'])}: {escape(item['reason'])}")
     for warning in data["warnings"]:
-        err.print(f"  [yellow]warning[/yellow] {warning}")
-    err.print(f"artifact: {', '.join(str(p) for p in written)}")
+        err.print(f"  [yellow]warning[/yellow] {escape(warning)}")
+    err.print(f"artifact: {escape(', '.join(str(p) for p in written))}")
     if as_json:
         click.echo(json.dumps(data, indent=2))
 
@@ -149,7 +149,7 @@ def kata(kata: Path, work_dir: Path, max_cycles: int | None, resume: bool, force
     err.print(
         f"session stopped: {summary['stop_reason']} after {summary['cycles']} cycle(s),"
         f" {summary['green_cycles']} green, {summary['tests']} tests, {len(summary['commits'])}"
-        f" commits, ${summary['llm']['cost']:.4f}; run dir {summary['run_dir']}"
+        f" commits, ${summary['llm']['cost']:.4f}; run dir {escape(str(summary['run_dir']))}"
     )
     if as_json:
         click.echo(json.dumps(summary, indent=2))
@@ -182,7 +182,7 @@ def build(spec: Path, project: str, as_json: bool, python: str | None, model: st
     for stage, data in outcome.stages.items():
         verdict = "[green]ok[/green]" if data["valid"] else "[red]not reached[/red]"
         commit = (data.get("commit") or "no commit")[:12]
-        err.print(f"{stage}: {verdict} ({commit}) {outcome.paths[stage]}")
+        err.print(f"{stage}: {verdict} ({commit}) {escape(str(outcome.paths[stage]))}")
     if as_json:
         click.echo(json.dumps(outcome.stages, indent=2))
     sys.exit(0 if outcome.green else 1)
@@ -298,7 +298,7 @@ def _report_mutation(data: dict[str, Any], run_dir: Path, as_json: bool) -> None
                   f"{escape(survivor['original'])} → {escape(survivor['replacement'])}")  # fmt: skip
     if len(data["survivors"]) > 20:
         err.print(f"  … and {len(data['survivors']) - 20} more (see the report)")
-    err.print(f"report: {run_dir / 'mutation.json'} and mutation.md")
+    err.print(f"report: {escape(str(run_dir / 'mutation.json'))} and mutation.md")
     if as_json:
         click.echo(json.dumps(data, indent=2))
 
@@ -376,7 +376,9 @@ def _report_cover(data: dict[str, Any], as_json: bool) -> None:
         err.print(f"  [red]possible bug[/red] {bug['test']}: {escape(bug['message'][:200])}")
     for item in final["tests_dropped"]:
         err.print(f"  [yellow]dropped[/yellow] {item['test']}: {escape(item['reason'][:200])}")
-    err.print(f"tests: {final['test_file'] or '(none written)'}; run dir {data['run_dir']}")
+    err.print(
+        f"tests: {escape(final['test_file'] or '(none written)')}; run dir {escape(data['run_dir'])}"
+    )
     if as_json:
         click.echo(json.dumps(data, indent=2))
 
