@@ -27,6 +27,7 @@ class _Walk:
             self._all([*node.decorator_list, *node.bases, *node.keywords], scope)
             self.body(node.body, scope)
         elif isinstance(node, ast.AnnAssign):
+            self._apply(node, scope, in_default)
             self._all([node.target, *([node.value] if node.value else [])], scope)
         elif isinstance(node, ast.If) and _never_under_test(node.test):
             self.body(node.orelse, scope)

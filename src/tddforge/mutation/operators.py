@@ -188,6 +188,24 @@ def op_call_removal(node: ast.Expr, src: Source) -> Iterator[Edit]:
         yield Edit("call_removal", src.span(node), "None")
 
 
+def _is_none(node: ast.AST | None) -> bool:
+    return node is None or (isinstance(node, ast.Constant) and node.value is None)
+
+
+def op_assignment_none(node: ast.Assign | ast.AnnAssign, src: Source) -> Iterator[Edit]:
+    """``x = value`` → ``x = None`` (the value is what the assignment is for)."""
+    if not _is_none(node.value):
+        assert node.value is not None
+        yield Edit("assignment_none", src.span(node.value), "None")
+
+
+def op_keyword_none(node: ast.Call, src: Source) -> Iterator[Edit]:
+    """``f(key=value)`` → ``f(key=None)``, once per keyword argument."""
+    for keyword in node.keywords:
+        if keyword.arg is not None and not _is_none(keyword.value):
+            yield Edit("keyword_none", src.span(keyword.value), "None")
+
+
 def op_loop_control(node: ast.Break | ast.Continue, src: Source) -> Iterator[Edit]:
     """``break`` ↔ ``continue``."""
     yield Edit(
@@ -208,6 +226,9 @@ OPERATORS: dict[type[ast.AST], tuple[Operator, ...]] = {
     ast.IfExp: (op_not_insertion,),
     ast.Constant: (op_constant,),
     ast.Return: (op_return_none,),
+    ast.Assign: (op_assignment_none,),
+    ast.AnnAssign: (op_assignment_none,),
+    ast.Call: (op_keyword_none,),
     ast.Expr: (op_call_removal,),
     ast.Break: (op_loop_control,),
     ast.Continue: (op_loop_control,),
@@ -216,5 +237,6 @@ OPERATORS: dict[type[ast.AST], tuple[Operator, ...]] = {
 OPERATOR_NAMES = (
     "arithmetic", "augmented_assignment", "comparison", "boundary", "identity", "membership",
     "boolean", "not_removal", "not_insertion", "number", "string", "boolean_literal",
-    "return_none", "call_removal", "loop_control", "default_argument",
+    "return_none", "call_removal", "loop_control", "default_argument", "assignment_none",
+    "keyword_none",
 )  # fmt: skip
