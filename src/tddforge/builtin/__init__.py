@@ -16,11 +16,23 @@ What exists and works (each piece tested on real sample modules):
   mutations (±1, sign flips, empty/doubled strings). Types written as the
   module's own classes get no literals: exploration must build those.
 
+- ``explore.py`` + ``runner.py``: plan calls from discovery and candidates
+  (pure: a base call, then one parameter varied at a time; instance methods on
+  an instance built with the constructor's first candidates), run them in the
+  sandbox under the project's interpreter (the stdlib-only runner forks one
+  child per call, traces arcs in the module with ``sys.settrace``, records the
+  returned value's repr, or the exception, or timeout/crash, and a non-literal
+  value's public literal attributes), twice with two hash seeds: only
+  outcomes equal in both runs are deterministic. ``keep_new_coverage`` (pure)
+  keeps the deterministic calls that reach new arcs. One round only.
+
 What is missing, so ``tddforge cover --engine builtin`` still says the
-generator is not available: coverage-guided exploration (running calls in
-the sandbox, keeping inputs that reach new branches), objects built from the
-module's constructors, strings made to match mined regexes, the
-mutant-directed phase, assertion recording (run twice, drop what varies),
-readable pytest/unittest output, the ``TestSuiteGenerator`` adapter the cover
-loop would call, the bundled example and the Pynguin benchmark.
+generator is not available: a budgeted search loop (mutating kept inputs,
+stopping when coverage stops rising, ``--budget``), objects passed as
+arguments (built from the module's constructors), strings made to match mined
+regexes, the mutant-directed phase, writing the kept calls as a readable
+pytest/unittest file (one test per behaviour, ``pytest.raises`` with match,
+assertions through public fields for non-literal values), the
+``TestSuiteGenerator`` adapter the cover loop would call and its CLI wiring,
+the bundled example and the Pynguin benchmark.
 """

@@ -1,0 +1,252 @@
+"""Exploration: run planned calls in the sandbox and keep those that reach new code.
+
+``run_calls`` ships the call runner (:mod:`tddforge.builtin.runner`, stdlib
+only) with the discovery probe into a private directory of the project and
+runs the same calls twice under the project's interpreter, with two hash
+seeds. A call's result is *deterministic* when both runs saw the same outcome
+(timeouts and crashes never are), so only those values are fit to assert on.
+
+``plan_calls`` (pure) turns discovery and input synthesis into calls: per
+callable, one base call with the first candidate of each required parameter,
+then one variant per other candidate of one parameter at a time.
+``keep_new_coverage`` (pure) keeps, in order, the deterministic results that
+reach an arc no earlier kept result reached.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from tddforge.analysis.project import import_name
+from tddforge.builtin.constants import Constant, constants_for
+from tddforge.builtin.discover import PROBE_SOURCE, CallableInfo, ClassInfo, ModuleInfo, Param
+from tddforge.builtin.values import Value, candidates
+from tddforge.errors import InputError
+from tddforge.runner.pytest_run import private_dir, project_paths
+from tddforge.sandbox import Sandbox
+
+RUNNER_SOURCE = Path(__file__).with_name("runner.py")
+_HASH_SEEDS = ("1", "2")
+Arc = tuple[int, int]
+
+
+@dataclass(frozen=True)
+class Call:
+    """One call of the module: the target's qualname, and arguments as literal sources."""
+
+    target: str
+    args: tuple[str, ...] = ()
+    kwargs: tuple[tuple[str, str], ...] = ()
+    init_args: tuple[str, ...] | None = None  # an instance method: the constructor's arguments
+    init_kwargs: tuple[tuple[str, str], ...] = ()
+    consume: bool = False  # a generator function: collect what it yields
+
+    def to_json(self, ident: int) -> dict[str, Any]:
+        """The call as the runner reads it."""
+        init = None
+        if self.init_args is not None:
+            init = {"args": list(self.init_args), "kwargs": dict(self.init_kwargs)}
+        return {"id": ident, "target": self.target, "args": list(self.args),
+                "kwargs": dict(self.kwargs), "init": init, "consume": self.consume}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a call did: returned (``repr``, literal or not), raised, timed out or crashed."""
+
+    kind: str
+    type: str = ""
+    type_module: str = ""
+    repr: str = ""
+    literal: bool = False
+    message: str = ""
+    state: tuple[tuple[str, str], ...] = ()  # a non-literal value's public literal attributes
+
+    def same_as(self, other: Outcome | None) -> bool:
+        """The same behaviour; a non-literal value's repr (``<X at 0x…>``) does not count."""
+        if other is None or self.literal or other.literal:
+            return self == other
+        return replace(self, repr="") == replace(other, repr="")
+
+
+@dataclass(frozen=True)
+class CallResult:
+    """A call, the arcs it executed in the module, and its outcome (as seen in both runs)."""
+
+    call: Call
+    arcs: frozenset[Arc]
+    outcome: Outcome
+    deterministic: bool
+    other: Outcome | None = field(default=None, compare=False)  # the second run's, when it differs
+
+
+def run_calls(
+    project: Path,
+    module: Path,
+    calls: Sequence[Call],
+    *,
+    python: Path,
+    sandbox: Sandbox,
+    timeout: float = 60.0,
+    call_timeout: float = 2.0,
+) -> list[CallResult]:
+    """Run ``calls`` twice in the sandbox; results of the calls the first run finished."""
+    project, module = project.resolve(), module.resolve()
+    config = {"module": import_name(project, module), "call_timeout": call_timeout,
+              "calls": [call.to_json(i) for i, call in enumerate(calls)]}  # fmt: skip
+    with private_dir(project) as private:
+        shutil.copyfile(PROBE_SOURCE, private / "tddforge_discovery_probe.py")
+        shutil.copyfile(RUNNER_SOURCE, private / "tddforge_call_runner.py")
+        (private / "calls.json").write_text(json.dumps(config), encoding="utf-8")
+        runs = [_run_once(private, project, python, sandbox, timeout, seed) for seed in _HASH_SEEDS]
+    return merge_runs(calls, *runs)
+
+
+def _run_once(
+    private: Path, project: Path, python: Path, sandbox: Sandbox, timeout: float, seed: str
+) -> dict[int, dict[str, Any]]:
+    out = private / f"results-{seed}.jsonl"
+    argv = [str(python), str(private / "tddforge_call_runner.py"), str(private / "calls.json"),
+            str(out), *project_paths(project)]  # fmt: skip
+    run = sandbox.run(argv, cwd=project, timeout=timeout, extra_env={"PYTHONHASHSEED": seed})
+    if not out.exists() and not run.timed_out:
+        tail = (run.stderr.strip().splitlines() or ["no output"])[-1]
+        raise InputError(f"cannot run calls of {project.name}: {tail}")
+    lines = out.read_text(encoding="utf-8").splitlines() if out.exists() else []
+    return {row["id"]: row for row in map(json.loads, lines)}
+
+
+def merge_runs(
+    calls: Sequence[Call], first: Mapping[int, dict[str, Any]], second: Mapping[int, dict[str, Any]]
+) -> list[CallResult]:
+    """One result per call the first run finished; deterministic when both runs agree."""
+    results = []
+    for ident, call in enumerate(calls):
+        if ident not in first:
+            continue
+        outcome = _outcome(first[ident]["outcome"])
+        again = _outcome(second[ident]["outcome"]) if ident in second else None
+        stable = outcome.same_as(again) and outcome.kind in ("return", "raise")
+        arcs = frozenset((a, b) for a, b in first[ident]["arcs"])
+        results.append(CallResult(call, arcs, outcome, stable, None if stable else again))
+    return results
+
+
+def _outcome(raw: dict[str, Any]) -> Outcome:
+    fields = ("kind", "type", "type_module", "repr", "literal", "message")
+    state = tuple(sorted(raw.get("state", {}).items()))
+    return Outcome(**{k: raw[k] for k in fields if k in raw}, state=state)
+
+
+def keep_new_coverage(
+    results: Iterable[CallResult], covered: frozenset[Arc] = frozenset()
+) -> tuple[list[CallResult], frozenset[Arc]]:
+    """The deterministic results that reach new arcs, in order, and all arcs reached."""
+    kept = []
+    for result in results:
+        if result.deterministic and not result.arcs <= covered:
+            kept.append(result)
+            covered |= result.arcs
+    return kept, covered
+
+
+def plan_calls(
+    info: ModuleInfo, mined: Mapping[str, tuple[Constant, ...]], *, per_param: int = 8
+) -> list[Call]:
+    """Calls for every callable that can be called with literals (async ones are skipped)."""
+    calls: list[Call] = []
+    for func in info.functions:
+        calls += _variants(func, mined, per_param)
+    for cls in info.classes:
+        calls += _class_calls(cls, mined, per_param)
+    return calls
+
+
+def _class_calls(
+    cls: ClassInfo, mined: Mapping[str, tuple[Constant, ...]], per_param: int
+) -> list[Call]:
+    if cls.is_abstract:
+        return []
+    calls: list[Call] = []
+    init: tuple[tuple[str, ...], tuple[tuple[str, str], ...]] | None = ((), ())
+    if cls.constructor is not None:
+        ctor = _variants(cls.constructor, mined, per_param)
+        calls += ctor
+        init = (ctor[0].args, ctor[0].kwargs) if ctor else None
+    for method in cls.methods:
+        variants = _variants(method, mined, per_param)
+        if method.kind == "method":
+            if init is None:
+                continue  # no instance can be built from literals
+            variants = [_on_instance(v, *init) for v in variants]
+        calls += variants
+    return calls
+
+
+def _on_instance(call: Call, args: tuple[str, ...], kwargs: tuple[tuple[str, str], ...]) -> Call:
+    return Call(call.target, call.args, call.kwargs, args, kwargs, call.consume)
+
+
+def _variants(
+    func: CallableInfo, mined: Mapping[str, tuple[Constant, ...]], per_param: int
+) -> list[Call]:
+    """The base call, then each parameter's other candidates, one parameter at a time."""
+    if func.is_async:
+        return []
+    constants = constants_for(dict(mined), func.qualname)
+    options = {p.name: candidates(p, constants, limit=per_param) for p in func.parameters}
+    required = [p for p in func.parameters if _required(p)]
+    if any(not options[p.name] for p in required):
+        return []
+    base = {p.name: options[p.name][0] for p in required}
+    calls = [_call(func, base)]
+    for param in func.parameters:
+        first = 1 if _required(param) else 0
+        if param.kind == "positional_only" and not _required(param):
+            continue  # would need every positional before it
+        for value in options[param.name][first:]:
+            if value.origin != "default":  # passing the default says nothing new
+                calls.append(_call(func, {**base, param.name: value}))
+    return list(dict.fromkeys(calls))
+
+
+def _required(param: Param) -> bool:
+    return not param.has_default and param.kind not in ("var_positional", "var_keyword")
+
+
+def _call(func: CallableInfo, chosen: Mapping[str, Value]) -> Call:
+    """Required positional parameters by position; everything else by keyword."""
+    args: list[str] = []
+    kwargs: list[tuple[str, str]] = []
+    for param in func.parameters:
+        if param.name not in chosen:
+            continue
+        positional = param.kind == "positional_only" or (
+            param.kind == "positional_or_keyword" and _required(param)
+        )
+        if positional:
+            args.append(chosen[param.name].source)
+        else:
+            kwargs.append((param.name, chosen[param.name].source))
+    return Call(func.qualname, tuple(args), tuple(kwargs), consume=func.is_generator)
+
+
+def explore(
+    project: Path,
+    module: Path,
+    info: ModuleInfo,
+    mined: Mapping[str, tuple[Constant, ...]],
+    *,
+    python: Path,
+    sandbox: Sandbox,
+    timeout: float = 60.0,
+) -> list[CallResult]:
+    """One round: plan calls, run them, keep those that reach new arcs."""
+    results = run_calls(project, module, plan_calls(info, mined), python=python,
+                        sandbox=sandbox, timeout=timeout)  # fmt: skip
+    return keep_new_coverage(results)[0]

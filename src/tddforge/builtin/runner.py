@@ -1,0 +1,213 @@
+"""The call runner: runs calls of the target module under the TARGET's interpreter, stdlib only.
+
+Shipped as a file next to the discovery probe and started by path
+(``python runner.py CONFIG.json OUT.jsonl PATH...``). It imports the module
+once, then forks one child per call, so every call starts from the state the
+import left (as a test in a fresh process would) and a call that hangs or
+kills its process costs only its child. In the child a ``sys.settrace``
+tracer records the arcs (line → line, with ``-first_line`` for entry and
+exit, as coverage.py writes them) executed in the module's file; the call's
+outcome (its value's repr, or the exception) goes back through a pipe. One
+JSON line per call is written to ``OUT.jsonl``.
+
+Determinism is judged by the caller, which runs the same calls in a second
+process with another hash seed; each child reseeds ``random`` from the OS,
+so values that depend on randomness, time or set order differ between runs.
+Keep it compatible with Python 3.8+.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import io
+import itertools
+import json
+import os
+import random
+import select
+import signal
+import sys
+import time
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tddforge.builtin.probe import is_literal
+else:  # the probe is shipped beside this file under this name
+    from tddforge_discovery_probe import is_literal
+
+MAX_REPR = 2000
+MAX_ITEMS = 1000  # a generator is consumed up to this many items
+
+
+class CallTimeout(BaseException):
+    """Raised in a call by the alarm; a BaseException so ``except Exception`` cannot eat it."""
+
+
+def literal(source: str) -> Any:
+    """An argument, given as the source of a literal."""
+    return ast.literal_eval(source)
+
+
+def resolve(module: Any, call: dict[str, Any]) -> Any:
+    """The callable a call names: a function, a class, or a method of a fresh instance."""
+    parts = call["target"].split(".")
+    obj = getattr(module, parts[0])
+    if len(parts) == 1:
+        return obj
+    init = call.get("init")
+    if init is not None:  # an instance method: build the instance first
+        obj = obj(*map(literal, init["args"]), **{k: literal(v) for k, v in init["kwargs"].items()})
+    return getattr(obj, parts[1])
+
+
+class Tracer:
+    """Records arcs executed in one file."""
+
+    def __init__(self, filename: str):
+        self.filename = filename
+        self.arcs: set[tuple[int, int]] = set()
+        self.last: dict[Any, int] = {}
+
+    def __call__(self, frame: Any, event: str, arg: Any) -> Any:
+        if frame.f_code.co_filename != self.filename:
+            return None
+        self.last[frame] = -frame.f_code.co_firstlineno
+        return self.local
+
+    def local(self, frame: Any, event: str, arg: Any) -> Any:
+        if event == "line":
+            self.arcs.add((self.last.get(frame, 0), frame.f_lineno))
+            self.last[frame] = frame.f_lineno
+        elif event == "return":
+            self.arcs.add((self.last.pop(frame, 0), -frame.f_code.co_firstlineno))
+        return self.local
+
+
+def describe_value(value: Any) -> dict[str, Any]:
+    """A returned value: its type, repr, and whether the repr is a literal equal to it."""
+    try:
+        text = repr(value)
+    except Exception as exc:  # a broken __repr__ is the module's bug, not ours
+        text = "<repr failed: " + type(exc).__name__ + ">"
+    exact = is_literal(value) and len(text) <= MAX_REPR
+    return {
+        "kind": "return",
+        "type": type(value).__qualname__,
+        "type_module": type(value).__module__,
+        "repr": text[:MAX_REPR],
+        "literal": exact,
+        "state": {} if exact else public_state(value),
+    }
+
+
+def public_state(value: Any) -> dict[str, str]:
+    """An object's public attributes whose values are literals, as reprs."""
+    try:
+        attributes = vars(value)
+    except TypeError:  # no __dict__
+        return {}
+    return {
+        name: repr(item)
+        for name, item in sorted(attributes.items())
+        if not name.startswith("_") and is_literal(item)
+    }
+
+
+def describe_error(exc: BaseException) -> dict[str, Any]:
+    """A raised exception: its type and first message line."""
+    message = str(exc)
+    return {
+        "kind": "raise",
+        "type": type(exc).__qualname__,
+        "type_module": type(exc).__module__,
+        "message": message[:MAX_REPR],
+    }
+
+
+def run_call(module: Any, call: dict[str, Any], timeout: float) -> dict[str, Any]:
+    """Run one call traced (in the child), returning its arcs and outcome."""
+    random.seed()
+    sys.stdout = sys.stderr = io.StringIO()  # the call's prints must not flood the sandbox
+    tracer = Tracer(module.__file__)
+
+    def alarm(signum: int, frame: Any) -> None:
+        raise CallTimeout
+
+    signal.signal(signal.SIGALRM, alarm)
+    signal.setitimer(signal.ITIMER_REAL, timeout)
+    try:
+        func = resolve(module, call)
+        args = [literal(a) for a in call["args"]]
+        kwargs = {k: literal(v) for k, v in call["kwargs"].items()}
+        sys.settrace(tracer)
+        try:
+            value = func(*args, **kwargs)
+            if call.get("consume"):
+                value = list(itertools.islice(value, MAX_ITEMS))
+        finally:
+            sys.settrace(None)
+        outcome = describe_value(value)
+    except CallTimeout:
+        outcome = {"kind": "timeout"}
+    except BaseException as exc:
+        outcome = describe_error(exc)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+    return {"arcs": sorted(tracer.arcs), "outcome": outcome}
+
+
+def in_child(module: Any, call: dict[str, Any], timeout: float) -> dict[str, Any]:
+    """Fork, run the call in the child, and read its result (or say how the child died)."""
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read_end)
+        try:
+            data = json.dumps(run_call(module, call, timeout)).encode()
+        except BaseException as exc:  # an outcome that cannot be encoded
+            data = json.dumps({"arcs": [], "outcome": describe_error(exc)}).encode()
+        with os.fdopen(write_end, "wb") as pipe:
+            pipe.write(data)
+        os._exit(0)
+    os.close(write_end)
+    data = read_all(read_end, pid, timeout + 2.0)
+    _, status = os.waitpid(pid, 0)
+    if data:
+        return json.loads(data)  # type: ignore[no-any-return]
+    return {"arcs": [], "outcome": {"kind": "crash", "status": status}}
+
+
+def read_all(fd: int, pid: int, wall: float) -> bytes:
+    """Everything the child writes, killing it when it outlives ``wall`` seconds."""
+    chunks: list[bytes] = []
+    deadline = time.monotonic() + wall
+    with os.fdopen(fd, "rb") as pipe:
+        while True:
+            left = deadline - time.monotonic()
+            ready = select.select([pipe], [], [], max(left, 0))[0]
+            if not ready:
+                os.kill(pid, signal.SIGKILL)
+                return b""
+            chunk = os.read(pipe.fileno(), 1 << 16)
+            if not chunk:
+                return b"".join(chunks)
+            chunks.append(chunk)
+
+
+def main(argv: list[str]) -> int:
+    """Import the module named in the config, run each call, and write one line per call."""
+    with open(argv[1], encoding="utf-8") as handle:
+        config = json.load(handle)
+    sys.path[0:0] = argv[3:]  # after our own imports, as in the probe
+    module = importlib.import_module(config["module"])
+    with open(argv[2], "a", encoding="utf-8") as out:
+        for call in config["calls"]:
+            result = in_child(module, call, config["call_timeout"])
+            out.write(json.dumps({"id": call["id"], **result}) + "\n")
+            out.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,147 @@
+"""Exploration for real: calls run under a real interpreter in the sandbox, traced, twice."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from tddforge.builtin.constants import mine_constants
+from tddforge.builtin.discover import discover
+from tddforge.builtin.explore import Call, CallResult, explore, run_calls
+from tddforge.sandbox import Limits, Sandbox
+
+pytestmark = pytest.mark.integration
+
+LIMITS = Limits(cpu_seconds=30, memory_mb=1024, file_size_mb=8, max_processes=64, wall_seconds=30)
+PY = Path(sys.executable)
+
+SAMPLE = """\
+import os
+import random
+import time
+
+
+def classify(n: int) -> str:
+    if n < 0:
+        return "negative"
+    if n == 0:
+        return "zero"
+    if n > 100:
+        return "big"
+    return "small"
+
+
+def boom(x):
+    raise ValueError(f"bad {x}")
+
+
+def now():
+    return time.time()
+
+
+def pick():
+    return random.random()
+
+
+def order():
+    return list({"alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta"})
+
+
+def spin():
+    while True:
+        pass
+
+
+def die():
+    os._exit(3)
+
+
+def count(n: int):
+    yield from range(n)
+
+
+class Box:
+    def __init__(self, size: float) -> None:
+        self.size = size
+        self._secret = object()
+
+    def grow(self, by: float = 1.0) -> float:
+        return self.size + by
+"""
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    path = tmp_path / "proj"
+    path.mkdir()
+    (path / "sample.py").write_text(SAMPLE, encoding="utf-8")
+    return path
+
+
+def run(project: Path, *calls: Call) -> list[CallResult]:
+    box = Sandbox(project, LIMITS)
+    return run_calls(project, project / "sample.py", calls, python=PY, sandbox=box,
+                     call_timeout=0.5)  # fmt: skip
+
+
+def test_outcomes_values_exceptions_timeouts_crashes(project: Path) -> None:
+    results = run(
+        project,
+        Call("classify", ("-5",)),
+        Call("boom", ("'x'",)),
+        Call("spin"),
+        Call("die"),
+        Call("count", ("3",), consume=True),
+        Call("Box.grow", kwargs=(("by", "2.5"),), init_args=("1.0",)),
+    )
+    got = [(r.outcome.kind, r.outcome.repr or r.outcome.message, r.deterministic) for r in results]
+    assert got == [
+        ("return", "'negative'", True),
+        ("raise", "bad x", True),
+        ("timeout", "", False),
+        ("crash", "", False),
+        ("return", "[0, 1, 2]", True),
+        ("return", "3.5", True),
+    ]
+    assert results[1].outcome.type == "ValueError" and results[1].outcome.type_module == "builtins"
+    assert results[0].outcome.literal
+
+
+def test_arcs_follow_the_branch_taken(project: Path) -> None:
+    negative, zero, small = run(
+        project, Call("classify", ("-1",)), Call("classify", ("0",)), Call("classify", ("5",))
+    )
+    assert (7, 8) in negative.arcs and (7, 8) not in zero.arcs  # if n < 0: return
+    assert (9, 10) in zero.arcs and (9, 10) not in small.arcs
+    assert (-6, 7) in small.arcs  # entry arc, as coverage.py writes it
+    assert not zero.arcs <= negative.arcs
+
+
+def test_values_that_vary_are_not_deterministic(project: Path) -> None:
+    results = run(project, Call("now"), Call("pick"), Call("order"), Call("classify", ("1",)))
+    assert [r.deterministic for r in results] == [False, False, False, True]
+    assert results[0].other is not None and results[0].other.kind == "return"
+
+
+def test_objects_compare_by_type_and_public_literal_state(project: Path) -> None:
+    (built,) = run(project, Call("Box", ("2.0",)))
+    assert built.outcome.kind == "return" and not built.outcome.literal
+    assert " at 0x" in built.outcome.repr
+    assert built.outcome.state == (("size", "2.0"),)  # _secret is private, object() no literal
+    assert built.deterministic
+
+
+def test_explore_keeps_one_call_per_new_branch(project: Path) -> None:
+    box = Sandbox(project, LIMITS)
+    module = project / "sample.py"
+    info = discover(project, module, python=PY, sandbox=box)
+    mined = mine_constants(module.read_text(encoding="utf-8"))
+    kept = explore(project, module, info, mined, python=PY, sandbox=box)
+    classify = {r.outcome.repr for r in kept if r.call.target == "classify"}
+    assert classify == {"'negative'", "'zero'", "'big'", "'small'"}
+    assert len([r for r in kept if r.call.target == "classify"]) == 4  # nothing redundant kept
+    assert {r.call.target for r in kept} >= {"boom", "count", "Box", "Box.grow"}
+    assert not {r.call.target for r in kept} & {"now", "pick", "order", "spin", "die"}
+    assert not list(project.rglob("__pycache__"))

@@ -1,0 +1,157 @@
+"""Exploration's pure parts: planning calls, merging two runs, keeping new coverage."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+
+from tddforge.builtin.constants import MODULE_SCOPE, Constant
+from tddforge.builtin.discover import ModuleInfo
+from tddforge.builtin.explore import (
+    Call,
+    CallResult,
+    Outcome,
+    keep_new_coverage,
+    merge_runs,
+    plan_calls,
+)
+
+
+def param(name: str, annotation: str | None = None, default: str | None = None,
+          kind: str = "positional_or_keyword") -> dict[str, Any]:  # fmt: skip
+    return {"name": name, "kind": kind, "annotation": annotation,
+            "has_default": default is not None, "default": default,
+            "default_is_literal": default is not None}  # fmt: skip
+
+
+def func(
+    qualname: str, *params: dict[str, Any], kind: str = "function", **extra: Any
+) -> dict[str, Any]:
+    return {"name": qualname.rsplit(".", 1)[-1], "qualname": qualname, "kind": kind,
+            "parameters": list(params), "returns": None, "docstring": None, "doctests": [],
+            "is_async": False, "is_generator": False, "lines": None, **extra}  # fmt: skip
+
+
+def module(functions: list[dict[str, Any]], classes: Sequence[dict[str, Any]] = ()) -> ModuleInfo:
+    return ModuleInfo.model_validate({"name": "m", "file": "/m.py", "docstring": None,
+                                      "doctests": [], "functions": functions,
+                                      "classes": list(classes)})  # fmt: skip
+
+
+def klass(name: str, ctor: dict[str, Any] | None, *methods: dict[str, Any]) -> dict[str, Any]:
+    return {"name": name, "docstring": None, "doctests": [], "constructor": ctor,
+            "methods": list(methods), "properties": [], "is_abstract": False,
+            "is_exception": False, "lines": None}  # fmt: skip
+
+
+def test_plan_base_call_then_one_parameter_at_a_time() -> None:
+    info = module([func("f", param("n", "bool"), param("sep", "str", "'-'"),
+                        param("k", "bool", "True", kind="keyword_only"))])  # fmt: skip
+    calls = plan_calls(info, {}, per_param=3)
+    assert calls == [
+        Call("f", ("True",)),
+        Call("f", ("False",)),
+        Call("f", ("True",), (("sep", "''"),)),
+        Call("f", ("True",), (("sep", "'a'"),)),
+        Call("f", ("True",), (("k", "False"),)),
+    ]
+
+
+def test_plan_uses_the_callables_constants() -> None:
+    info = module([func("f", param("n", "int"))])
+    mined = {"f": (Constant(42, "compare"),), MODULE_SCOPE: (Constant(7, "number"),)}
+    assert [c.args for c in plan_calls(info, mined, per_param=3)] == [("42",), ("7",), ("0",)]
+
+
+def test_plan_skips_what_literals_cannot_call() -> None:
+    info = module([
+        func("needs_box", param("b", "Box")),
+        func("later", is_async=True),
+        func("gen", param("n", "bool"), is_generator=True),
+    ])  # fmt: skip
+    calls = plan_calls(info, {}, per_param=1)
+    assert calls == [Call("gen", ("True",), consume=True)]
+
+
+def test_plan_methods_run_on_an_instance_from_the_constructor() -> None:
+    ctor = func("Box", param("size", "bool"), kind="constructor")
+    grow = func("Box.grow", param("by", "bool", "True"), kind="method")
+    unit = func("Box.unit", kind="staticmethod")
+    calls = plan_calls(module([], [klass("Box", ctor, grow, unit)]), {}, per_param=1)
+    assert calls == [
+        Call("Box", ("True",)),
+        Call("Box.grow", init_args=("True",)),
+        Call("Box.unit"),
+    ]
+    no_ctor = klass("Box", func("Box", param("b", "Box"), kind="constructor"), grow, unit)
+    assert plan_calls(module([], [no_ctor]), {}) == [Call("Box.unit")]
+
+
+def row(outcome: dict[str, Any], arcs: Sequence[list[int]] = ()) -> dict[str, Any]:
+    return {"outcome": outcome, "arcs": list(arcs)}
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "deterministic"),
+    [
+        (
+            {"kind": "return", "repr": "1", "literal": True},
+            {"kind": "return", "repr": "1", "literal": True},
+            True,
+        ),
+        (
+            {"kind": "return", "repr": "1", "literal": True},
+            {"kind": "return", "repr": "2", "literal": True},
+            False,
+        ),
+        (
+            {"kind": "return", "repr": "<X at 0x1>", "state": {"a": "1"}},
+            {"kind": "return", "repr": "<X at 0x2>", "state": {"a": "1"}},
+            True,
+        ),
+        (
+            {"kind": "return", "repr": "<X at 0x1>", "state": {"a": "1"}},
+            {"kind": "return", "repr": "<X at 0x1>", "state": {"a": "2"}},
+            False,
+        ),
+        (
+            {"kind": "raise", "type": "E", "message": "m"},
+            {"kind": "raise", "type": "E", "message": "m"},
+            True,
+        ),
+        ({"kind": "timeout"}, {"kind": "timeout"}, False),
+        ({"kind": "crash"}, {"kind": "crash"}, False),
+        ({"kind": "return", "repr": "1", "literal": True}, None, False),
+    ],
+)
+def test_merge_runs_judges_determinism(
+    first: dict[str, Any], second: dict[str, Any] | None, deterministic: bool
+) -> None:
+    call = Call("f")
+    results = merge_runs([call], {0: row(first, [[1, 2]])}, {0: row(second)} if second else {})
+    assert [r.deterministic for r in results] == [deterministic]
+    assert results[0].arcs == frozenset({(1, 2)})
+
+
+def test_merge_runs_drops_calls_the_first_run_never_finished() -> None:
+    ok = row({"kind": "return", "repr": "1", "literal": True})
+    assert [r.call for r in merge_runs([Call("a"), Call("b")], {1: ok}, {1: ok})] == [Call("b")]
+
+
+def result(name: str, arcs: set[tuple[int, int]], deterministic: bool = True) -> CallResult:
+    return CallResult(Call(name), frozenset(arcs), Outcome("return"), deterministic)
+
+
+def test_keep_new_coverage() -> None:
+    results = [
+        result("a", {(1, 2)}),
+        result("b", {(1, 2)}),  # nothing new
+        result("c", {(1, 2), (2, 3)}),
+        result("d", {(4, 5)}, deterministic=False),  # new, but cannot be asserted on
+        result("e", set()),
+    ]
+    kept, covered = keep_new_coverage(results, frozenset({(9, 9)}))
+    assert [r.call.target for r in kept] == ["a", "c"]
+    assert covered == {(9, 9), (1, 2), (2, 3)}
