@@ -24,11 +24,14 @@ What exists and works (each piece tested on real sample modules):
   returned value's repr, or the exception, or timeout/crash, and a non-literal
   value's public literal attributes), twice with two hash seeds: only
   outcomes equal in both runs are deterministic. ``keep_new_coverage`` (pure)
-  keeps the deterministic calls that reach new arcs. One round only.
+  keeps the deterministic calls that reach new arcs.
+- ``search.py``: rounds of exploration within a time budget; after round 0
+  (the planned calls) each round runs the untried neighbours of the calls kept
+  so far (one argument mutated, within its hint) and stops when a round keeps
+  nothing, nothing is left to try, or the budget is spent.
 
 What is missing, so ``tddforge cover --engine builtin`` still says the
-generator is not available: a budgeted search loop (mutating kept inputs,
-stopping when coverage stops rising, ``--budget``), objects passed as
+generator is not available: the ``--budget`` flag, objects passed as
 arguments (built from the module's constructors), strings made to match mined
 regexes, the mutant-directed phase, writing the kept calls as a readable
 pytest/unittest file (one test per behaviour, ``pytest.raises`` with match,

@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from tddforge.builtin.constants import mine_constants
-from tddforge.builtin.discover import discover
+from tddforge.builtin.discover import ModuleInfo, discover
 from tddforge.builtin.explore import Call, CallResult, explore, run_calls
+from tddforge.builtin.search import search
 from tddforge.sandbox import Limits, Sandbox
 
 pytestmark = pytest.mark.integration
@@ -145,3 +146,63 @@ def test_explore_keeps_one_call_per_new_branch(project: Path) -> None:
     assert {r.call.target for r in kept} >= {"boom", "count", "Box", "Box.grow"}
     assert not {r.call.target for r in kept} & {"now", "pick", "order", "spin", "die"}
     assert not list(project.rglob("__pycache__"))
+
+
+OLD_PYTHONS = sorted(Path.home().glob(".pyenv/versions/3.8*/bin/python"))
+
+
+@pytest.mark.skipif(not OLD_PYTHONS, reason="no Python 3.8 here")
+def test_runner_needs_only_the_stdlib_of_an_old_target_interpreter(project: Path) -> None:
+    box = Sandbox(project, LIMITS)
+    calls = [Call("classify", ("0",)), Call("boom", ("1",))]
+    results = run_calls(project, project / "sample.py", calls, python=OLD_PYTHONS[0], sandbox=box)
+    assert [(r.outcome.kind, r.deterministic) for r in results] == [
+        ("return", True),
+        ("raise", True),
+    ]
+    assert (9, 10) in results[0].arcs
+
+
+SEARCHED = """\
+import time
+
+
+def f(n: int) -> str:
+    if n == 8:
+        return "eight"
+    return "other"
+
+
+def slow(n: int) -> int:
+    time.sleep(0.4)
+    return n
+"""
+
+
+def searched(tmp_path: Path) -> tuple[Path, Path, Sandbox, ModuleInfo]:
+    project = tmp_path / "proj"
+    project.mkdir()
+    module = project / "searched.py"
+    module.write_text(SEARCHED, encoding="utf-8")
+    box = Sandbox(project, LIMITS)
+    return project, module, box, discover(project, module, python=PY, sandbox=box)
+
+
+def test_search_reaches_a_branch_through_a_neighbour_then_stops(tmp_path: Path) -> None:
+    project, module, box, info = searched(tmp_path)
+    found = search(project, module, info, {}, python=PY, sandbox=box, first=[Call("f", ("7",))])
+    assert [(r.call.args, r.outcome.repr) for r in found.kept] == [
+        (("7",), "'other'"),
+        (("8",), "'eight'"),  # 7 + 1, in round 1
+    ]
+    # round 2 tries the neighbours of 8 not yet run (9, -8) and finds nothing new
+    assert (found.rounds, found.calls_run, found.stopped) == (3, 7, "coverage stopped rising")
+
+
+def test_search_respects_the_budget(tmp_path: Path) -> None:
+    project, module, box, info = searched(tmp_path)
+    ticks = iter([0.0, 0.0, 5.0])  # start, before round 0, before round 1: past the budget
+    found = search(project, module, info, {}, python=PY, sandbox=box, budget=2.0,
+                   first=[Call("slow", ("1",))], clock=lambda: next(ticks))  # fmt: skip
+    assert (found.rounds, found.stopped) == (1, "budget spent")
+    assert [r.call for r in found.kept] == [Call("slow", ("1",))]

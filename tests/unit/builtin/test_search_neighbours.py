@@ -1,0 +1,72 @@
+"""The search's neighbours: one argument mutated at a time, within its hint."""
+
+from __future__ import annotations
+
+import pytest
+
+from tddforge.builtin.discover import CallableInfo
+from tddforge.builtin.explore import Call
+from tddforge.builtin.search import neighbours
+
+
+def func(*params: tuple[str, str | None, str]) -> CallableInfo:
+    return CallableInfo.model_validate({
+        "name": "f", "qualname": "f", "kind": "function", "returns": None, "docstring": None,
+        "doctests": [], "is_async": False, "is_generator": False, "lines": None,
+        "parameters": [{"name": n, "annotation": a, "kind": k, "has_default": False,
+                        "default": None, "default_is_literal": False} for n, a, k in params],
+    })  # fmt: skip
+
+
+POS = "positional_or_keyword"
+
+
+@pytest.mark.parametrize(
+    ("call", "params", "expected"),
+    [
+        pytest.param(
+            Call("f", ("7",)),
+            [("n", "int", POS)],
+            [("8",), ("6",), ("-7",), ("0",)],
+            id="int-plus-minus-sign-zero",
+        ),
+        pytest.param(Call("f", ("0",)), [("n", "int", POS)], [("1",), ("-1",)], id="no-repeats"),
+        pytest.param(Call("f", ("True",)), [("b", "bool", POS)], [("False",)], id="bool"),
+        pytest.param(
+            Call("f", ("'ab'",)),
+            [("s", "str", POS)],
+            [("''",), ("'a'",), ("'abab'",), ("'AB'",), ("' ab'",)],
+            id="str",
+        ),
+        pytest.param(
+            Call("f", ("1", "'x'")),
+            [("n", "int", POS), ("s", None, POS)],
+            [
+                ("2", "'x'"),
+                ("0", "'x'"),
+                ("-1", "'x'"),
+                ("1", "''"),
+                ("1", "'xx'"),
+                ("1", "'X'"),
+                ("1", "' x'"),
+            ],
+            id="one-argument-at-a-time",
+        ),
+        pytest.param(Call("f", ("2.0",)), [("n", "int", POS)], [], id="hint-filters-mutations"),
+    ],
+)
+def test_neighbours_of_positional_arguments(
+    call: Call, params: list[tuple[str, str | None, str]], expected: list[tuple[str, ...]]
+) -> None:
+    assert [c.args for c in neighbours(call, func(*params))] == expected
+
+
+def test_neighbours_of_keyword_arguments_keep_the_rest() -> None:
+    call = Call("f", ("1",), (("k", "3"),), init_args=("'box'",))
+    found = neighbours(call, func(("n", "Literal[1]", POS), ("k", "int", "keyword_only")))
+    assert found == [
+        Call("f", ("1",), (("k", "4"),), init_args=("'box'",)),
+        Call("f", ("1",), (("k", "2"),), init_args=("'box'",)),
+        Call("f", ("1",), (("k", "-3"),), init_args=("'box'",)),
+        Call("f", ("1",), (("k", "0"),), init_args=("'box'",)),
+    ]
