@@ -29,13 +29,22 @@ What exists and works (each piece tested on real sample modules):
   (the planned calls) each round runs the untried neighbours of the calls kept
   so far (one argument mutated, within its hint) and stops when a round keeps
   nothing, nothing is left to try, or the budget is spent.
+- ``writer.py`` (pure): kept calls → a pytest module, one test per kept call
+  named from the callable and what it did (``test_pluralize_returns_children``,
+  ``test_parse_raises_value_error``), literal inputs, ``==``/``is`` on literal
+  values, ``pytest.raises`` with the message matched literally, other objects
+  through their public literal attributes or their type. Tested end to end on
+  a sample module: discover → search → write, the suite passes twice under
+  pytest with every branch of the explored functions covered, and passes
+  ``ruff check`` (line length excepted: the output is not formatted yet).
 
 What is missing, so ``tddforge cover --engine builtin`` still says the
 generator is not available: the ``--budget`` flag, objects passed as
 arguments (built from the module's constructors), strings made to match mined
-regexes, the mutant-directed phase, writing the kept calls as a readable
-pytest/unittest file (one test per behaviour, ``pytest.raises`` with match,
-assertions through public fields for non-literal values), the
-``TestSuiteGenerator`` adapter the cover loop would call and its CLI wiring,
-the bundled example and the Pynguin benchmark.
+regexes, the mutant-directed phase, unittest-style output (the project's framework
+from ``analysis.project.detect_framework``), formatting the output (line
+length), merging tests that show the same behaviour, the ``TestSuiteGenerator``
+adapter the cover loop would call (``generate``: discover → search → write;
+``enhance``: the mutant phase) and its CLI wiring, the bundled example and the
+Pynguin benchmark.
 """

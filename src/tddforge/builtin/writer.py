@@ -1,0 +1,153 @@
+"""The test writer: kept calls → a readable pytest module (pure: data in, source text out).
+
+One test per kept call, grouped by the callable in the order given, named
+from the callable and what it did (``test_classify_returns_negative``,
+``test_parse_raises_value_error``; the input is added only to tell two tests
+apart). Inputs are literals. Assertions are only on what was deterministic:
+a literal value by equality, an exception by type and message, another
+object through its public literal attributes (or its type when it has none).
+Timeouts, crashes and non-deterministic results are never written.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from tddforge.builtin.explore import Call, CallResult, Outcome
+
+_SLUG_MAX = 30
+_BUILTINS = "builtins"
+_REGEX_SPECIAL = re.compile(r"[.^$*+?{}\[\]\\|()]")
+_SINGLETONS = ("True", "False", "None")  # compared with ``is`` (ruff E711/E712)
+
+
+@dataclass(frozen=True)
+class WrittenTest:
+    """One test function: its name and its source lines (without the ``def`` line)."""
+
+    name: str
+    body: tuple[str, ...]
+
+
+def write_module(module: str, results: Sequence[CallResult]) -> str:
+    """A pytest module for ``module`` (its import name) asserting what ``results`` observed."""
+    kept = [r for r in results if r.deterministic and r.outcome.kind in ("return", "raise")]
+    names: set[str] = set()
+    imports: set[str] = set()
+    tests = [_test(module, r, names, imports) for r in kept]
+    uses_pytest = any(r.outcome.kind == "raise" for r in kept)
+    uses_re = any("re.escape(" in line for t in tests for line in t.body)
+    header = ['"""Tests written by tddforge\'s builtin generator from observed behaviour."""', ""]
+    stdlib = ["import re"] if uses_re else []
+    third = ["import pytest"] if uses_pytest else []
+    own = [f"from {module} import {', '.join(sorted(imports))}"] if imports else []
+    blocks = [block for block in (stdlib, third, own) if block]
+    lines = header + [line for block in blocks for line in [*block, ""]]
+    for test in tests:
+        lines += ["", f"def {test.name}() -> None:", *(f"    {line}" for line in test.body), ""]
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def _test(module: str, result: CallResult, names: set[str], imports: set[str]) -> WrittenTest:
+    call, outcome = result.call, result.outcome
+    root = call.target.split(".")[0]
+    imports.add(root)
+    setup, expr = _call_expression(call)
+    body = [*setup, *_assertions(expr, outcome, module, imports, call.consume)]
+    return WrittenTest(_unique_name(call, outcome, names), tuple(body))
+
+
+def _call_expression(call: Call) -> tuple[list[str], str]:
+    """Lines that build the instance (for a method), and the call itself."""
+    arguments = ", ".join([*call.args, *(f"{k}={v}" for k, v in call.kwargs)])
+    parts = call.target.split(".")
+    if len(parts) == 1:
+        return [], f"{parts[0]}({arguments})"
+    if call.init_args is None:  # static or class method
+        return [], f"{call.target}({arguments})"
+    instance = _snake(parts[0])
+    init = ", ".join([*call.init_args, *(f"{k}={v}" for k, v in call.init_kwargs)])
+    return [f"{instance} = {parts[0]}({init})"], f"{instance}.{parts[1]}({arguments})"
+
+
+def _assertions(
+    expr: str, outcome: Outcome, module: str, imports: set[str], consume: bool
+) -> list[str]:
+    if outcome.kind == "raise":
+        exc = _type_name(outcome, module, imports)
+        match = f", match={_pattern(outcome.message)}" if outcome.message else ""
+        return [f"with pytest.raises({exc}{match}):", f"    {expr}"]
+    value = f"list({expr})" if consume else expr
+    if outcome.literal:
+        operator = "is" if outcome.repr in _SINGLETONS else "=="
+        return [f"assert {value} {operator} {outcome.repr}"]
+    lines = [f"result = {value}"]
+    if outcome.state:
+        return lines + [f"assert result.{name} == {text}" for name, text in outcome.state]
+    if outcome.type_module in (_BUILTINS, module) and "." not in outcome.type:
+        return [*lines, f"assert isinstance(result, {_type_name(outcome, module, imports)})"]
+    return [*lines, f"assert type(result).__name__ == {outcome.type!r}"]
+
+
+def _type_name(outcome: Outcome, module: str, imports: set[str]) -> str:
+    if outcome.type_module == module and "." not in outcome.type:
+        imports.add(outcome.type)
+        return outcome.type
+    if outcome.type_module == _BUILTINS:
+        return outcome.type
+    return "Exception"  # an exception from elsewhere: its message still pins it down
+
+
+def _pattern(message: str) -> str:
+    """A ``match=`` argument that matches ``message`` literally, as readably as possible."""
+    if _REGEX_SPECIAL.search(message) is None:
+        return repr(message)
+    return f"re.escape({message!r})"
+
+
+def _unique_name(call: Call, outcome: Outcome, names: set[str]) -> str:
+    base = f"test_{_snake(call.target.replace('.', '_'))}_{_scenario(call, outcome)}"
+    name = base
+    if name in names:
+        name = f"{base}_with_{_slug(', '.join(call.args + tuple(v for _, v in call.kwargs)))}"
+    counter = 2
+    while name in names:
+        name, counter = f"{base}_{counter}", counter + 1
+    names.add(name)
+    return name
+
+
+def _scenario(call: Call, outcome: Outcome) -> str:
+    if outcome.kind == "raise":
+        return f"raises_{_snake(outcome.type.split('.')[-1])}"
+    if call.target[:1].isupper() and "." not in call.target:
+        return "builds"
+    if not outcome.literal:
+        return f"returns_{_snake(outcome.type.split('.')[-1])}"
+    return f"returns_{_value_slug(outcome.repr)}"
+
+
+def _value_slug(text: str) -> str:
+    try:
+        value = ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return "value"
+    if isinstance(value, (str, bytes, list, tuple, dict, set)) and not value:
+        return f"empty_{type(value).__name__}"
+    return _slug(text) or "value"
+
+
+def _slug(text: str) -> str:
+    words = re.sub(r"-(?=\d)", "minus ", text)
+    slug = re.sub(r"[^0-9a-zA-Z]+", "_", words).strip("_").lower()
+    if len(slug) > _SLUG_MAX:  # cut at a word boundary when there is one
+        cut = slug[: _SLUG_MAX + 1].rfind("_")
+        slug = slug[: cut if cut > 0 else _SLUG_MAX]
+    return slug.rstrip("_")
+
+
+def _snake(name: str) -> str:
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", name).lower()

@@ -1,0 +1,163 @@
+"""The test writer: kept calls → pytest source, checked as text."""
+
+from __future__ import annotations
+
+import ast
+
+from tddforge.builtin.explore import Call, CallResult, Outcome
+from tddforge.builtin.writer import write_module
+
+
+def returned(call: Call, text: str, **extra: object) -> CallResult:
+    outcome = Outcome("return", type=type(ast.literal_eval(text)).__name__,
+                      type_module="builtins", repr=text, literal=True)  # fmt: skip
+    return CallResult(call, frozenset(), outcome, True)
+
+
+def raised(call: Call, exc: str, message: str, module: str = "builtins") -> CallResult:
+    return CallResult(call, frozenset(), Outcome("raise", exc, module, message=message), True)
+
+
+def obj(
+    call: Call, type_: str, state: tuple[tuple[str, str], ...] = (), module: str = "shapes"
+) -> CallResult:
+    outcome = Outcome("return", type_, module, repr=f"<{type_} at 0x1>", state=state)
+    return CallResult(call, frozenset(), outcome, True)
+
+
+def test_literal_returns_one_test_each_named_by_value() -> None:
+    source = write_module("shapes", [
+        returned(Call("classify", ("-1",)), "'negative'"),
+        returned(Call("classify", ("0",)), "'zero'"),
+        returned(Call("area", ("2", "3")), "6"),
+        returned(Call("parse", ("''",)), "[]"),
+        returned(Call("count", ("3",), consume=True), "[0, 1, 2]"),
+        returned(Call("flag", (), (("on", "True"),)), "True"),
+    ])  # fmt: skip
+    assert (
+        source
+        == '''\
+"""Tests written by tddforge's builtin generator from observed behaviour."""
+
+from shapes import area, classify, count, flag, parse
+
+
+def test_classify_returns_negative() -> None:
+    assert classify(-1) == 'negative'
+
+
+def test_classify_returns_zero() -> None:
+    assert classify(0) == 'zero'
+
+
+def test_area_returns_6() -> None:
+    assert area(2, 3) == 6
+
+
+def test_parse_returns_empty_list() -> None:
+    assert parse('') == []
+
+
+def test_count_returns_0_1_2() -> None:
+    assert list(count(3)) == [0, 1, 2]
+
+
+def test_flag_returns_true() -> None:
+    assert flag(on=True) is True
+'''
+    )
+
+
+def test_same_scenario_is_told_apart_by_its_input() -> None:
+    source = write_module("m", [
+        returned(Call("sign", ("5",)), "1"),
+        returned(Call("sign", ("-7",)), "1"),
+        returned(Call("sign", ("-7",), (("strict", "False"),)), "1"),
+        returned(Call("sign", ("-7",), (("strict", "False"),)), "1"),
+    ])  # fmt: skip
+    names = [line[4:].split("(")[0] for line in source.splitlines() if line.startswith("def ")]
+    assert names == ["test_sign_returns_1", "test_sign_returns_1_with_minus_7",
+                     "test_sign_returns_1_with_minus_7_false", "test_sign_returns_1_2"]  # fmt: skip
+
+
+def test_exceptions_with_type_and_literal_message() -> None:
+    source = write_module("shapes", [
+        raised(Call("boom", ("'x'",)), "ValueError", "bad x"),
+        raised(Call("parse", ("'('",)), "ParseError", "unbalanced (", module="shapes"),
+        raised(Call("load", ()), "JSONDecodeError", "", module="json.decoder"),
+    ])  # fmt: skip
+    assert (
+        source
+        == '''\
+"""Tests written by tddforge's builtin generator from observed behaviour."""
+
+import re
+
+import pytest
+
+from shapes import ParseError, boom, load, parse
+
+
+def test_boom_raises_value_error() -> None:
+    with pytest.raises(ValueError, match='bad x'):
+        boom('x')
+
+
+def test_parse_raises_parse_error() -> None:
+    with pytest.raises(ParseError, match=re.escape('unbalanced (')):
+        parse('(')
+
+
+def test_load_raises_json_decode_error() -> None:
+    with pytest.raises(Exception):
+        load()
+'''
+    )
+
+
+def test_objects_are_asserted_through_public_fields_or_type() -> None:
+    source = write_module("shapes", [
+        obj(Call("Box", ("2.0",)), "Box", (("size", "2.0"), ("tag", "'b'"))),
+        obj(Call("Box.grow", (), (("by", "1.0"),), init_args=("2.0",)), "Box"),
+        returned(Call("Box.unit", ()), "1.0"),
+        obj(Call("make", ()), "Thing", module="other.place"),
+    ])  # fmt: skip
+    assert (
+        source
+        == '''\
+"""Tests written by tddforge's builtin generator from observed behaviour."""
+
+from shapes import Box, make
+
+
+def test_box_builds() -> None:
+    result = Box(2.0)
+    assert result.size == 2.0
+    assert result.tag == 'b'
+
+
+def test_box_grow_returns_box() -> None:
+    box = Box(2.0)
+    result = box.grow(by=1.0)
+    assert isinstance(result, Box)
+
+
+def test_box_unit_returns_1_0() -> None:
+    assert Box.unit() == 1.0
+
+
+def test_make_returns_thing() -> None:
+    result = make()
+    assert type(result).__name__ == 'Thing'
+'''
+    )
+
+
+def test_nothing_unstable_is_written() -> None:
+    unstable = CallResult(
+        Call("now"), frozenset(), Outcome("return", "float", repr="1.5", literal=True), False
+    )
+    timeout = CallResult(Call("spin"), frozenset(), Outcome("timeout"), False)
+    source = write_module("m", [unstable, timeout])
+    assert "def test" not in source
+    compile(source, "generated.py", "exec")
