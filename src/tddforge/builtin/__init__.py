@@ -15,7 +15,6 @@ What exists and works (each piece tested on real sample modules):
   hint (parsed, never evaluated), literal default, fitting constants and their
   mutations (±1, sign flips, empty/doubled strings). Types written as the
   module's own classes get no literals: exploration must build those.
-
 - ``explore.py`` + ``runner.py``: plan calls from discovery and candidates
   (pure: a base call, then one parameter varied at a time; instance methods on
   an instance built with the constructor's first candidates), run them in the
@@ -29,22 +28,23 @@ What exists and works (each piece tested on real sample modules):
   (the planned calls) each round runs the untried neighbours of the calls kept
   so far (one argument mutated, within its hint) and stops when a round keeps
   nothing, nothing is left to try, or the budget is spent.
-- ``writer.py`` (pure): kept calls → a pytest module, one test per kept call
-  named from the callable and what it did (``test_pluralize_returns_children``,
-  ``test_parse_raises_value_error``), literal inputs, ``==``/``is`` on literal
-  values, ``pytest.raises`` with the message matched literally, other objects
-  through their public literal attributes or their type. Tested end to end on
-  a sample module: discover → search → write, the suite passes twice under
-  pytest with every branch of the explored functions covered, and passes
-  ``ruff check`` (line length excepted: the output is not formatted yet).
+- ``writer.py`` (pure): kept calls → a pytest module (or, for unittest and
+  django projects, one ``unittest.TestCase`` per function or class); one test
+  per kept call, named from the callable and what it did
+  (``test_pluralize_returns_children``, ``test_parse_raises_value_error``),
+  literal inputs, ``==``/``is`` on literal values, the exception's type and
+  message matched literally, other objects through their public literal
+  attributes or their type. Tested end to end on a sample module in both
+  styles: discover → search → write; the suite passes twice under pytest,
+  covers every branch of the explored functions, and passes ``ruff check``
+  (line length excepted: the output is not formatted yet).
 
 What is missing, so ``tddforge cover --engine builtin`` still says the
-generator is not available: the ``--budget`` flag, objects passed as
-arguments (built from the module's constructors), strings made to match mined
-regexes, the mutant-directed phase, unittest-style output (the project's framework
-from ``analysis.project.detect_framework``), formatting the output (line
-length), merging tests that show the same behaviour, the ``TestSuiteGenerator``
-adapter the cover loop would call (``generate``: discover → search → write;
-``enhance``: the mutant phase) and its CLI wiring, the bundled example and the
-Pynguin benchmark.
+generator is not available: the ``TestSuiteGenerator`` adapter the cover loop
+would call (``generate``: discover → search → write; ``enhance``: the
+mutant-directed phase) and its CLI wiring with ``--budget``; the
+mutant-directed phase itself; objects passed as arguments (built from the
+module's constructors); strings made to match mined regexes; formatting the
+output (line length); merging tests that show the same behaviour; the bundled
+example; the Pynguin benchmark.
 """

@@ -1,4 +1,4 @@
-"""The test writer: kept calls → a readable pytest module (pure: data in, source text out).
+"""The test writer: kept calls → a readable test module (pure: data in, source text out).
 
 One test per kept call, grouped by the callable in the order given, named
 from the callable and what it did (``test_classify_returns_negative``,
@@ -32,31 +32,88 @@ class WrittenTest:
     body: tuple[str, ...]
 
 
-def write_module(module: str, results: Sequence[CallResult]) -> str:
-    """A pytest module for ``module`` (its import name) asserting what ``results`` observed."""
+@dataclass(frozen=True)
+class Style:
+    """How one framework spells the assertions the writer makes."""
+
+    equal: str
+    identical: str
+    instance: str
+    raises_matching: str
+    raises: str
+
+
+PYTEST = Style(
+    equal="assert {0} == {1}",
+    identical="assert {0} is {1}",
+    instance="assert isinstance({0}, {1})",
+    raises_matching="with pytest.raises({0}, match={1}):",
+    raises="with pytest.raises({0}):",
+)
+UNITTEST = Style(
+    equal="self.assertEqual({0}, {1})",
+    identical="self.assertIs({0}, {1})",
+    instance="self.assertIsInstance({0}, {1})",
+    raises_matching="with self.assertRaisesRegex({0}, {1}):",
+    raises="with self.assertRaises({0}):",
+)
+
+
+def write_module(module: str, results: Sequence[CallResult], framework: str = "pytest") -> str:
+    """A test module for ``module`` (its import name) asserting what ``results`` observed.
+
+    ``framework`` is the project's (``analysis.project.detect_framework``):
+    pytest functions, or for ``unittest`` and ``django`` one ``unittest.TestCase``
+    per function or class under test.
+    """
+    style = PYTEST if framework == "pytest" else UNITTEST
     kept = [r for r in results if r.deterministic and r.outcome.kind in ("return", "raise")]
     names: set[str] = set()
     imports: set[str] = set()
-    tests = [_test(module, r, names, imports) for r in kept]
-    uses_pytest = any(r.outcome.kind == "raise" for r in kept)
-    uses_re = any("re.escape(" in line for t in tests for line in t.body)
+    tests = [(r.call.target.split(".")[0], _test(module, r, names, imports, style)) for r in kept]
+    uses_re = any("re.escape(" in line for _, t in tests for line in t.body)
     header = ['"""Tests written by tddforge\'s builtin generator from observed behaviour."""', ""]
     stdlib = ["import re"] if uses_re else []
+    if style is UNITTEST:
+        stdlib.append("import unittest")
+    uses_pytest = style is PYTEST and any(r.outcome.kind == "raise" for r in kept)
     third = ["import pytest"] if uses_pytest else []
     own = [f"from {module} import {', '.join(sorted(imports))}"] if imports else []
     blocks = [block for block in (stdlib, third, own) if block]
     lines = header + [line for block in blocks for line in [*block, ""]]
-    for test in tests:
-        lines += ["", f"def {test.name}() -> None:", *(f"    {line}" for line in test.body), ""]
+    lines += _pytest_functions(tests) if style is PYTEST else _test_cases(tests)
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
-def _test(module: str, result: CallResult, names: set[str], imports: set[str]) -> WrittenTest:
+def _pytest_functions(tests: Sequence[tuple[str, WrittenTest]]) -> list[str]:
+    lines: list[str] = []
+    for _, test in tests:
+        lines += ["", f"def {test.name}() -> None:", *(f"    {line}" for line in test.body), ""]
+    return lines
+
+
+def _test_cases(tests: Sequence[tuple[str, WrittenTest]]) -> list[str]:
+    """One ``TestCase`` per function or class under test, in first-seen order."""
+    groups: dict[str, list[WrittenTest]] = {}
+    for root, test in tests:
+        groups.setdefault(root, []).append(test)
+    lines: list[str] = []
+    for root, members in groups.items():
+        lines += ["", f"class Test{_camel(root)}(unittest.TestCase):"]
+        for i, test in enumerate(members):
+            lines += [""] if i else []
+            lines += [f"    def {test.name}(self) -> None:", *(f"        {x}" for x in test.body)]
+        lines.append("")
+    return lines
+
+
+def _test(
+    module: str, result: CallResult, names: set[str], imports: set[str], style: Style
+) -> WrittenTest:
     call, outcome = result.call, result.outcome
-    root = call.target.split(".")[0]
-    imports.add(root)
+    imports.add(call.target.split(".")[0])
     setup, expr = _call_expression(call)
-    body = [*setup, *_assertions(expr, outcome, module, imports, call.consume)]
+    body = [*setup, *_assertions(expr, outcome, module, imports, call.consume, style)]
     return WrittenTest(_unique_name(call, outcome, names), tuple(body))
 
 
@@ -74,22 +131,23 @@ def _call_expression(call: Call) -> tuple[list[str], str]:
 
 
 def _assertions(
-    expr: str, outcome: Outcome, module: str, imports: set[str], consume: bool
+    expr: str, outcome: Outcome, module: str, imports: set[str], consume: bool, style: Style
 ) -> list[str]:
     if outcome.kind == "raise":
         exc = _type_name(outcome, module, imports)
-        match = f", match={_pattern(outcome.message)}" if outcome.message else ""
-        return [f"with pytest.raises({exc}{match}):", f"    {expr}"]
+        if outcome.message:
+            return [style.raises_matching.format(exc, _pattern(outcome.message)), f"    {expr}"]
+        return [style.raises.format(exc), f"    {expr}"]
     value = f"list({expr})" if consume else expr
     if outcome.literal:
-        operator = "is" if outcome.repr in _SINGLETONS else "=="
-        return [f"assert {value} {operator} {outcome.repr}"]
+        template = style.identical if outcome.repr in _SINGLETONS else style.equal
+        return [template.format(value, outcome.repr)]
     lines = [f"result = {value}"]
     if outcome.state:
-        return lines + [f"assert result.{name} == {text}" for name, text in outcome.state]
+        return lines + [style.equal.format(f"result.{name}", text) for name, text in outcome.state]
     if outcome.type_module in (_BUILTINS, module) and "." not in outcome.type:
-        return [*lines, f"assert isinstance(result, {_type_name(outcome, module, imports)})"]
-    return [*lines, f"assert type(result).__name__ == {outcome.type!r}"]
+        return [*lines, style.instance.format("result", _type_name(outcome, module, imports))]
+    return [*lines, style.equal.format("type(result).__name__", repr(outcome.type))]
 
 
 def _type_name(outcome: Outcome, module: str, imports: set[str]) -> str:
@@ -147,6 +205,10 @@ def _slug(text: str) -> str:
         cut = slug[: _SLUG_MAX + 1].rfind("_")
         slug = slug[: cut if cut > 0 else _SLUG_MAX]
     return slug.rstrip("_")
+
+
+def _camel(name: str) -> str:
+    return "".join(part[:1].upper() + part[1:] for part in name.split("_"))
 
 
 def _snake(name: str) -> str:

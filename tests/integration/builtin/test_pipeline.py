@@ -55,7 +55,10 @@ class Counter:
 '''
 
 
-def test_written_suite_passes_and_covers_every_branch_of_pluralize(tmp_path: Path) -> None:
+@pytest.mark.parametrize("framework", ["pytest", "unittest"])
+def test_written_suite_passes_and_covers_every_branch_of_pluralize(
+    tmp_path: Path, framework: str
+) -> None:
     project = tmp_path / "proj"
     (project / "tests").mkdir(parents=True)
     module = project / "words.py"
@@ -64,12 +67,13 @@ def test_written_suite_passes_and_covers_every_branch_of_pluralize(tmp_path: Pat
     info = discover(project, module, python=PY, sandbox=box)
     found = search(project, module, info, mine_constants(SAMPLE), python=PY, sandbox=box,
                    budget=20.0)  # fmt: skip
-    source = write_module(info.name, found.kept)
+    source = write_module(info.name, found.kept, framework)
     test_file = project / "tests" / "test_words_builtin.py"
     test_file.write_text(source, encoding="utf-8")
 
-    assert "def test_pluralize_returns_children() -> None:" in source
-    assert "def test_pluralize_raises_value_error() -> None:" in source
+    assert "def test_pluralize_returns_children(" in source
+    assert "def test_pluralize_raises_value_error(" in source
+    assert ("import pytest" in source) is (framework == "pytest")
     assert "re.escape('empty word (nothing to pluralize)')" in source
     assert "stamp" not in source  # its value varies from run to run: never asserted
     assert found.stopped == "coverage stopped rising"

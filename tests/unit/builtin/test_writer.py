@@ -161,3 +161,54 @@ def test_nothing_unstable_is_written() -> None:
     source = write_module("m", [unstable, timeout])
     assert "def test" not in source
     compile(source, "generated.py", "exec")
+
+
+def test_unittest_style_one_test_case_per_function_or_class() -> None:
+    source = write_module("shapes", [
+        returned(Call("classify", ("-1",)), "'negative'"),
+        raised(Call("classify", ("None",)), "TypeError", "not a number (None)"),
+        returned(Call("is_big", ("1",)), "False"),
+        obj(Call("Box", ("2.0",)), "Box", (("size", "2.0"),)),
+        obj(Call("Box.copy", (), init_args=("2.0",)), "Box"),
+        raised(Call("Box.load", ()), "OSError", ""),
+    ], framework="unittest")  # fmt: skip
+    assert (
+        source
+        == '''\
+"""Tests written by tddforge's builtin generator from observed behaviour."""
+
+import re
+import unittest
+
+from shapes import Box, classify, is_big
+
+
+class TestClassify(unittest.TestCase):
+    def test_classify_returns_negative(self) -> None:
+        self.assertEqual(classify(-1), 'negative')
+
+    def test_classify_raises_type_error(self) -> None:
+        with self.assertRaisesRegex(TypeError, re.escape('not a number (None)')):
+            classify(None)
+
+
+class TestIsBig(unittest.TestCase):
+    def test_is_big_returns_false(self) -> None:
+        self.assertIs(is_big(1), False)
+
+
+class TestBox(unittest.TestCase):
+    def test_box_builds(self) -> None:
+        result = Box(2.0)
+        self.assertEqual(result.size, 2.0)
+
+    def test_box_copy_returns_box(self) -> None:
+        box = Box(2.0)
+        result = box.copy()
+        self.assertIsInstance(result, Box)
+
+    def test_box_load_raises_os_error(self) -> None:
+        with self.assertRaises(OSError):
+            Box.load()
+'''
+    )
