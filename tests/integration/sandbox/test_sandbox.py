@@ -211,7 +211,9 @@ def test_process_limit_stops_a_fork_bomb(work: Path) -> None:
     limits = Limits(cpu_seconds=30, memory_mb=1024, max_processes=20, wall_seconds=20)
     result = run_py(Sandbox(work, limits), FORK_BOMB, timeout=10)
     assert result.stdout.startswith("STOPPED"), result.stdout + result.stderr
-    assert int(result.stdout.split()[1]) < 20
+    # Stopped at the limit, not at 300: 19 or 20 children, depending on whether the kernel
+    # has already counted the sandboxed process itself against RLIMIT_NPROC.
+    assert int(result.stdout.split()[1]) <= limits.max_processes
 
 
 def test_output_is_capped_to_the_tail(work: Path) -> None:
