@@ -215,6 +215,7 @@ def mutate(module: Path, tests: tuple[Path, ...], project: str, workers: int | N
     from tddforge.mutation.engine import (
         MutationJob,
         ground_truth_timeout,
+        inside_project,
         run_ground_truth,
         score,
         verdict_differences,
@@ -226,8 +227,10 @@ def mutate(module: Path, tests: tuple[Path, ...], project: str, workers: int | N
     settings = _settings(root)
     job = MutationJob(
         project=root,
-        module=_within(root, module, "module"),
-        tests=tuple(_within(root, t, "test path").relative_to(root).as_posix() for t in tests),
+        module=inside_project(root, module, "module"),
+        tests=tuple(
+            inside_project(root, t, "test path").relative_to(root).as_posix() for t in tests
+        ),
         python=interpreter_for(root, python),
         workers=workers or os.cpu_count() or 1,
         since_ref=since_ref,
@@ -258,15 +261,6 @@ def mutate(module: Path, tests: tuple[Path, ...], project: str, workers: int | N
         code = code or (1 if diffs else 0)
     _report_mutation(data, run.path, as_json)
     sys.exit(code)
-
-
-def _within(root: Path, path: Path, what: str) -> Path:
-    resolved = path.resolve()
-    if not resolved.exists():
-        raise InputError(f"{what} not found: {path}")
-    if resolved != root and root not in resolved.parents:
-        raise InputError(f"{what} {path} is outside the project {root}")
-    return resolved
 
 
 def _counter(label: str) -> Any:
