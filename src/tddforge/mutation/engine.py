@@ -67,8 +67,8 @@ class Prepared:
 
 def prepare(job: MutationJob, cache: VerdictCache | None) -> Prepared:
     """Check the inputs and build the mutants; raise InputError with one line on bad input."""
-    module = _inside(job.project, job.module, "module")
-    test_files = [_inside(job.project, job.project / t, "test path") for t in job.tests]
+    module = inside_project(job.project, job.module, "module")
+    test_files = [inside_project(job.project, job.project / t, "test path") for t in job.tests]
     try:
         source = module.read_text(encoding="utf-8")
         mutants = find_mutants(source)
@@ -97,7 +97,8 @@ def prepare(job: MutationJob, cache: VerdictCache | None) -> Prepared:
     return Prepared(job, source, mutants, args, key, prints, prior)
 
 
-def _inside(project: Path, path: Path, what: str) -> Path:
+def inside_project(project: Path, path: Path, what: str) -> Path:
+    """``path`` resolved; InputError when it does not exist or lies outside ``project``."""
     resolved = path.resolve()
     if not resolved.exists():
         raise InputError(f"{what} not found: {path}")
@@ -160,13 +161,33 @@ def config_key(job: MutationJob, pytest_args: Sequence[str]) -> str:
     parts = [json.dumps([*pytest_args, *job.tests]), str(job.python)]
     names = ("pytest.ini", ".pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg")
     files = [job.project / n for n in names if (job.project / n).is_file()]
-    files += sorted(p for p in job.project.rglob("conftest.py") if ".tddforge" not in p.parts)
+    files += sorted(
+        {c for test in job.tests for c in _startup_conftests(job.project, job.project / test)}
+    )
     for path in files:
         try:
             parts.append(f"{path}\0{path.read_text(encoding='utf-8', errors='replace')}")
         except OSError:
             parts.append(str(path))
     return hashlib.sha256("\0".join(parts).encode("utf-8", "surrogatepass")).hexdigest()[:24]
+
+
+def _startup_conftests(project: Path, test_path: Path) -> list[Path]:
+    """Conftests pytest loads at start-up for ``test_path``: its ancestors' and, for a
+    directory, those below it (not the whole project, whose venvs ship many)."""
+    root = project.resolve()
+    target = test_path.resolve()
+    folder = target if target.is_dir() else target.parent
+    below = (
+        [p for p in folder.rglob("conftest.py") if not _hidden(p, folder)]
+        if target.is_dir()
+        else []
+    )
+    return [*fp.conftest_paths(root, folder), *below]
+
+
+def _hidden(path: Path, base: Path) -> bool:
+    return any(part.startswith(".") for part in path.relative_to(base).parts)
 
 
 def _sandbox(job: MutationJob, settings: Settings) -> Sandbox:

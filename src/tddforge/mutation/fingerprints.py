@@ -26,17 +26,21 @@ def _sha(*parts: str) -> str:
     return digest.hexdigest()[:16]
 
 
-def _conftests(project: Path, test_file: Path) -> str:
-    texts = []
-    folder = test_file.parent
+def conftest_paths(project: Path, folder: Path) -> list[Path]:
+    """The conftest.py files pytest loads for tests in ``folder``: there and up to the project."""
+    found = []
     while True:
         conftest = folder / "conftest.py"
         if conftest.is_file():
-            texts.append(conftest.read_text(encoding="utf-8", errors="replace"))
+            found.append(conftest)
         if folder == project or project not in folder.parents:
-            break
+            return found
         folder = folder.parent
-    return _sha(*texts)
+
+
+def _conftests(project: Path, test_file: Path) -> str:
+    paths = conftest_paths(project, test_file.parent)
+    return _sha(*(p.read_text(encoding="utf-8", errors="replace") for p in paths))
 
 
 def _is_test(node: ast.stmt) -> bool:
