@@ -545,6 +545,9 @@ class Session:
         tests = baseline["tests"]
         # Only passing tests can kill a mutant; skipped and xfailed ones never fail.
         self.durations = {n: t["duration"] for n, t in tests.items() if t["outcome"] == "passed"}
+        self.by_speed = sorted(
+            self.durations, key=self.durations.__getitem__
+        )  # fresh mutants run all
         self.collect_seconds = float(baseline.get("collect_seconds", 0.0))
         self.cover = _coverage_index({n: t for n, t in tests.items() if n in self.durations})
         self.out.emit(event="baseline", tests={n: {"duration": t["duration"], "outcome": t["outcome"]} for n, t in tests.items()},
@@ -554,8 +557,7 @@ class Session:
             _at_collection_fresh(self.config["mutants"], set(baseline["collect_lines"]))
         )
         graft_list, fresh_list = [], []
-        for m in todo:
-            covering = self._covering(m)
+        for m, covering in todo:
             if m["strategy"] == "fresh":
                 fresh_list.append(m)
             elif covering:
@@ -599,22 +601,23 @@ class Session:
             return False
         return True
 
-    def _reuse(self, mutants: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """Emit still-valid prior verdicts; return the mutants that must run."""
+    def _reuse(self, mutants: list[dict[str, Any]]) -> list[tuple[dict[str, Any], list[str]]]:
+        """Emit still-valid prior verdicts; return the mutants that must run, with their covering tests."""
         prior = self.config.get("prior", {})
         unchanged = set(self.config.get("unchanged_tests", []))
         todo = []
         for m in mutants:
-            verdict = reusable(prior.get(m["id"]), self._covering(m), unchanged)
+            covering = self._covering(m)
+            verdict = reusable(prior.get(m["id"]), covering, unchanged)
             if verdict is None:
-                todo.append(m)
+                todo.append((m, covering))
             else:
                 self.out.emit(event="mutant", id=m["id"], reused=True, **verdict)
         return todo
 
     def _covering(self, m: dict[str, Any]) -> list[str]:
         if m["strategy"] != "graft":
-            return sorted(self.durations, key=self.durations.__getitem__)
+            return self.by_speed
         nodeids: set[str] = set()
         for line in range(m["line"], m["end_line"] + 1):
             nodeids.update(self.cover.get(line, ()))
@@ -654,7 +657,7 @@ class Session:
         pool = Pool(self.workers)
         done = lambda key, result: self._emit_result(key[0], key[1], key[2], result)  # noqa: E731
         for m in mutants:
-            nodeids = self._covering({**m, "strategy": "fresh"})
+            nodeids = self.by_speed
             mutated = apply_mutant(self.source, self.offsets, m)
 
             def body(mutated: str = mutated, nodeids: list[str] = nodeids) -> dict[str, Any]:
