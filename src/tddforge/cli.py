@@ -21,6 +21,7 @@ from tddforge.config import Settings, load_settings
 from tddforge.errors import InputError, TddforgeError
 
 err = Console(stderr=True, highlight=False)
+BUILTIN_RERUNS = 5  # shuffled runs every test the builtin generator writes must pass
 
 
 def _project_dir(value: str) -> Path:
@@ -309,6 +310,8 @@ def _report_mutation(data: dict[str, Any], run_dir: Path, as_json: bool) -> None
 @click.option("--engine", type=click.Choice(["auto", "llm", "builtin"]), default="auto",
               show_default=True, help="Who writes the tests.")  # fmt: skip
 @click.option("--workers", type=click.IntRange(min=1), help="Parallel mutants (default: cores).")
+@click.option("--budget", type=click.FloatRange(min=1), default=20.0, show_default=True,
+              help="Seconds the builtin generator may search.")  # fmt: skip
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON on stdout.")
 @click.option(
     "--python", "python", help="Interpreter of the project (default: its .venv, else this one)."
@@ -316,9 +319,13 @@ def _report_mutation(data: dict[str, Any], run_dir: Path, as_json: bool) -> None
 @llm_options
 def cover(module: Path, project: str, tests: str | None, coverage_target: float | None,
           mutation_target: float | None, max_iterations: int | None, engine: str,
-          workers: int | None, as_json: bool, python: str | None, model: str | None,
-          base_url: str | None, max_cost: float | None) -> None:  # fmt: skip
-    """Coverage- and mutation-guided test generation for MODULE (seed 002)."""
+          workers: int | None, budget: float, as_json: bool, python: str | None,
+          model: str | None, base_url: str | None, max_cost: float | None) -> None:  # fmt: skip
+    """Coverage- and mutation-guided test generation for MODULE (seed 002).
+
+    With no LLM configured (no --model), the builtin offline generator writes
+    the tests: it runs the module's code in the sandbox and asserts what it saw.
+    """
     from tddforge.orchestration.cover_loop import CoverOptions, load_target, run_cover
     from tddforge.runner import interpreter_for
 
@@ -331,22 +338,35 @@ def cover(module: Path, project: str, tests: str | None, coverage_target: float 
     options = CoverOptions(root, module, interpreter_for(root, python), tests,
                            workers or min(4, os.cpu_count() or 1))  # fmt: skip
     target = load_target(options)
-    writer, client = _cover_writer(engine, settings)
+    builtin = engine == "builtin" or (engine == "auto" and not settings.llm_configured)
+    if builtin:
+        settings = _builtin_settings(settings)
+    writer, client = _cover_writer(builtin, settings, options.python, budget)
     outcome = run_cover(target, writer, client, settings, options, _progress)
     _report_cover(outcome.report, as_json)
     sys.exit(0 if outcome.targets_met else 1)
 
 
-def _cover_writer(engine: str, settings: Settings) -> tuple[Any, Any]:
+def _builtin_settings(settings: Settings) -> Settings:
+    """At least 5 shuffled runs per kept test (issue 5); no mypy.
+
+    mypy would only re-check the literal calls the generator saw succeed, at
+    about a second per attempt.
+    """
+    update = {"reruns": max(settings.cover.reruns, BUILTIN_RERUNS), "mypy": False}
+    return settings.model_copy(update={"cover": settings.cover.model_copy(update=update)})
+
+
+def _cover_writer(
+    builtin: bool, settings: Settings, python: Path, budget: float
+) -> tuple[Any, Any]:
+    if builtin:
+        from tddforge.builtin.generator import BuiltinSuiteGenerator
+
+        return BuiltinSuiteGenerator(settings, python, budget=budget, progress=_progress), None
     from tddforge.agents.cover import LLMSuiteGenerator
     from tddforge.llm import make_client
 
-    if engine == "builtin" or (engine == "auto" and not settings.llm_configured):
-        why = "--engine builtin" if engine == "builtin" else "no LLM is configured (--model) and"
-        raise InputError(
-            f"{why} the builtin offline generator is not available yet (issue 5);"
-            " use --engine llm with --model and --base-url"
-        )
     client = make_client(settings)
     return LLMSuiteGenerator(client, settings), client
 

@@ -178,11 +178,8 @@ def test_consistently_failing_test_is_a_suspected_bug(
         (["missing.py", "--model", "m"], "module not found"),
         (["bad.py", "--model", "m"], "syntax error at line 1"),
         (["numbers_mod.py", "--engine", "llm"], "model"),
-        (
-            ["numbers_mod.py", "--engine", "builtin"],
-            "builtin offline generator is not available yet",
-        ),
-        (["numbers_mod.py"], "builtin offline generator is not available yet"),
+        (["net_mod.py", "--engine", "builtin"], "cannot import net_mod safely"),
+        (["native_mod.py"], "No module named 'fastmath_ext'"),
         (["numbers_mod.py", "--model", "m", "--base-url", "http://127.0.0.1:9/v1"], "error"),
     ],
 )
@@ -191,6 +188,10 @@ def test_bad_input_is_one_line_and_writes_nothing(
 ) -> None:
     project = s.numbers_project(tmp_path / "numbers")
     (project / "bad.py").write_text("def f(:\n")
+    (project / "net_mod.py").write_text(
+        "import socket\n\nsocket.create_connection(('127.0.0.1', 9), timeout=2)\n"
+    )
+    (project / "native_mod.py").write_text("import fastmath_ext\n\n\ndef f(x):\n    return x\n")
     module, *rest = args
     done = run_cli("cover", str(project / module), "--project", str(project), *rest,
                    env={"TDDFORGE_MAX_RETRIES": "0", "TDDFORGE_REQUEST_TIMEOUT": "5"})  # fmt: skip

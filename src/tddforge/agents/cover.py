@@ -3,19 +3,21 @@
 ``TestSuiteGenerator`` is what the loop needs: a first suite (seed 002's
 Generator, attempt 0) and a revised one given the Supervisor's instruction
 block (the Enhancer, attempts 1+). ``LLMSuiteGenerator`` does both with the
-seed's prompts; the builtin offline generator (issue 5) will be another
-implementation of the same protocol.
+seed's prompts; the builtin offline generator
+(``tddforge.builtin.generator``) is the other implementation.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
 from tddforge.config import Settings
 from tddforge.llm import LLMClient, mean_token_entropy, system_user
+from tddforge.mutation.mutant import Mutant
 from tddforge.prompts import render
 
 _FENCE = re.compile(r"```[ \t]*(?:python|py|python3)?[ \t]*\n(.*?)(?:\n```|\Z)", re.S | re.I)
@@ -44,6 +46,7 @@ class GeneratedSuite:
     entropy: float | None = None  # mean token entropy of the reply, when logprobs were collected
     cost: float = 0.0
     prompt: str = ""
+    exhausted: bool = False  # the writer has nothing more to offer: more attempts are pointless
 
 
 class TestSuiteGenerator(Protocol):
@@ -55,8 +58,18 @@ class TestSuiteGenerator(Protocol):
         """The first suite (attempt 0)."""
         ...
 
-    def enhance(self, target: CoverTarget, current: str, instruction_block: str) -> GeneratedSuite:
-        """A revised suite that applies ``instruction_block`` to ``current``."""
+    def enhance(
+        self,
+        target: CoverTarget,
+        current: str,
+        instruction_block: str,
+        survivors: Sequence[Mutant] = (),
+    ) -> GeneratedSuite:
+        """A revised suite that applies ``instruction_block`` to ``current``.
+
+        ``survivors`` are the mutants the current suite let live (also described
+        in the block), for a generator that works on them directly.
+        """
         ...
 
 
@@ -108,8 +121,14 @@ class LLMSuiteGenerator:
         }
         return self._ask("cover_generator", variables)
 
-    def enhance(self, target: CoverTarget, current: str, instruction_block: str) -> GeneratedSuite:
-        """Attempts 1+: the seed's Enhancer prompt with guardrails and the instruction block."""
+    def enhance(
+        self,
+        target: CoverTarget,
+        current: str,
+        instruction_block: str,
+        survivors: Sequence[Mutant] = (),
+    ) -> GeneratedSuite:
+        """Attempts 1+: the seed's Enhancer prompt; the survivors reach it through the block."""
         variables: dict[str, Any] = {
             "repo": target.repo,
             "version": target.version,

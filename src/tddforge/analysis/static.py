@@ -102,21 +102,22 @@ def analyze(
     return StaticReport(True, None, lint, types, tuple(smells), tuple(notes))
 
 
-def _ruff() -> list[str] | None:
-    beside = Path(sys.executable).with_name("ruff")
-    if beside.exists():
-        return [str(beside)]
+def find_ruff() -> Path | None:
+    """The ruff binary installed with tddforge (beside this interpreter), else the one on PATH."""
+    beside = Path(sys.executable).parent / "ruff"
+    if beside.is_file():
+        return beside
     found = shutil.which("ruff")
-    return [found] if found else None
+    return Path(found) if found else None
 
 
 def ruff_issues(source: str, test_path: str, project: Path, notes: list[str]) -> tuple[Issue, ...]:
     """ruff's findings for ``source``, read from its JSON output."""
-    ruff = _ruff()
+    ruff = find_ruff()
     if ruff is None:
         notes.append("ruff is not installed: lint skipped")
         return ()
-    argv = [*ruff, "check", "--isolated", "--no-cache", "--select", RUFF_SELECT,
+    argv = [str(ruff), "check", "--isolated", "--no-cache", "--select", RUFF_SELECT,
             "--ignore", RUFF_IGNORE, "--config", f"lint.mccabe.max-complexity={MAX_COMPLEXITY}",
             "--output-format=json", "--exit-zero", "--stdin-filename", test_path, "-"]  # fmt: skip
     try:

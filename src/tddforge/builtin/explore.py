@@ -107,6 +107,41 @@ def run_calls(
     return merge_runs(calls, *runs)
 
 
+def run_against_mutants(
+    project: Path,
+    module: Path,
+    calls: Sequence[Call],
+    mutants: Sequence[tuple[str, str, Sequence[int]]],
+    *,
+    python: Path,
+    sandbox: Sandbox,
+    timeout: float = 60.0,
+    call_timeout: float = 2.0,
+) -> dict[str, dict[int, Outcome]]:
+    """Each call's outcome with each mutant switched on: ``(id, mutated source, call indexes)``.
+
+    One run (each mutant in its own child of the imported module); a mutant
+    the run did not reach within ``timeout`` is missing from the result.
+    """
+    project, module = project.resolve(), module.resolve()
+    config = {"module": import_name(project, module), "call_timeout": call_timeout,
+              "calls": [call.to_json(i) for i, call in enumerate(calls)],
+              "mutants": [{"id": m, "source": src, "calls": list(ids)} for m, src, ids in mutants]}  # fmt: skip
+    with private_dir(project) as private:
+        shutil.copyfile(PROBE_SOURCE, private / "tddforge_discovery_probe.py")
+        shutil.copyfile(RUNNER_SOURCE, private / "tddforge_call_runner.py")
+        (private / "calls.json").write_text(json.dumps(config), encoding="utf-8")
+        out = private / "mutants.jsonl"
+        argv = [str(python), str(private / "tddforge_call_runner.py"), str(private / "calls.json"),
+                str(out), *project_paths(project)]  # fmt: skip
+        sandbox.run(argv, cwd=project, timeout=timeout, extra_env={"PYTHONHASHSEED": "1"})
+        lines = out.read_text(encoding="utf-8").splitlines() if out.exists() else []
+    found: dict[str, dict[int, Outcome]] = {}
+    for row in map(json.loads, lines):
+        found[row["mutant"]] = {int(k): _outcome(v) for k, v in row["outcomes"].items()}
+    return found
+
+
 def _run_once(
     private: Path, project: Path, python: Path, sandbox: Sandbox, timeout: float, seed: str
 ) -> dict[int, dict[str, Any]]:

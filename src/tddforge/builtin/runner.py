@@ -10,6 +10,11 @@ exit, as coverage.py writes them) executed in the module's file; the call's
 outcome (its value's repr, or the exception) goes back through a pipe. One
 JSON line per call is written to ``OUT.jsonl``.
 
+With ``mutants`` in the config (the mutant-directed phase), each mutant
+instead gets one forked child that re-runs the mutated module's source in the
+imported module's namespace and runs that mutant's calls untraced; one JSON
+line per mutant gives each call's outcome.
+
 Determinism is judged by the caller, which runs the same calls in a second
 process with another hash seed; each child reseeds ``random`` from the OS,
 so values that depend on randomness, time or set order differ between runs.
@@ -125,8 +130,10 @@ def describe_error(exc: BaseException) -> dict[str, Any]:
     }
 
 
-def run_call(module: Any, call: dict[str, Any], timeout: float) -> dict[str, Any]:
-    """Run one call traced (in the child), returning its arcs and outcome."""
+def run_call(
+    module: Any, call: dict[str, Any], timeout: float, trace: bool = True
+) -> dict[str, Any]:
+    """Run one call (in a child), returning the arcs it executed (when traced) and its outcome."""
     random.seed()
     sys.stdout = sys.stderr = io.StringIO()  # the call's prints must not flood the sandbox
     tracer = Tracer(module.__file__)
@@ -140,7 +147,8 @@ def run_call(module: Any, call: dict[str, Any], timeout: float) -> dict[str, Any
         func = resolve(module, call)
         args = [literal(a) for a in call["args"]]
         kwargs = {k: literal(v) for k, v in call["kwargs"].items()}
-        sys.settrace(tracer)
+        if trace:
+            sys.settrace(tracer)
         try:
             value = func(*args, **kwargs)
             if call.get("consume"):
@@ -178,6 +186,40 @@ def in_child(module: Any, call: dict[str, Any], timeout: float) -> dict[str, Any
     return {"arcs": [], "outcome": {"kind": "crash", "status": status}}
 
 
+def against_mutant(module: Any, mutant: dict[str, Any], calls: list[Any], timeout: float) -> bytes:
+    """In a child: switch the mutant on (re-run the mutated module in place), run the calls."""
+    outcomes: dict[str, Any] = {}
+    try:
+        code = compile(mutant["source"], module.__file__, "exec")
+        sys.stdout = sys.stderr = io.StringIO()
+        exec(code, module.__dict__)
+    except BaseException as exc:  # the mutant breaks the import: every call sees that
+        failed = describe_error(exc)
+        return json.dumps({str(call["id"]): failed for call in calls}).encode()
+    for call in calls:
+        outcomes[str(call["id"])] = run_call(module, call, timeout, trace=False)["outcome"]
+    return json.dumps(outcomes).encode()
+
+
+def mutant_in_child(module: Any, mutant: dict[str, Any], calls: list[Any], timeout: float) -> Any:
+    """The outcome of each call with the mutant switched on, in a forked child."""
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read_end)
+        try:
+            data = against_mutant(module, mutant, calls, timeout)
+        except BaseException:
+            data = b"{}"
+        with os.fdopen(write_end, "wb") as pipe:
+            pipe.write(data)
+        os._exit(0)
+    os.close(write_end)
+    data = read_all(read_end, pid, timeout * len(calls) + 2.0)
+    os.waitpid(pid, 0)
+    return json.loads(data) if data else {}
+
+
 def read_all(fd: int, pid: int, wall: float) -> bytes:
     """Everything the child writes, killing it when it outlives ``wall`` seconds."""
     chunks: list[bytes] = []
@@ -202,6 +244,14 @@ def main(argv: list[str]) -> int:
     sys.path[0:0] = argv[3:]  # after our own imports, as in the probe
     module = importlib.import_module(config["module"])
     with open(argv[2], "a", encoding="utf-8") as out:
+        if "mutants" in config:  # the mutant-directed phase: each mutant's calls, no tracing
+            by_id = {call["id"]: call for call in config["calls"]}
+            for mutant in config["mutants"]:
+                calls = [by_id[i] for i in mutant["calls"]]
+                outcomes = mutant_in_child(module, mutant, calls, config["call_timeout"])
+                out.write(json.dumps({"mutant": mutant["id"], "outcomes": outcomes}) + "\n")
+                out.flush()
+            return 0
         for call in config["calls"]:
             result = in_child(module, call, config["call_timeout"])
             out.write(json.dumps({"id": call["id"], **result}) + "\n")

@@ -35,6 +35,7 @@ class SearchResult:
     rounds: int
     calls_run: int
     stopped: str  # "coverage stopped rising", "nothing left to try", "budget spent", "round limit"
+    seen: tuple[CallResult, ...] = ()  # every result, kept or not (the mutant phase's pool)
 
 
 def neighbours(call: Call, func: CallableInfo) -> list[Call]:
@@ -75,27 +76,33 @@ def search(
     deadline = clock() + budget
     funcs = {f.qualname: f for f in info.callables()}
     kept: list[CallResult] = []
+    seen: list[CallResult] = []
     covered: frozenset[Arc] = frozenset()
     tried: set[Call] = set()
     batch = list(first) if first is not None else plan_calls(info, mined)
     for rounds in range(MAX_ROUNDS):
         left = deadline - clock()
         if left <= 0:
-            return SearchResult(tuple(kept), covered, rounds, len(tried), "budget spent")
+            return SearchResult(
+                tuple(kept), covered, rounds, len(tried), "budget spent", tuple(seen)
+            )
         if not batch:
-            return SearchResult(tuple(kept), covered, rounds, len(tried), "nothing left to try")
+            return SearchResult(
+                tuple(kept), covered, rounds, len(tried), "nothing left to try", tuple(seen)
+            )
         tried.update(batch)
         # run_calls runs the batch twice: each run gets half of what is left
         results = run_calls(
             project, module, batch, python=python, sandbox=sandbox, timeout=max(left / 2, 1.0)
         )
+        seen += results
         new, covered = keep_new_coverage(results, covered)
         kept += new
         if not new:
             stopped = "coverage stopped rising"
-            return SearchResult(tuple(kept), covered, rounds + 1, len(tried), stopped)
+            return SearchResult(tuple(kept), covered, rounds + 1, len(tried), stopped, tuple(seen))
         batch = [c for c in _all_neighbours(new, funcs) if c not in tried]
-    return SearchResult(tuple(kept), covered, MAX_ROUNDS, len(tried), "round limit")
+    return SearchResult(tuple(kept), covered, MAX_ROUNDS, len(tried), "round limit", tuple(seen))
 
 
 def _all_neighbours(results: Iterable[CallResult], funcs: Mapping[str, CallableInfo]) -> list[Call]:

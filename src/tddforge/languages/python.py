@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import ast
 import re
-import shutil
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from tddforge.analysis.static import find_ruff
 from tddforge.analysis.testsource import list_tests
 from tddforge.config import SandboxConfig
 from tddforge.languages.base import GateResult, LanguageRunner, TestReport
@@ -171,15 +171,6 @@ class PythonRunner(LanguageRunner):
 
     def _run(self, work_dir: Path, argv: list[str]) -> SandboxResult:
         return self.sandbox(work_dir).run(argv, cwd=work_dir.resolve(), timeout=self.gate_timeout)
-
-
-def find_ruff() -> Path | None:
-    """The ruff binary installed with tddforge, else the one on PATH."""
-    beside = Path(sys.executable).parent / "ruff"
-    if beside.is_file():
-        return beside
-    found = shutil.which("ruff")
-    return Path(found) if found else None
 
 
 def facts_from_run(run: TestRun, test_sources: Mapping[str, str]) -> list[TestFact]:

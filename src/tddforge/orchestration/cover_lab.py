@@ -125,26 +125,36 @@ class SuiteLab:
         found.collected = len(first.outcomes)
         found.run_error = _collection_error(first)
         found.coverage = first.coverage.file(self.target.module_rel) if first.coverage else None
-        runs = [first]
         nodeids = [o.nodeid for o in first.outcomes]
+        orders = []
         for index in range(1, self.cfg.reruns if nodeids else 1):
             order = nodeids[:]
             random.Random(f"{self._runs}-{index}").shuffle(order)
-            runs.append(self.pytest(order, coverage=False, notes=found.notes))
-        found.verdicts = stability(runs)
+            orders.append(order)
+        # one after the other: tests may write files in the project, so parallel runs could race
+        reruns = [self.pytest(order, coverage=False, notes=found.notes) for order in orders]
+        found.verdicts = stability([first, *reruns])
         if found.stable:
             found.mutation = self.score(found, found.notes)
         return found
 
-    def pytest(self, paths: list[str], *, coverage: bool, notes: list[str]) -> TestRun:
-        """One sandboxed pytest run of ``paths``; the module's bytes are checked afterwards."""
+    def pytest(
+        self, paths: list[str], *, coverage: bool, notes: list[str], isolate: bool = False
+    ) -> TestRun:
+        """One sandboxed pytest run of ``paths``; the module's bytes are checked afterwards.
+
+        ``isolate`` runs each test in its own child forked after collection.
+        """
         self._runs += 1
+        env = {"COVERAGE_RCFILE": str(self.rcfile)}
+        if isolate:
+            env["TDDFORGE_ISOLATE"] = "1"
         try:
             return run_pytest(
                 self.project, python=self.python, sandbox=self.sandbox, paths=paths,
                 timeout=self.cfg.test_timeout_seconds,
                 coverage_source=[str(self.module.parent)] if coverage else None,
-                extra_args=self.pytest_args, env={"COVERAGE_RCFILE": str(self.rcfile)},
+                extra_args=self.pytest_args, env=env,
             )  # fmt: skip
         finally:
             self.guard(notes)
@@ -155,8 +165,27 @@ class SuiteLab:
             self.module.write_bytes(self.original)
             notes.append(f"a test modified {self.target.module_rel}; its bytes were restored")
 
-    def alone(self, verdict: Verdict) -> str | None:
-        """Why the test cannot be kept when run on its own (fails, or writes the module), or None."""
+    def alone(self, verdicts: list[Verdict]) -> dict[str, str]:
+        """Why each test cannot be kept when run on its own (fails, or writes the module).
+
+        One run with every test isolated in its own fork; only when some test
+        wrote the module are the tests run one by one, to find which.
+        """
+        notes: list[str] = []
+        nodeids = [n for v in verdicts for n in v.nodeids]
+        if not nodeids:
+            return {}
+        run = self.pytest(nodeids, coverage=False, notes=notes, isolate=True)
+        if notes:
+            return {v.key: why for v in verdicts if (why := self._alone_one(v)) is not None}
+        passed = {o.nodeid for o in run.outcomes if o.outcome == "passed"}
+        return {
+            v.key: "fails when run alone (depends on other tests)"
+            for v in verdicts
+            if not all(n in passed for n in v.nodeids)
+        }
+
+    def _alone_one(self, verdict: Verdict) -> str | None:
         notes: list[str] = []
         run = self.pytest(list(verdict.nodeids), coverage=False, notes=notes)
         if notes:

@@ -167,12 +167,19 @@ def _loop(target: CoverTarget, writer: TestSuiteGenerator, client: LLMClient | N
             reason = stop_reason(attempt.critique, len(attempts), cfg.max_iterations)
             break
         block = instruction_block(attempt.critique, cfg.max_survivors_in_prompt)
+        mutation = attempt.found.mutation
+        survivors = tuple(r.mutant for r in mutation.survivors) if mutation else ()
         try:
-            suite = writer.enhance(target, attempt.found.code, block)
+            suite = writer.enhance(target, attempt.found.code, block, survivors)
         except LLMError as exc:  # a spent budget or a failed endpoint ends the loop, not the run
             reason = "budget" if "budget" in str(exc) else "llm_error"
             run.event("llm_error", error=str(exc))
             progress(f"stopping: {exc}")
+            break
+        if suite.exhausted and suite.code == attempt.found.code:  # nothing new to measure
+            reason = "generator_exhausted"
+            run.event("generator_exhausted", note=suite.raw[:300])
+            progress(f"stopping: the {writer.name} generator has nothing to add ({suite.raw})")
             break
     progress("assembling the final suite: reruns, alone, coverage and mutants per test")
     final = _assemble(attempts, lab, progress)
@@ -299,8 +306,7 @@ def _assemble(attempts: list[_Attempt], lab: SuiteLab, progress: Progress) -> _F
             final.dropped[key] = (
                 f"{verdict.status}: {verdict.kind or ''} {verdict.message}".strip()[:300]
             )
-        elif (why := lab.alone(verdict)) is not None:
-            final.dropped[key] = why
+    final.dropped.update(lab.alone([v for v in found.verdicts.values() if v.status == "stable"]))
     stable = [k for k in found.verdicts if k not in final.dropped]
     if len(stable) < len(found.verdicts):
         found = _remeasure(lab, suites.prune_source(found.code, stable), final)

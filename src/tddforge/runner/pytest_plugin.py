@@ -7,6 +7,11 @@ installed, so it imports only the standard library and pytest.
 
 Lines go to the file named by ``TDDFORGE_RESULTS``, appended and flushed one
 by one, so a run killed mid-test still leaves every finished phase behind.
+
+With ``TDDFORGE_ISOLATE=1`` every test runs in its own child forked from the
+collected session, so each test sees the state collection left and nothing
+an earlier test did: one run checks that every test passes *alone*. The
+child sends its reports back serialized; the parent logs them as usual.
 Line shapes::
 
     {"event": "start", "nodeid": ...}                       a test begins
@@ -33,6 +38,7 @@ _CANNOT_IMPORT = re.compile(r"cannot import name '([^']+)'")
 _WRAPPERS = {"CollectError", "ConftestImportFailure"}
 _KEY = "_tddforge_failure"
 _sink: IO[str] | None = None
+_isolate = False
 
 
 def _write(record: dict[str, Any]) -> None:
@@ -43,7 +49,8 @@ def _write(record: dict[str, Any]) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     """Open the results file named by ``TDDFORGE_RESULTS`` (append mode)."""
-    global _sink
+    global _sink, _isolate
+    _isolate = os.environ.pop("TDDFORGE_ISOLATE", "") == "1" and hasattr(os, "fork")
     path = os.environ.pop("TDDFORGE_RESULTS", None)
     if path and _sink is None:
         _sink = open(path, "a", encoding="utf-8")  # noqa: SIM115 - open for the session
@@ -125,6 +132,56 @@ def _relative(filename: str) -> str:
 def _test_file(node: Any) -> str | None:
     path = getattr(node, "path", None)
     return os.path.abspath(str(path)) if path is not None else None
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> bool | None:
+    """With isolation on, run the test's setup, call and teardown in a forked child."""
+    if not _isolate:
+        return None
+    hook = item.ihook
+    hook.pytest_runtest_logstart(nodeid=item.nodeid, location=item.location)
+    for report in _forked(item):
+        hook.pytest_runtest_logreport(report=report)
+    hook.pytest_runtest_logfinish(nodeid=item.nodeid, location=item.location)
+    return True
+
+
+def _forked(item: pytest.Item) -> list[pytest.TestReport]:
+    from _pytest.runner import runtestprotocol
+
+    config = item.config
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: run the test, send the reports, never return into pytest
+        os.close(read_end)
+        try:
+            reports = runtestprotocol(item, nextitem=None, log=False)
+            data = [config.hook.pytest_report_to_serializable(config=config, report=r)
+                    for r in reports]  # fmt: skip
+            payload = json.dumps(data, default=str).encode()
+        except BaseException as exc:
+            payload = json.dumps({"error": repr(exc)}).encode()
+        with os.fdopen(write_end, "wb") as pipe:
+            pipe.write(payload)
+        os._exit(0)
+    os.close(write_end)
+    with os.fdopen(read_end, "rb") as pipe:
+        payload = pipe.read()
+    _, status = os.waitpid(pid, 0)
+    try:
+        data = json.loads(payload)
+        if isinstance(data, list):
+            return [
+                config.hook.pytest_report_from_serializable(config=config, data=d) for d in data
+            ]
+        reason = f"the test's process failed: {data.get('error')}"
+    except ValueError:
+        reason = f"the test's process died (wait status {status})"
+    report = pytest.TestReport(item.nodeid, item.location, {}, "failed", reason, "call")
+    setattr(report, _KEY, {"exc_type": "ProcessDied", "exc_module": None, "missing_name": None,
+                           "message": reason, "location": None})  # fmt: skip
+    return [report]
 
 
 def pytest_runtest_logstart(nodeid: str, location: Any) -> None:

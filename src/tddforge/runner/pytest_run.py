@@ -15,7 +15,7 @@ import shutil
 import sys
 import tempfile
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from tddforge.errors import RunnerError
@@ -85,14 +85,22 @@ def _inside(project_dir: Path, work_dir: Path) -> Path:
 
 @contextmanager
 def private_dir(work_dir: Path) -> Iterator[Path]:
-    """A fresh directory under ``<work dir>/.tddforge/tmp``, removed afterwards."""
+    """A fresh directory under ``<work dir>/.tddforge/tmp``, removed afterwards.
+
+    The parents it had to create are removed too when they are left empty, so
+    a command that fails on bad input leaves the project as it found it.
+    """
     base = work_dir / ".tddforge" / "tmp"
+    created = [d for d in (base.parent, base) if not d.exists()]
     base.mkdir(parents=True, exist_ok=True)
     private = Path(tempfile.mkdtemp(prefix="run-", dir=base))
     try:
         yield private
     finally:
         shutil.rmtree(private, ignore_errors=True)
+        for made in reversed(created):
+            with suppress(OSError):  # not empty: something else lives there now
+                made.rmdir()
 
 
 def project_paths(project: Path) -> list[str]:

@@ -130,7 +130,7 @@ def test_flat_module_functions_classes_and_methods(tmp_path: Path) -> None:
     assert found["fetch"].is_async and found["count"].is_generator
     assert not found["area"].is_async and not found["area"].is_generator
     assert not list(project.rglob("__pycache__"))  # importing wrote no bytecode into the project
-    assert not list((project / ".tddforge" / "tmp").iterdir())  # the probe's files are removed
+    assert not (project / ".tddforge").exists()  # the probe's files are removed, and its dirs
 
 
 def test_parameters_kinds_defaults_and_hints(tmp_path: Path) -> None:

@@ -99,6 +99,30 @@ SAMPLE = {
             assert sign(5) == 1
     """,
     "empty/README.txt": "no tests here\n",
+    "shared/test_shared.py": """
+        import os
+
+        import pytest
+
+        SEEN = []
+
+        def test_first():
+            SEEN.append(1)
+            assert SEEN == [1]
+
+        def test_needs_first():
+            assert SEEN == [1]
+
+        def test_dies():
+            os._exit(4)
+
+        def test_fails():
+            assert SEEN == ["x"]
+
+        @pytest.mark.skip(reason="not today")
+        def test_skipped():
+            pass
+    """,
 }
 
 
@@ -194,6 +218,25 @@ def test_branch_coverage_reports_the_branch_not_taken(project: Path, sandbox: Sa
     assert result.coverage.totals.line_percent == pytest.approx(75.0)
 
 
+def test_isolated_tests_each_start_from_the_collected_state(
+    project: Path, sandbox: Sandbox
+) -> None:
+    shared = run(project, sandbox, "shared")
+    assert summary(shared)["test_needs_first"] == ("passed", None)  # leans on test_first
+    assert shared.exit_code == 4  # and test_dies takes the whole run down
+    alone = run(project, sandbox, "shared", env={"TDDFORGE_ISOLATE": "1"})
+    assert summary(alone) == {
+        "test_first": ("passed", None),
+        "test_needs_first": ("failed", "AssertionError"),
+        "test_dies": ("failed", "ProcessDied"),
+        "test_fails": ("failed", "AssertionError"),
+        "test_skipped": ("skipped", None),
+    }
+    assert alone.exit_code == 1
+    fails = alone.by_nodeid()["shared/test_shared.py::test_fails"]
+    assert fails.location == "shared/test_shared.py:18"
+
+
 def test_no_tests_is_exit_code_five(project: Path, sandbox: Sandbox) -> None:
     result = run(project, sandbox, "empty")
     assert (result.exit_code, result.total) == (5, 0)
@@ -201,7 +244,7 @@ def test_no_tests_is_exit_code_five(project: Path, sandbox: Sandbox) -> None:
 
 def test_private_files_are_removed(project: Path, sandbox: Sandbox) -> None:
     run(project, sandbox, "tests/test_fine.py", coverage_source=["calc"])
-    assert list((sandbox.work_dir / ".tddforge" / "tmp").iterdir()) == []
+    assert not (sandbox.work_dir / ".tddforge").exists()
     assert not (project / ".coverage").exists()
 
 

@@ -1,0 +1,185 @@
+"""The builtin generator as the cover loop sees it: a ``TestSuiteGenerator`` with no LLM.
+
+``generate`` (attempt 0) discovers the module in the sandbox, mines its
+constants and runs the coverage-guided search; it writes one test per call
+that reached new arcs. ``enhance`` (attempts 1+) is the mutant-directed
+phase: it runs calls against the mutants that survived the last measurement
+(and, when those are not enough, untried neighbours of the calls that ran
+the mutants' lines) and adds the calls whose observed outcome differs on
+some mutant. Both phases share one time budget (``--budget``), the search
+getting most of it; when nothing is left to add, ``enhance`` returns the
+suite unchanged, the loop sees no progress, and the Router stops.
+
+The output is formatted with ruff (the project's configuration) when ruff is
+installed, so it passes ``ruff format --check`` as well as ``ruff check``.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from tddforge.agents.cover import CoverTarget, GeneratedSuite
+from tddforge.analysis.static import find_ruff
+from tddforge.builtin.constants import mine_constants
+from tddforge.builtin.discover import CallableInfo, ModuleInfo, discover
+from tddforge.builtin.explore import Call, CallResult, run_against_mutants, run_calls
+from tddforge.builtin.search import neighbours, search
+from tddforge.builtin.targeting import choose, kills, plan
+from tddforge.builtin.writer import write_module
+from tddforge.config import Settings
+from tddforge.mutation.mutant import Mutant, apply_mutant
+from tddforge.sandbox import Limits, Sandbox
+
+SEARCH_SHARE = 0.7  # of the budget; the mutant-directed phase gets the rest
+MIN_PHASE_SECONDS = 2.0
+Progress = Callable[[str], None]
+
+
+class BuiltinSuiteGenerator:
+    """Writes and improves a suite from observed behaviour, within ``budget`` seconds."""
+
+    name = "builtin"
+
+    def __init__(
+        self,
+        settings: Settings,
+        python: Path,
+        *,
+        budget: float = 20.0,
+        progress: Progress = lambda message: None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.settings = settings
+        self.python = python
+        self.budget = budget
+        self.progress = progress
+        self.clock = clock
+        self._deadline = 0.0
+        self._sandbox: Sandbox | None = None
+        self._info: ModuleInfo | None = None
+        self._kept: list[CallResult] = []
+        self._pool: list[CallResult] = []
+        self._targeted: set[str] = set()  # mutant ids already aimed at
+
+    def generate(self, target: CoverTarget) -> GeneratedSuite:
+        """Discover, search for new coverage, and write a test per kept call."""
+        self._deadline = self.clock() + self.budget
+        box = self._box(target)
+        module = target.project / target.module_rel
+        info = discover(target.project, module, python=self.python, sandbox=box)
+        self._info = info
+        found = search(target.project, module, info, mine_constants(target.source),
+                       python=self.python, sandbox=box, budget=self.budget * SEARCH_SHARE,
+                       clock=self.clock)  # fmt: skip
+        self._kept, self._pool = list(found.kept), list(found.seen)
+        summary = (
+            f"coverage search: {found.calls_run} calls in {found.rounds} round(s), "
+            f"{len(found.kept)} kept, {len(found.covered)} arcs; stopped: {found.stopped}"
+        )
+        self.progress(summary)
+        return GeneratedSuite(self._write(target), summary)
+
+    def enhance(
+        self,
+        target: CoverTarget,
+        current: str,
+        instruction_block: str,
+        survivors: Sequence[Mutant] = (),
+    ) -> GeneratedSuite:
+        """The mutant-directed phase: add calls whose outcome tells a survivor apart."""
+        fresh = [m for m in survivors if m.id not in self._targeted]
+        left = self._deadline - self.clock()
+        if not fresh or left < MIN_PHASE_SECONDS:
+            why = "no new surviving mutants" if not fresh else "the time budget is spent"
+            return GeneratedSuite(current, f"mutant-directed phase skipped: {why}", exhausted=True)
+        self._targeted.update(m.id for m in fresh)
+        added, killed = self._aim(target, fresh, left / 2)
+        rest = [m for m in fresh if m.id not in killed]
+        if rest:
+            added += self._aim_with_neighbours(target, rest, self._deadline - self.clock())
+        summary = (
+            f"mutant-directed phase: {len(fresh)} surviving mutant(s), {len(added)} call(s) added"
+        )
+        self.progress(summary)
+        if not added:
+            return GeneratedSuite(current, summary, exhausted=True)
+        self._kept += added
+        return GeneratedSuite(self._write(target), summary)
+
+    def _aim(
+        self, target: CoverTarget, mutants: Sequence[Mutant], seconds: float
+    ) -> tuple[list[CallResult], set[str]]:
+        """The pool's calls that kill some of ``mutants`` (chosen greedily), and the ids killed."""
+        if seconds < 1.0:
+            return [], set()
+        kept = {r.call for r in self._kept}
+        pool = [r for r in self._pool if r.call not in kept]
+        plans = plan(mutants, pool)
+        if not plans:
+            return [], set()
+        jobs = [(p.mutant.id, apply_mutant(target.source, p.mutant), p.calls) for p in plans]
+        runs = run_against_mutants(
+            target.project, target.project / target.module_rel, [r.call for r in pool], jobs,
+            python=self.python, sandbox=self._box(target), timeout=seconds,
+        )  # fmt: skip
+        killers = kills(pool, runs)
+        chosen = choose(killers)
+        return [pool[i] for i in chosen], {m for i in chosen for m in killers[i]}
+
+    def _aim_with_neighbours(
+        self, target: CoverTarget, mutants: Sequence[Mutant], seconds: float
+    ) -> list[CallResult]:
+        """Untried neighbours of the calls that ran the mutants' lines, when time is left."""
+        if seconds < MIN_PHASE_SECONDS or self._info is None:
+            return []
+        lines = {line for m in mutants for line in m.lines}
+        funcs = {f.qualname: f for f in self._info.callables()}
+        near = [r for r in self._pool if any(a in lines or b in lines for a, b in r.arcs)]
+        fresh = _untried(near, funcs, {r.call for r in self._pool})
+        if not fresh:
+            return []
+        module = target.project / target.module_rel
+        results = run_calls(target.project, module, fresh[:200], python=self.python,
+                            sandbox=self._box(target), timeout=seconds / 2)  # fmt: skip
+        self._pool += results
+        return self._aim(target, mutants, self._deadline - self.clock())[0]
+
+    def _box(self, target: CoverTarget) -> Sandbox:
+        if self._sandbox is None:
+            limits = Limits.from_config(
+                self.settings.sandbox, self.settings.cover.test_timeout_seconds
+            )
+            self._sandbox = Sandbox(target.project, limits)
+        return self._sandbox
+
+    def _write(self, target: CoverTarget) -> str:
+        code = write_module(target.import_name, self._kept, target.framework)
+        return format_code(code, target.test_path, target.project)
+
+
+def _untried(
+    results: Sequence[CallResult], funcs: dict[str, CallableInfo], tried: set[Call]
+) -> list[Call]:
+    found: list[Call] = []
+    for result in results:
+        func = funcs.get(result.call.target)
+        if func is not None:
+            found += [c for c in neighbours(result.call, func) if c not in tried]
+    return list(dict.fromkeys(found))
+
+
+def format_code(code: str, test_path: str, project: Path) -> str:
+    """``code`` as ``ruff format`` writes it under the project's configuration (as is without ruff)."""
+    ruff = find_ruff()
+    if ruff is None:
+        return code
+    argv = [str(ruff), "format", "--no-cache", "--stdin-filename", test_path, "-"]
+    try:
+        done = subprocess.run(argv, input=code, capture_output=True, text=True, cwd=project,
+                              timeout=60, check=False)  # fmt: skip
+    except (OSError, subprocess.TimeoutExpired):
+        return code
+    return done.stdout if done.returncode == 0 and done.stdout else code
