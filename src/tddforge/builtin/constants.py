@@ -6,7 +6,8 @@ grouped by the callable they appear in (``"area"``, ``"Box.grow"``; code in a
 nested function or lambda counts for the callable around it; module and class
 level code for ``"<module>"`` and ``"Box"``), in source order, without
 repeats. Docstrings are not constants, but their doctest examples' literals
-are.
+are. A regex pattern is followed by a string it matches (kind ``"regex_match"``):
+the input that gets past the check.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from tddforge.builtin.regex_example import example_for
+
 MODULE_SCOPE = "<module>"
 MAX_STRING = 200  # longer literals are text, not interesting inputs
 _REGEX_FUNCS = {"compile", "match", "search", "fullmatch", "findall", "finditer", "sub", "subn",
@@ -25,9 +28,8 @@ _LOOKUP_METHODS = {"get", "pop", "setdefault", "startswith", "endswith", "split"
                    "index", "find", "replace", "strip", "removeprefix", "removesuffix"}  # fmt: skip
 
 Scalar = int | float | str | bytes | bool | None
-Kind = Literal[
-    "compare", "dict_key", "regex", "format", "default", "doctest", "argument", "string", "number"
-]
+Kind = Literal["compare", "dict_key", "regex", "regex_match", "format", "default", "doctest",
+               "argument", "string", "number"]  # fmt: skip
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _Found = tuple[str, tuple[int, int], "ast.AST | None", Scalar]
 _Mark = Callable[[Sequence["ast.expr | None"], Kind], None]
@@ -49,10 +51,11 @@ def mine_constants(source: str) -> dict[str, tuple[Constant, ...]]:
     seen: set[tuple[str, str, str, str]] = set()
     for scope, position, node, value in _walk(tree, MODULE_SCOPE, in_function=False):
         kind = "doctest" if node is None else roles.get(id(node), _generic_kind(value))
-        key = (scope, kind, type(value).__name__, repr(value))
-        if key not in seen:
-            seen.add(key)
-            found.setdefault(scope, []).append((position, Constant(value, kind)))
+        for constant in _with_example(Constant(value, kind)):
+            key = (scope, constant.kind, type(constant.value).__name__, repr(constant.value))
+            if key not in seen:
+                seen.add(key)
+                found.setdefault(scope, []).append((position, constant))
     # sorted is stable: a docstring's doctest literals keep their order at its position
     return {
         scope: tuple(c for _, c in sorted(items, key=lambda i: i[0]))
@@ -67,6 +70,15 @@ def constants_for(mined: dict[str, tuple[Constant, ...]], qualname: str) -> tupl
         scopes.append(qualname.rsplit(".", 1)[0])
     scopes.append(MODULE_SCOPE)
     return tuple(c for scope in dict.fromkeys(scopes) for c in mined.get(scope, ()))
+
+
+def _with_example(constant: Constant) -> tuple[Constant, ...]:
+    """A regex pattern, then a string it matches (an input for the code that checks one)."""
+    if constant.kind == "regex" and isinstance(constant.value, str):
+        example = example_for(constant.value)
+        if example is not None:
+            return constant, Constant(example, "regex_match")
+    return (constant,)
 
 
 def _position(node: ast.AST) -> tuple[int, int]:

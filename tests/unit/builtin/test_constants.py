@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import textwrap
 
 import pytest
@@ -37,8 +38,8 @@ CASES = [
     ),
     pytest.param(
         "import re\ndef f(s):\n    return re.match(r'^\\d+$', s, re.I)\n",
-        {"f": [("^\\d+$", "regex")]},
-        id="regex-pattern",
+        {"f": [("^\\d+$", "regex"), ("0", "regex_match")]},
+        id="regex-pattern-and-a-string-it-matches",
     ),
     pytest.param(
         "def f(n, name):\n    return f'{n} items' + '%s!' % name + '{}-{}'.format(n, n)\n",
@@ -113,6 +114,32 @@ def test_constants_for_a_method_include_its_class_and_the_module() -> None:
         Constant(2, "number"), Constant("c", "string"), Constant(1, "number"),
     )  # fmt: skip
     assert constants_for(found, "missing") == (Constant(1, "number"),)
+
+
+def test_a_regex_brings_a_string_it_matches_into_its_scope() -> None:
+    source = """
+        import re
+
+        COUPON = re.compile(r"^[A-Z]{4}-\\d{2}$")
+
+        def coupon_percent(code: str) -> int:
+            if not re.fullmatch(r"[A-Z]{4}-(\\d{2})", code):
+                raise ValueError(code)
+            return int(code[-2:])
+        """
+    found = mined(source)
+    module = found[MODULE_SCOPE]
+    assert module[0] == ("^[A-Z]{4}-\\d{2}$", "regex")
+    assert module[1][1] == "regex_match"
+    assert re.fullmatch(r"^[A-Z]{4}-\d{2}$", str(module[1][0]))
+    assert found["coupon_percent"][:2] == [
+        ("[A-Z]{4}-(\\d{2})", "regex"), (module[1][0], "regex_match"),
+    ]  # fmt: skip
+
+
+def test_a_repeated_regex_brings_its_example_once() -> None:
+    source = "import re\ndef f(s):\n    return re.match('a+', s) or re.search('a+', s)\n"
+    assert mined(source) == {"f": [("a+", "regex"), ("a", "regex_match")]}
 
 
 def test_syntax_error_propagates() -> None:
