@@ -1,0 +1,240 @@
+"""Type hints for unannotated parameters, inferred from how the body uses them.
+
+Untyped code (``def valmap(func, d, factory=dict)``) gives input synthesis
+nothing to go on. Its body often does: ``func(...)`` is a callable,
+``d.keys()`` a dict. Pure: source text in, ``{qualname: {parameter: hint}}``
+out, hints as text (``"Callable"``, ``"dict"``, ``"list"``, ``"str"``, ...,
+or an ``isinstance`` type as written). Code in nested functions and lambdas
+counts for the callable around them. Evidence ranks, strongest first:
+``isinstance``; calls; dict use; str use; list methods and int indexing;
+iteration, ``in``, ``len`` and unpacking; arithmetic and comparison with
+literals. Without evidence, a literal default's type, then the parameter's
+name; these also win over the weak iteration kind when they name something
+iterable (``len(d)`` keeps ``d`` a dict). For ``*args`` and ``**kwargs`` the
+hint is for one element, from the loop variables that take their elements.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+_FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_Func = ast.FunctionDef | ast.AsyncFunctionDef
+_CALLERS = {"map", "filter", "reduce"}  # take a callable as their first argument
+_DICT_METHODS = {"items", "keys", "values", "get", "setdefault", "update"}
+_STR_METHODS = {"split", "strip", "lstrip", "rstrip", "lower", "upper", "startswith", "endswith",
+                "replace", "encode", "isdigit", "isalpha", "isspace", "find", "rfind", "title",
+                "capitalize", "format", "casefold", "splitlines", "partition", "zfill", "join"}  # fmt: skip
+_LIST_METHODS = {"append", "extend", "insert", "sort"}
+_SCALARS = (bool, int, float, str, bytes)
+_WEAK = 6  # rank of iteration, `in`, len() and unpacking: a dict or a str does all of them
+_ITERABLE = {"dict", "str", "bytes", "list"}
+_BY_NAME = {
+    "Callable": {"func", "f", "fn", "function", "predicate", "pred", "key", "callback", "binop",
+                 "reducer"},
+    "dict": {"d", "dct", "dict", "dict_", "mapping", "mapper", "dictionary"},
+    "list": {"keys", "items", "seq", "coll", "lst", "elements", "values", "iterable", "seqs",
+             "pairs"},
+    "str": {"s", "text", "string", "word", "name", "prefix", "suffix", "sep", "path", "pattern",
+            "line", "string_"},
+    "int": {"n", "i", "count", "size", "num", "index", "length", "width", "k", "times"},
+}  # fmt: skip
+_ELEMENT_BY_NAME = {"funcs": "Callable", "functions": "Callable", "dicts": "dict",
+                    "mappings": "dict", "seqs": "list", "lists": "list", "strings": "str"}  # fmt: skip
+
+
+def usage_hints(source: str) -> dict[str, dict[str, str]]:
+    """qualname -> {parameter name -> hint text} for UNANNOTATED parameters, inferred from use.
+
+    Only parameters with a hint appear, and only callables with one.
+    """
+    hints = {}
+    for qualname, func, method in _callables(ast.parse(source).body, ""):
+        found = _infer(func, method)
+        if found:
+            hints[qualname] = found
+    return hints
+
+
+def _callables(body: list[ast.stmt], prefix: str) -> Iterator[tuple[str, _Func, bool]]:
+    for node in body:
+        if isinstance(node, _FUNCS):
+            yield prefix + node.name, node, bool(prefix)
+        elif isinstance(node, ast.ClassDef):
+            yield from _callables(node.body, f"{prefix}{node.name}.")
+
+
+def _infer(func: _Func, method: bool) -> dict[str, str]:
+    args = func.args
+    positional = [*args.posonlyargs, *args.args]
+    static = any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in func.decorator_list)
+    if method and not static:
+        positional = positional[1:]  # self, cls
+    defaults = dict(zip([a.arg for a in positional][::-1], args.defaults[::-1], strict=False))
+    defaults.update((a.arg, d) for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True) if d)
+    plain = [a.arg for a in [*positional, *args.kwonlyargs] if a.annotation is None]
+    packed = [a.arg for a in (args.vararg, args.kwarg) if a and a.annotation is None]
+    uses = _Uses({name: name for name in plain} | _elements(func, args.vararg, args.kwarg))
+    for stmt in func.body:
+        uses.visit(stmt)
+    hints = {}
+    for name in plain + packed:
+        found = uses.found.get(name, {})
+        rank = min(found, default=0)
+        by_name = _ELEMENT_BY_NAME.get(name) if name in packed else _by_name(name)
+        fallback = _literal(defaults.get(name)) or by_name
+        hint = found.get(rank)
+        if not hint or (rank == _WEAK and fallback in _ITERABLE):
+            hint = fallback
+        if hint:
+            hints[name] = hint
+    return hints
+
+
+def _elements(func: _Func, vararg: ast.arg | None, kwarg: ast.arg | None) -> dict[str, str]:
+    """Loop variables over ``*args`` (``for d in args``) or ``**kwargs`` values -> the parameter."""
+    aliases = {}
+    for node in ast.walk(func):
+        if not isinstance(node, ast.For | ast.AsyncFor | ast.comprehension):
+            continue
+        it, target = node.iter, node.target
+        if vararg and vararg.annotation is None and _name(it) == vararg.arg:
+            aliases[_name(target)] = vararg.arg
+        elif kwarg and kwarg.annotation is None and isinstance(it, ast.Call):
+            method = it.func
+            if isinstance(method, ast.Attribute) and _name(method.value) == kwarg.arg:
+                if method.attr == "items" and isinstance(target, ast.Tuple) and target.elts:
+                    target = target.elts[-1]
+                if method.attr in {"items", "values"}:
+                    aliases[_name(target)] = kwarg.arg
+    aliases.pop("", None)
+    return aliases
+
+
+class _Uses(ast.NodeVisitor):
+    """Evidence for tracked local names, by the parameter they stand for: {param: {rank: hint}}."""
+
+    def __init__(self, tracked: dict[str, str]) -> None:
+        self.tracked = tracked
+        self.found: dict[str, dict[int, str]] = {}
+
+    def note(self, node: ast.AST, rank: int, hint: str) -> None:
+        if isinstance(node, ast.Name) and node.id in self.tracked:
+            self.found.setdefault(self.tracked[node.id], {}).setdefault(rank, hint)
+
+    def visit_Call(self, node: ast.Call) -> None:
+        callee, args = node.func, node.args
+        name = callee.attr if isinstance(callee, ast.Attribute) else _name(callee)
+        if name == "isinstance" and len(args) == 2:
+            types = args[1].elts[0] if isinstance(args[1], ast.Tuple) and args[1].elts else args[1]
+            self.note(args[0], 1, ast.unparse(types))
+        self.note(callee, 2, "Callable")
+        if name in _CALLERS and args:
+            self.note(args[0], 2, "Callable")
+        if isinstance(callee, ast.Attribute):
+            self.method(callee.value, callee.attr, args)
+        if name == "len" and args:
+            self.note(args[0], _WEAK, "list")
+        for arg in args if name == "range" else ():
+            self.note(arg, 7, "int")
+        self.arguments(node)
+        self.generic_visit(node)
+
+    def arguments(self, node: ast.Call) -> None:
+        for arg in node.args:
+            if isinstance(arg, ast.Starred):  # f(*p)
+                self.note(arg.value, _WEAK, "list")
+        for keyword in node.keywords:
+            if keyword.arg == "key":  # sorted(xs, key=p)
+                self.note(keyword.value, 2, "Callable")
+            elif keyword.arg is None:  # f(**p)
+                self.note(keyword.value, 3, "dict")
+
+    def method(self, owner: ast.expr, attr: str, args: list[ast.expr]) -> None:
+        if attr in _DICT_METHODS:
+            self.note(owner, 3, "dict")
+        elif attr in _STR_METHODS:
+            self.note(owner, 4, "str")
+        elif attr == "decode":
+            self.note(owner, 4, "bytes")
+        elif attr in _LIST_METHODS:
+            self.note(owner, 5, "list")
+        if attr == "join" and args:
+            self.note(args[0], 4, "list")
+
+    def visit_Subscript(self, node: ast.Subscript) -> None:
+        index = node.slice
+        if isinstance(index, ast.Constant) and isinstance(index.value, str):
+            self.note(node.value, 3, "dict")
+        elif isinstance(index, ast.Slice) or _literal(index) == "int":
+            self.note(node.value, 5, "list")
+        self.generic_visit(node)
+
+    def visit_For(self, node: ast.For | ast.AsyncFor | ast.comprehension) -> None:
+        self.note(node.iter, _WEAK, "list")
+        self.generic_visit(node)
+
+    visit_AsyncFor = visit_comprehension = visit_For
+
+    def visit_Assign(self, node: ast.Assign) -> None:
+        if any(isinstance(target, ast.Tuple | ast.List) for target in node.targets):
+            self.note(node.value, _WEAK, "list")  # unpacking
+        self.generic_visit(node)
+
+    def visit_Compare(self, node: ast.Compare) -> None:
+        lefts = [node.left, *node.comparators[:-1]]
+        for left, op, right in zip(lefts, node.ops, node.comparators, strict=True):
+            if isinstance(op, ast.In | ast.NotIn):
+                self.note(right, _WEAK, "list")
+            else:
+                self.literal_pair(left, right)
+        self.generic_visit(node)
+
+    def visit_BinOp(self, node: ast.BinOp) -> None:
+        if not (isinstance(node.op, ast.Mod) and _literal(node.left) == "str"):  # "%s" % p
+            self.literal_pair(node.left, node.right)
+        self.generic_visit(node)
+
+    def visit_AugAssign(self, node: ast.AugAssign) -> None:
+        self.literal_pair(node.target, node.value)
+        self.generic_visit(node)
+
+    def literal_pair(self, left: ast.expr, right: ast.expr) -> None:
+        for one, other in ((left, right), (right, left)):
+            hint = _literal(other)
+            if hint:
+                self.note(one, 7, hint)
+
+    def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> None:
+        """A nested callable: its own parameters hide the outer names they share."""
+        args = node.args
+        own = {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]}
+        own.update(a.arg for a in (args.vararg, args.kwarg) if a)
+        outer = self.tracked
+        self.tracked = {k: v for k, v in outer.items() if k not in own}
+        self.generic_visit(node)
+        self.tracked = outer
+
+    visit_AsyncFunctionDef = visit_Lambda = visit_FunctionDef
+
+
+def _literal(node: ast.expr | None) -> str | None:
+    """The type name of a literal (``-1`` included), or None (for ``None`` too)."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
+        node = node.operand
+    if isinstance(node, ast.Constant) and isinstance(node.value, _SCALARS):
+        return type(node.value).__name__
+    if isinstance(node, ast.List | ast.Dict):
+        return "list" if isinstance(node, ast.List) else "dict"
+    return None
+
+
+def _by_name(name: str) -> str | None:
+    if name.startswith(("is_", "has_")):
+        return "bool"
+    return next((hint for hint, names in _BY_NAME.items() if name in names), None)
+
+
+def _name(node: ast.expr) -> str:
+    return node.id if isinstance(node, ast.Name) else ""

@@ -1,0 +1,177 @@
+"""Hints for unannotated parameters, inferred from use: source snippet -> hints, as tables."""
+
+from __future__ import annotations
+
+from textwrap import dedent
+
+import pytest
+
+from tddforge.builtin.usage import usage_hints
+
+TOOLZ = """
+def valmap(func, d, factory=dict):
+    rv = factory()
+    rv.update(zip(d.keys(), map(func, d.values())))
+    return rv
+
+def get_in(keys, coll, default=None, no_default=False):
+    try:
+        return reduce(operator.getitem, keys, coll)
+    except (KeyError, IndexError, TypeError):
+        if no_default:
+            raise
+        return default
+"""
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        # 1. isinstance: the type as written, the first of a tuple
+        ("def f(x):\n    return isinstance(x, Mapping)", {"x": "Mapping"}),
+        ("def f(x):\n    return isinstance(x, (abc.Sequence, str))", {"x": "abc.Sequence"}),
+        # 2. called, or handed over as a callable
+        ("def f(x):\n    return x(1)", {"x": "Callable"}),
+        ("def f(x, y):\n    return list(map(x, y))", {"x": "Callable"}),
+        ("def f(x, y):\n    return filter(x, y)", {"x": "Callable"}),
+        ("def f(x, y):\n    return functools.reduce(x, y)", {"x": "Callable"}),
+        ("def f(x, y):\n    return sorted(y, key=x)", {"x": "Callable"}),
+        # 3. dict use
+        ("def f(x):\n    return x.items()", {"x": "dict"}),
+        ("def f(x):\n    x.setdefault(1, 2)", {"x": "dict"}),
+        ("def f(x):\n    return x['name']", {"x": "dict"}),
+        ("def f(x):\n    return g(**x)", {"x": "dict"}),
+        ("def f(x):\n    return x.copy()", {}),  # dict or list: no evidence
+        # 4. str and bytes use
+        ("def f(x):\n    return x.strip().lower()", {"x": "str"}),
+        ("def f(x, y):\n    return x.join(y)", {"x": "str", "y": "list"}),
+        ("def f(x):\n    return x.decode()", {"x": "bytes"}),
+        # 5. list use, indexing, iteration, membership, len, unpacking
+        ("def f(x):\n    x.append(1)", {"x": "list"}),
+        ("def f(x):\n    return x[0]", {"x": "list"}),
+        ("def f(x):\n    return x[-1]", {"x": "list"}),
+        ("def f(x):\n    return x[1:]", {"x": "list"}),
+        ("def f(x):\n    for _ in x:\n        pass", {"x": "list"}),
+        ("def f(x):\n    return [v for v in x]", {"x": "list"}),
+        ("def f(x, y):\n    return y in x", {"x": "list"}),
+        ("def f(x):\n    return len(x)", {"x": "list"}),
+        ("def f(x):\n    a, b = x", {"x": "list"}),
+        ("def f(x):\n    return g(*x)", {"x": "list"}),
+        # 6. arithmetic and comparison with literals, range
+        ("def f(x):\n    return x + 1", {"x": "int"}),
+        ("def f(x):\n    return 2.5 * x", {"x": "float"}),
+        ("def f(x):\n    return x < -10", {"x": "int"}),
+        ("def f(x):\n    return x == 'a'", {"x": "str"}),
+        ("def f(x):\n    x += 1", {"x": "int"}),
+        ("def f(x):\n    return range(x)", {"x": "int"}),
+        ("def f(x):\n    return '%s!' % x", {}),  # formatting, not arithmetic
+        ("def f(x):\n    return x is None", {}),
+        ("def f(x):\n    if x:\n        return not x", {}),
+    ],
+)
+def test_each_kind_of_evidence(source: str, expected: dict[str, str]) -> None:
+    assert usage_hints(source).get("f", {}) == expected
+
+
+@pytest.mark.parametrize(
+    ("source", "param", "expected"),
+    [
+        # the strongest kind wins, wherever it appears
+        ("def f(x):\n    for v in x:\n        pass\n    return x()", "x", "Callable"),
+        ("def f(x):\n    x.append(1)\n    return isinstance(x, Foo)", "x", "Foo"),
+        ("def f(x):\n    x[0]\n    return x.items()", "x", "dict"),
+        ("def f(x):\n    x + 1\n    return x.split()", "x", "str"),
+        ("def f(x):\n    if x > 0:\n        return x[1]", "x", "list"),
+        # evidence beats the default and the name
+        ("def f(func=0):\n    return func.items()", "func", "dict"),
+        # a literal default beats the name; None is no evidence
+        ("def f(func=''):\n    pass", "func", "str"),
+        ("def f(n=1.5):\n    pass", "n", "float"),
+        ("def f(x=[]):\n    pass", "x", "list"),
+        ("def f(*, x=True):\n    pass", "x", "bool"),
+        ("def f(func=None):\n    pass", "func", "Callable"),
+        # weak list evidence (iteration, in, len, unpacking) yields to an iterable fallback
+        ("def f(d):\n    return len(d)", "d", "dict"),
+        ("def f(s):\n    return [c for c in s]", "s", "str"),
+        ("def f(x=''):\n    return 'a' in x", "x", "str"),
+        ("def f(func):\n    for x in func:\n        pass", "func", "list"),
+        ("def f(d):\n    d.append(1)", "d", "list"),  # strong list evidence does not
+    ],
+)
+def test_priority(source: str, param: str, expected: str) -> None:
+    assert usage_hints(source)["f"][param] == expected
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("predicate", "Callable"),
+        ("key", "Callable"),
+        ("mapping", "dict"),
+        ("coll", "list"),
+        ("seqs", "list"),
+        ("prefix", "str"),
+        ("n", "int"),
+        ("is_valid", "bool"),
+        ("has_key", "bool"),
+        ("thing", None),
+    ],
+)
+def test_name_fallback(name: str, expected: str | None) -> None:
+    assert usage_hints(f"def f({name}):\n    return {name}").get("f", {}).get(name) == expected
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        # nested functions and lambdas count for the callable around them
+        (
+            "def f(x, y):\n    def g():\n        return x.items()\n    return lambda: y(1)",
+            {"f": {"x": "dict", "y": "Callable"}},
+        ),
+        # ...unless their own parameter hides the outer one
+        ("def f(x):\n    return lambda x: x.items()", {}),
+        # methods: self and cls skipped, qualname Cls.m, nested classes too
+        (
+            "class C:\n    def __init__(self, x):\n        self.x = x + 1\n"
+            "    @classmethod\n    def m(cls, d):\n        return cls(d['a'])\n"
+            "    @staticmethod\n    def s(x):\n        return x.upper()\n"
+            "    class D:\n        async def m(self, items):\n            pass",
+            {
+                "C.__init__": {"x": "int"},
+                "C.m": {"d": "dict"},
+                "C.s": {"x": "str"},
+                "C.D.m": {"items": "list"},
+            },
+        ),
+        # annotated parameters are skipped, even with evidence
+        ("def f(x: int, y):\n    return x.items(), y.items()", {"f": {"y": "dict"}}),
+        ("def f(*xs: int):\n    for x in xs:\n        x.items()", {}),
+        # *args: the hint is for one element, from its loop variable
+        (
+            "def merge(*dicts):\n    rv = {}\n    for d in dicts:\n        rv.update(d)\n"
+            "    for d in dicts:\n        d.update(rv)\n    return rv",
+            {"merge": {"dicts": "dict"}},
+        ),
+        ("def f(*xs):\n    return [x.strip() for x in xs]", {"f": {"xs": "str"}}),
+        ("def f(*xs):\n    return len(xs)", {}),  # use of the tuple itself says nothing
+        ("def compose(*funcs):\n    pass", {"compose": {"funcs": "Callable"}}),
+        ("def dissoc(d, *keys):\n    pass", {"dissoc": {"d": "dict"}}),
+        # **kwargs: the hint is for one value
+        (
+            "def f(**kw):\n    for k, v in kw.items():\n        v.append(k)",
+            {"f": {"kw": "list"}},
+        ),
+        ("def f(**kw):\n    return [v + 1 for v in kw.values()]", {"f": {"kw": "int"}}),
+        # toolz
+        (
+            TOOLZ,
+            {
+                "valmap": {"func": "Callable", "d": "dict", "factory": "Callable"},
+                "get_in": {"keys": "list", "coll": "list", "no_default": "bool"},
+            },
+        ),
+    ],
+)
+def test_module(source: str, expected: dict[str, dict[str, str]]) -> None:
+    assert usage_hints(dedent(source)) == expected
