@@ -15,6 +15,7 @@ reach an arc no earlier kept result reached.
 
 from __future__ import annotations
 
+import itertools
 import json
 import shutil
 from collections.abc import Iterable, Mapping, Sequence
@@ -66,6 +67,7 @@ class Outcome:
     literal: bool = False
     message: str = ""
     state: tuple[tuple[str, str], ...] = ()  # a non-literal value's public literal attributes
+    after: tuple[tuple[str, str], ...] = ()  # a method's instance: its public literal attributes
 
     def same_as(self, other: Outcome | None) -> bool:
         """The same behaviour; a non-literal value's repr (``<X at 0x…>``) does not count."""
@@ -175,7 +177,8 @@ def merge_runs(
 def _outcome(raw: dict[str, Any]) -> Outcome:
     fields = ("kind", "type", "type_module", "repr", "literal", "message")
     state = tuple(sorted(raw.get("state", {}).items()))
-    return Outcome(**{k: raw[k] for k in fields if k in raw}, state=state)
+    after = tuple(sorted(raw.get("after", {}).items()))
+    return Outcome(**{k: raw[k] for k in fields if k in raw}, state=state, after=after)
 
 
 def keep_new_coverage(
@@ -240,6 +243,7 @@ def _variants(
         return []
     base = {p.name: options[p.name][0] for p in required}
     calls = [_call(func, base)]
+    calls += _star_calls(func, calls[0], constants, per_param)
     for param in func.parameters:
         first = 1 if _required(param) else 0
         if param.kind == "positional_only" and not _required(param):
@@ -248,6 +252,23 @@ def _variants(
             if value.origin != "default":  # passing the default says nothing new
                 calls.append(_call(func, {**base, param.name: value}))
     return list(dict.fromkeys(calls))
+
+
+def _star_calls(
+    func: CallableInfo, base: Call, constants: Sequence[Constant], per_param: int
+) -> list[Call]:
+    """``*args`` given one, then two values (when every positional before it is required)."""
+    star = next((p for p in func.parameters if p.kind == "var_positional"), None)
+    if star is None:
+        return []
+    before = [p for p in func.parameters if p.kind in ("positional_only", "positional_or_keyword")]
+    if any(not _required(p) for p in before):
+        return []  # extra values would fill the optional parameters first
+    element = star.model_copy(update={"kind": "positional_only"})
+    values = [v.source for v in candidates(element, constants, limit=per_param)]
+    calls = [replace(base, args=(*base.args, value)) for value in values]
+    calls += [replace(base, args=(*base.args, a, b)) for a, b in itertools.pairwise(values)]
+    return calls
 
 
 def _required(param: Param) -> bool:

@@ -28,6 +28,7 @@ from tddforge.builtin.discover import CallableInfo, ModuleInfo, discover
 from tddforge.builtin.explore import Call, CallResult, run_against_mutants, run_calls
 from tddforge.builtin.search import neighbours, search
 from tddforge.builtin.targeting import choose, kills, plan
+from tddforge.builtin.usage import annotate, usage_hints
 from tddforge.builtin.writer import write_module
 from tddforge.config import Settings
 from tddforge.mutation.mutant import Mutant, apply_mutant
@@ -69,7 +70,8 @@ class BuiltinSuiteGenerator:
         self._deadline = self.clock() + self.budget
         box = self._box(target)
         module = target.project / target.module_rel
-        info = discover(target.project, module, python=self.python, sandbox=box)
+        found_info = discover(target.project, module, python=self.python, sandbox=box)
+        info = annotate(found_info, usage_hints(target.source))  # untyped code: hints from use
         self._info = info
         found = search(target.project, module, info, mine_constants(target.source),
                        python=self.python, sandbox=box, budget=self.budget * SEARCH_SHARE,

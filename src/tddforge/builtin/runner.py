@@ -24,6 +24,7 @@ Keep it compatible with Python 3.8+.
 from __future__ import annotations
 
 import ast
+import builtins
 import importlib
 import io
 import itertools
@@ -50,20 +51,28 @@ class CallTimeout(BaseException):
 
 
 def literal(source: str) -> Any:
-    """An argument, given as the source of a literal."""
-    return ast.literal_eval(source)
+    """An argument, given as the source of a literal, or of a builtin or lambda (a callable)."""
+    try:
+        return ast.literal_eval(source)
+    except ValueError:  # tddforge's own callable candidates: see values.CALLABLES
+        return eval(source, {"__builtins__": builtins})
 
 
-def resolve(module: Any, call: dict[str, Any]) -> Any:
-    """The callable a call names: a function, a class, or a method of a fresh instance."""
+def resolve(module: Any, call: dict[str, Any]) -> tuple[Any, Any]:
+    """The callable a call names (a function, a class, or a method of a fresh instance),
+    and that instance (None for functions, classes and static or class methods)."""
     parts = call["target"].split(".")
     obj = getattr(module, parts[0])
     if len(parts) == 1:
-        return obj
+        return obj, None
     init = call.get("init")
-    if init is not None:  # an instance method: build the instance first
-        obj = obj(*map(literal, init["args"]), **{k: literal(v) for k, v in init["kwargs"].items()})
-    return getattr(obj, parts[1])
+    if init is None:
+        return getattr(obj, parts[1]), None
+    # an instance method: build the instance first
+    instance = obj(
+        *map(literal, init["args"]), **{k: literal(v) for k, v in init["kwargs"].items()}
+    )
+    return getattr(instance, parts[1]), instance
 
 
 class Tracer:
@@ -144,7 +153,7 @@ def run_call(
     signal.signal(signal.SIGALRM, alarm)
     signal.setitimer(signal.ITIMER_REAL, timeout)
     try:
-        func = resolve(module, call)
+        func, instance = resolve(module, call)
         args = [literal(a) for a in call["args"]]
         kwargs = {k: literal(v) for k, v in call["kwargs"].items()}
         if trace:
@@ -156,6 +165,8 @@ def run_call(
         finally:
             sys.settrace(None)
         outcome = describe_value(value)
+        if instance is not None:  # what the method left in the object
+            outcome["after"] = public_state(instance)
     except CallTimeout:
         outcome = {"kind": "timeout"}
     except BaseException as exc:

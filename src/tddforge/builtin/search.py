@@ -16,13 +16,14 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from tddforge.builtin.constants import Constant
+from tddforge.builtin.constants import Constant, constants_for
 from tddforge.builtin.discover import CallableInfo, ModuleInfo, Param
 from tddforge.builtin.explore import Arc, Call, CallResult, keep_new_coverage, plan_calls, run_calls
-from tddforge.builtin.values import fits, mutations, parse_hint
+from tddforge.builtin.values import candidates, fits, mutations, parse_hint
 from tddforge.sandbox import Sandbox
 
-MAX_ROUNDS = 6
+MAX_ROUNDS = 8
+MAX_BATCH = 400  # calls per round (each runs twice, in a fork of its own)
 _POSITIONAL = ("positional_only", "positional_or_keyword")
 
 
@@ -38,25 +39,47 @@ class SearchResult:
     seen: tuple[CallResult, ...] = ()  # every result, kept or not (the mutant phase's pool)
 
 
-def neighbours(call: Call, func: CallableInfo) -> list[Call]:
-    """``call`` with one argument replaced by each of its mutations that fits the hint."""
+def neighbours(
+    call: Call, func: CallableInfo, options: Mapping[str, Sequence[str]] | None = None
+) -> list[Call]:
+    """``call`` with one argument replaced by each of its mutations that fits the hint.
+
+    ``options`` (parameter name → candidate sources) adds the parameter's
+    other candidates: a value that failed as the first argument of the plan
+    may pass once another argument got past a guard.
+    """
     positional = [p for p in func.parameters if p.kind in _POSITIONAL]
     by_name = {p.name: p for p in func.parameters}
+    options = options or {}
     found: list[Call] = []
     for i, source in enumerate(call.args):
         param = positional[i] if i < len(positional) else None
-        for value in _mutated(source, param):
-            found.append(replace(call, args=(*call.args[:i], value, *call.args[i + 1 :])))
+        others = options.get(param.name, ()) if param is not None else ()
+        for value in [*_mutated(source, param), *others]:
+            if value != source:
+                found.append(replace(call, args=(*call.args[:i], value, *call.args[i + 1 :])))
     for i, (name, source) in enumerate(call.kwargs):
-        for value in _mutated(source, by_name.get(name)):
-            kwargs = (*call.kwargs[:i], (name, value), *call.kwargs[i + 1 :])
-            found.append(replace(call, kwargs=kwargs))
+        for value in [*_mutated(source, by_name.get(name)), *options.get(name, ())]:
+            if value != source:
+                kwargs = (*call.kwargs[:i], (name, value), *call.kwargs[i + 1 :])
+                found.append(replace(call, kwargs=kwargs))
     return list(dict.fromkeys(found))
+
+
+def candidate_sources(
+    func: CallableInfo, mined: Mapping[str, tuple[Constant, ...]]
+) -> dict[str, list[str]]:
+    """Each parameter's candidate values as sources (what ``neighbours`` may swap in)."""
+    constants = constants_for(dict(mined), func.qualname)
+    return {p.name: [v.source for v in candidates(p, constants)] for p in func.parameters}
 
 
 def _mutated(source: str, param: Param | None) -> list[str]:
     hint = parse_hint(param.annotation) if param is not None else None
-    value = ast.literal_eval(source)
+    try:
+        value = ast.literal_eval(source)
+    except ValueError:  # a callable (values.Expr): it has no mutations
+        return []
     return [repr(m) for m in mutations(value) if fits(hint, m) and repr(m) != source]
 
 
@@ -75,22 +98,26 @@ def search(
     """Search within ``budget`` seconds; ``first`` replaces the planned round 0 (for tests)."""
     deadline = clock() + budget
     funcs = {f.qualname: f for f in info.callables()}
+    options = {name: candidate_sources(f, mined) for name, f in funcs.items()}
     kept: list[CallResult] = []
     seen: list[CallResult] = []
     covered: frozenset[Arc] = frozenset()
     tried: set[Call] = set()
-    batch = list(first) if first is not None else plan_calls(info, mined)
-    for rounds in range(MAX_ROUNDS):
+    pending = list(first) if first is not None else plan_calls(info, mined)
+    rounds = 0
+
+    def result(stopped: str) -> SearchResult:
+        return SearchResult(tuple(kept), covered, rounds, len(tried), stopped, tuple(seen))
+
+    while rounds < MAX_ROUNDS:
         left = deadline - clock()
         if left <= 0:
-            return SearchResult(
-                tuple(kept), covered, rounds, len(tried), "budget spent", tuple(seen)
-            )
-        if not batch:
-            return SearchResult(
-                tuple(kept), covered, rounds, len(tried), "nothing left to try", tuple(seen)
-            )
+            return result("budget spent")
+        if not pending:
+            return result("nothing left to try")
+        batch, pending = pending[:MAX_BATCH], pending[MAX_BATCH:]
         tried.update(batch)
+        rounds += 1
         # run_calls runs the batch twice: each run gets half of what is left
         results = run_calls(
             project, module, batch, python=python, sandbox=sandbox, timeout=max(left / 2, 1.0)
@@ -98,17 +125,22 @@ def search(
         seen += results
         new, covered = keep_new_coverage(results, covered)
         kept += new
-        if not new:
-            stopped = "coverage stopped rising"
-            return SearchResult(tuple(kept), covered, rounds + 1, len(tried), stopped, tuple(seen))
-        batch = [c for c in _all_neighbours(new, funcs) if c not in tried]
-    return SearchResult(tuple(kept), covered, MAX_ROUNDS, len(tried), "round limit", tuple(seen))
+        if not new and not pending:
+            return result("coverage stopped rising")
+        # the newest finds' neighbours first, then what earlier rounds left over
+        fresh = [c for c in _all_neighbours(new, funcs, options) if c not in tried]
+        pending = list(dict.fromkeys([*fresh, *pending]))
+    return result("round limit")
 
 
-def _all_neighbours(results: Iterable[CallResult], funcs: Mapping[str, CallableInfo]) -> list[Call]:
+def _all_neighbours(
+    results: Iterable[CallResult],
+    funcs: Mapping[str, CallableInfo],
+    options: Mapping[str, Mapping[str, Sequence[str]]],
+) -> list[Call]:
     found: list[Call] = []
     for result in results:
         func = funcs.get(result.call.target)
         if func is not None:
-            found += neighbours(result.call, func)
+            found += neighbours(result.call, func, options.get(func.qualname))
     return list(dict.fromkeys(found))

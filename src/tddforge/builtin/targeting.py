@@ -36,10 +36,10 @@ def observed(outcome: Outcome) -> Observed:
     if outcome.kind != "return":
         return (outcome.kind,)  # a timeout or crash: no test would pass
     if outcome.literal:
-        return ("return", outcome.repr)
+        return ("return", outcome.repr, outcome.after)
     if outcome.state:
-        return ("return", outcome.type, outcome.state)
-    return ("return", outcome.type)
+        return ("return", outcome.type, outcome.state, outcome.after)
+    return ("return", outcome.type, outcome.after)
 
 
 def plan(

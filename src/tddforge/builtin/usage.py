@@ -19,6 +19,8 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
+from tddforge.builtin.discover import CallableInfo, ModuleInfo
+
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _Func = ast.FunctionDef | ast.AsyncFunctionDef
 _CALLERS = {"map", "filter", "reduce"}  # take a callable as their first argument
@@ -238,3 +240,29 @@ def _by_name(name: str) -> str | None:
 
 def _name(node: ast.expr) -> str:
     return node.id if isinstance(node, ast.Name) else ""
+
+
+def annotate(info: ModuleInfo, hints: dict[str, dict[str, str]]) -> ModuleInfo:
+    """``info`` with each unannotated parameter given its inferred hint, where there is one."""
+
+    def fill(func: CallableInfo | None, key: str) -> CallableInfo | None:
+        found = hints.get(key, {})
+        if func is None or not found:
+            return func
+        params = tuple(
+            p.model_copy(update={"annotation": found[p.name]})
+            if p.annotation is None and p.name in found
+            else p
+            for p in func.parameters
+        )
+        return func.model_copy(update={"parameters": params})
+
+    functions = tuple(fill(f, f.qualname) or f for f in info.functions)
+    classes = tuple(
+        c.model_copy(update={
+            "constructor": fill(c.constructor, f"{c.name}.__init__"),
+            "methods": tuple(fill(m, m.qualname) or m for m in c.methods),
+        })
+        for c in info.classes
+    )  # fmt: skip
+    return info.model_copy(update={"functions": functions, "classes": classes})

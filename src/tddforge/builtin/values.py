@@ -7,9 +7,11 @@ the code (:mod:`tddforge.builtin.constants`) and small mutations of those
 whose ``repr`` evaluates back to an equal value, so it can be sent to the
 target interpreter and written into a test as is.
 
-Types the table does not know (the module's own classes, protocols,
-callables) get no candidates here: building objects from the module's
-constructors belongs to exploration, which can call them.
+Callables are the one exception to "plain literals": a ``Callable`` hint gets
+a few builtins and lambdas, as :class:`Expr` values whose ``repr`` is their
+source. Types the table does not know (the module's own classes, protocols)
+get no candidates here: building objects from the module's constructors
+belongs to exploration, which can call them.
 """
 
 from __future__ import annotations
@@ -28,6 +30,8 @@ _ALIASES = {
     "Collection": "list", "Tuple": "tuple", "Dict": "dict", "Mapping": "dict",
     "MutableMapping": "dict", "Set": "set", "AbstractSet": "set", "MutableSet": "set",
     "FrozenSet": "set", "frozenset": "set", "Text": "str", "NoneType": "None",
+    "Iterator": "list", "Generator": "list", "Container": "list", "OrderedDict": "dict",
+    "defaultdict": "dict", "DefaultDict": "dict",
 }  # fmt: skip
 _GENERIC: dict[str, tuple[object, ...]] = {
     "int": (0, 1, -1, 100),
@@ -37,7 +41,23 @@ _GENERIC: dict[str, tuple[object, ...]] = {
     "bool": (True, False),
     "None": (None,),
 }
-_UNTYPED: tuple[object, ...] = (0, 1, -1, "", "a", None, [], 1.5, True)
+_UNTYPED: tuple[object, ...] = (0, 1, -1, "", "a", None, [], 1.5, True, {"a": 1})
+
+
+@dataclass(frozen=True)
+class Expr:
+    """A value written as an expression over the builtins (a callable): its repr is its source."""
+
+    text: str
+
+    def __repr__(self) -> str:
+        return self.text
+
+
+# callables of one argument, of any arity, and of a pair (an item): what maps, filters,
+# reducers and factories are usually handed
+CALLABLES = (Expr("len"), Expr("str"), Expr("bool"), Expr("lambda *args: args"),
+             Expr("lambda x: x"), Expr("lambda item: item[0]"), Expr("sum"), Expr("max"))  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -141,6 +161,8 @@ def fits(hint: Hint | None, value: object) -> bool:
         return any(_same(value, member) for member in hint.members)
     if hint.name == "float":  # an int is acceptable where a float is hinted (PEP 484)
         return type(value) in (int, float)
+    if hint.name == "Callable":
+        return isinstance(value, Expr)
     expected = {"int": int, "str": str, "bytes": bytes, "bool": bool, "None": type(None),
                 "list": list, "tuple": tuple, "dict": dict, "set": set}.get(hint.name)  # fmt: skip
     return expected is not None and type(value) is expected
@@ -156,12 +178,16 @@ def values_for_hint(hint: Hint | None) -> list[object]:
         return _interleave([values_for_hint(arg) for arg in hint.args])
     if hint.name in _GENERIC:
         return list(_GENERIC[hint.name])
+    if hint.name == "Callable":
+        return list(CALLABLES)
     return _containers(hint)
 
 
 def _containers(hint: Hint) -> list[object]:
     elements = values_for_hint(hint.args[0]) if hint.args else [1, "a"]
     if hint.name == "list":
+        if not hint.args:
+            return [[], ["a"], ["a", "b"], [1, 2, 3], [{"a": 1}, {"b": 2}]]
         return [[], elements[:1], elements[:2]]
     if hint.name == "set":
         return [set(), *([{elements[0]}] if _hashable(elements[0]) else [])]
@@ -173,6 +199,8 @@ def _containers(hint: Hint) -> list[object]:
         keys = values_for_hint(hint.args[0]) if hint.args else ["a"]
         vals = values_for_hint(hint.args[1]) if len(hint.args) > 1 else [1]
         usable = [k for k in keys if _hashable(k)]
+        if not hint.args:
+            return [{}, {"a": 1}, {"a": 1, "b": 2}, {"a": {"b": 1}}]
         return [{}, *([{usable[0]: vals[0]}] if usable else [])]
     return []  # a type we cannot write as a literal: exploration builds such objects
 

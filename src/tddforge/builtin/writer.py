@@ -68,6 +68,10 @@ def write_module(module: str, results: Sequence[CallResult], framework: str = "p
     """
     style = PYTEST if framework == "pytest" else UNITTEST
     kept = [r for r in results if r.deterministic and r.outcome.kind in ("return", "raise")]
+    first_seen: dict[str, int] = {}
+    for r in kept:
+        first_seen.setdefault(r.call.target.split(".")[0], len(first_seen))
+    kept.sort(key=lambda r: first_seen[r.call.target.split(".")[0]])  # grouped by function or class
     names: set[str] = set()
     imports: set[str] = set()
     tests = [(r.call.target.split(".")[0], _test(module, r, names, imports, style)) for r in kept]
@@ -113,7 +117,13 @@ def _test(
     call, outcome = result.call, result.outcome
     imports.add(call.target.split(".")[0])
     setup, expr = _call_expression(call)
-    body = [*setup, *_assertions(expr, outcome, module, imports, call.consume, style)]
+    if outcome.after and outcome.repr == "None" and outcome.literal:
+        checks = [expr]  # a method run for its effect: assert the effect, not the None
+    else:
+        checks = _assertions(expr, outcome, module, imports, call.consume, style)
+    instance = setup[0].split(" = ")[0] if setup else ""
+    effects = [style.equal.format(f"{instance}.{name}", text) for name, text in outcome.after]
+    body = [*setup, *checks, *effects]
     return WrittenTest(_unique_name(call, outcome, names), tuple(body))
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from tddforge.builtin.constants import mine_constants
 from tddforge.builtin.discover import ModuleInfo, discover
-from tddforge.builtin.explore import Call, CallResult, explore, run_calls
+from tddforge.builtin.explore import Call, CallResult, explore, run_against_mutants, run_calls
 from tddforge.builtin.search import search
 from tddforge.sandbox import Limits, Sandbox
 
@@ -195,8 +195,9 @@ def test_search_reaches_a_branch_through_a_neighbour_then_stops(tmp_path: Path) 
         (("7",), "'other'"),
         (("8",), "'eight'"),  # 7 + 1, in round 1
     ]
+    # round 1 ran 7's mutations (8, 6, -7, 0) and the other int candidates (1, -1, 100);
     # round 2 tries the neighbours of 8 not yet run (9, -8) and finds nothing new
-    assert (found.rounds, found.calls_run, found.stopped) == (3, 7, "coverage stopped rising")
+    assert (found.rounds, found.calls_run, found.stopped) == (3, 10, "coverage stopped rising")
 
 
 def test_search_respects_the_budget(tmp_path: Path) -> None:
@@ -206,3 +207,38 @@ def test_search_respects_the_budget(tmp_path: Path) -> None:
                    first=[Call("slow", ("1",))], clock=lambda: next(ticks))  # fmt: skip
     assert (found.rounds, found.stopped) == (1, "budget spent")
     assert [r.call for r in found.kept] == [Call("slow", ("1",))]
+
+
+MUTATED = """\
+def inc(x):
+    return x + 1
+
+
+def stop(x):
+    while x:
+        pass
+    return x
+"""
+
+
+def test_calls_run_against_mutants_in_the_sandbox(tmp_path: Path) -> None:
+    project = tmp_path / "proj"
+    project.mkdir()
+    module = project / "mutated.py"
+    module.write_text(MUTATED, encoding="utf-8")
+    calls = [Call("inc", ("1",)), Call("inc", ("-1",)), Call("stop", ("0",)), Call("stop", ("1",))]
+    mutants = [
+        ("minus", MUTATED.replace("x + 1", "x - 1"), [0, 1]),
+        ("import-breaks", MUTATED + "raise RuntimeError('at import')\n", [0]),
+        ("hangs", MUTATED.replace("while x:", "while not x:"), [2]),
+    ]
+    found = run_against_mutants(project, module, calls, mutants, python=PY,
+                                sandbox=Sandbox(project, LIMITS), call_timeout=0.5)  # fmt: skip
+    assert {
+        k: {i: (o.kind, o.repr or o.message) for i, o in v.items()} for k, v in found.items()
+    } == {
+        "minus": {0: ("return", "0"), 1: ("return", "-2")},
+        "import-breaks": {0: ("raise", "at import")},
+        "hangs": {2: ("timeout", "")},
+    }
+    assert module.read_text(encoding="utf-8") == MUTATED  # the mutants never touched the file

@@ -155,3 +155,27 @@ def test_keep_new_coverage() -> None:
     kept, covered = keep_new_coverage(results, frozenset({(9, 9)}))
     assert [r.call.target for r in kept] == ["a", "c"]
     assert covered == {(9, 9), (1, 2), (2, 3)}
+
+
+@pytest.mark.parametrize(
+    ("params", "expected"),
+    [
+        (  # *args after required parameters: one extra value, then two
+            [param("f", "Callable"), param("dicts", "dict", kind="var_positional")],
+            [("len", "{}"), ("len", "{'a': 1}"), ("len", "{}", "{'a': 1}")],
+        ),
+        (  # an optional positional before *args would swallow the first extra value
+            [
+                param("a", "int"),
+                param("b", "int", "1"),
+                param("rest", "int", kind="var_positional"),
+            ],
+            [],
+        ),
+    ],
+)
+def test_plan_gives_star_args_one_and_two_values(
+    params: list[dict[str, Any]], expected: list[tuple[str, ...]]
+) -> None:
+    calls = plan_calls(module([func("g", *params)]), {}, per_param=2)
+    assert [c.args for c in calls if len(c.args) > 1] == expected

@@ -9,6 +9,8 @@ import pytest
 from tddforge.builtin.constants import Constant
 from tddforge.builtin.discover import Param
 from tddforge.builtin.values import (
+    CALLABLES,
+    Expr,
     Hint,
     Value,
     candidates,
@@ -54,6 +56,10 @@ def test_parse_hint(text: str | None, expected: Hint | None) -> None:
         ("list[int]", (), False),
         ("Box", 3, False),  # unknown types: the module's classes, which no literal stands for
         ("Box | None", None, True),
+        ("Callable", Expr("len"), True),
+        ("Callable[[int], int]", Expr("lambda x: x"), True),
+        ("Callable", "len", False),
+        ("int", Expr("len"), False),
         (None, "anything", True),
     ],
 )
@@ -75,7 +81,9 @@ def test_fits(hint: str | None, value: object, expected: bool) -> None:
         ("set[list[int]]", [set()]),  # unhashable elements: only the empty set
         ("Literal['x', 'y']", ["x", "y"]),
         ("Box", []),
-        ("Callable[[int], int]", []),
+        ("Callable[[int], int]", list(CALLABLES)),
+        ("list", [[], ["a"], ["a", "b"], [1, 2, 3], [{"a": 1}, {"b": 2}]]),
+        ("dict", [{}, {"a": 1}, {"a": 1, "b": 2}, {"a": {"b": 1}}]),
     ],
 )
 def test_values_for_hint(hint: str, expected: list[object]) -> None:

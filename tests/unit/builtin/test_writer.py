@@ -212,3 +212,26 @@ class TestBox(unittest.TestCase):
             Box.load()
 '''
     )
+
+
+def test_a_method_run_for_its_effect_asserts_the_instance_state() -> None:
+    effect = Outcome("return", "NoneType", "builtins", "None", literal=True,
+                     after=(("items", "['a']"), ("total", "3")))  # fmt: skip
+    grown = Outcome("return", "int", "builtins", "2", literal=True, after=(("size", "2"),))
+    source = write_module("shop", [
+        CallResult(Call("Cart.add", ("'a'", "3"), init_args=()), frozenset(), effect, True),
+        CallResult(Call("Box.grow", ("1",), init_args=("1",)), frozenset(), grown, True),
+    ])  # fmt: skip
+    assert "    cart = Cart()\n    cart.add('a', 3)\n    assert cart.items == ['a']\n" in source
+    assert "    assert cart.total == 3\n" in source
+    assert "    box = Box(1)\n    assert box.grow(1) == 2\n    assert box.size == 2\n" in source
+
+
+def test_tests_are_grouped_by_function_in_first_seen_order() -> None:
+    source = write_module("m", [
+        returned(Call("f", ("1",)), "1"),
+        returned(Call("g", ("1",)), "2"),
+        returned(Call("f", ("2",)), "3"),
+    ])  # fmt: skip
+    names = [line[4:].split("(")[0] for line in source.splitlines() if line.startswith("def ")]
+    assert names == ["test_f_returns_1", "test_f_returns_3", "test_g_returns_2"]

@@ -1,0 +1,96 @@
+"""The mutant-directed phase's decisions, as tables: what is observed, planned, killed, chosen."""
+
+from __future__ import annotations
+
+import pytest
+
+from tddforge.builtin.explore import Call, CallResult, Outcome
+from tddforge.builtin.targeting import choose, kills, observed, plan
+from tddforge.mutation.mutant import Mutant
+
+RET_1 = Outcome("return", "int", "builtins", "1", literal=True)
+RET_2 = Outcome("return", "int", "builtins", "2", literal=True)
+BOX_A = Outcome("return", "Box", "m", "<Box at 0x1>", state=(("size", "1"),))
+BOX_A_ELSEWHERE = Outcome("return", "Box", "m", "<Box at 0x2>", state=(("size", "1"),))
+BOX_B = Outcome("return", "Box", "m", "<Box at 0x1>", state=(("size", "2"),))
+PLAIN = Outcome("return", "Thing", "m", "<Thing at 0x1>")
+PLAIN_ELSEWHERE = Outcome("return", "Thing", "m", "<Thing at 0x9>")
+RAISE_A = Outcome("raise", "ValueError", "builtins", message="bad")
+RAISE_B = Outcome("raise", "ValueError", "builtins", message="worse")
+NONE_AFTER_1 = Outcome("return", "NoneType", "builtins", "None", literal=True, after=(("n", "1"),))
+NONE_AFTER_2 = Outcome("return", "NoneType", "builtins", "None", literal=True, after=(("n", "2"),))
+TIMEOUT = Outcome("timeout")
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "told_apart"),
+    [
+        (RET_1, RET_1, False),
+        (RET_1, RET_2, True),
+        (BOX_A, BOX_A_ELSEWHERE, False),  # only the address differs: no assertion sees it
+        (BOX_A, BOX_B, True),  # a public field differs
+        (PLAIN, PLAIN_ELSEWHERE, False),  # asserted through its type only
+        (RAISE_A, RAISE_B, True),  # pytest.raises(match=) sees the message
+        (RAISE_A, RET_1, True),
+        (NONE_AFTER_1, NONE_AFTER_2, True),  # the instance's state after a method
+    ],
+)
+def test_observed_is_what_the_written_assertions_pin_down(
+    a: Outcome, b: Outcome, told_apart: bool
+) -> None:
+    assert (observed(a) != observed(b)) is told_apart
+
+
+def mutant(ident: str, line: int) -> Mutant:
+    return Mutant(ident, "op", line, 0, line, 1, "<", "<=")
+
+
+def result(target: str, arcs: set[tuple[int, int]], deterministic: bool = True) -> CallResult:
+    return CallResult(Call(target, (str(len(arcs)),)), frozenset(arcs), RET_1, deterministic)
+
+
+POOL = [
+    result("f", {(-1, 2), (2, 3)}),
+    result("f", {(-1, 2), (2, 5)}),
+    result("g", {(-7, 8), (8, 3)}),
+    result("g", {(-7, 8), (8, 9)}, deterministic=False),
+    result("h", {(-11, 12)}),
+]
+
+
+@pytest.mark.parametrize(
+    ("line", "per_mutant", "expected"),
+    [
+        (3, 12, (0, 2)),  # both calls whose arcs touch line 3, one per target in turn
+        (2, 1, (0,)),
+        (9, 12, None),  # only a non-deterministic call ran line 9: nothing to try
+        (30, 2, (0, 2)),  # no call traced line 30 (import-time code): any calls, spread
+    ],
+)
+def test_plan_pairs_each_mutant_with_the_calls_that_ran_its_lines(
+    line: int, per_mutant: int, expected: tuple[int, ...] | None
+) -> None:
+    plans = plan([mutant("m", line)], POOL, per_mutant=per_mutant)
+    assert (plans[0].calls if plans else None) == expected
+
+
+def test_kills_compares_with_the_original_and_ignores_timeouts() -> None:
+    runs = {
+        "m1": {0: RET_2, 1: RET_1},
+        "m2": {0: RET_2, 2: TIMEOUT},
+        "m3": {1: RAISE_A},
+    }
+    assert kills(POOL, runs) == {0: {"m1", "m2"}, 1: {"m3"}}
+
+
+@pytest.mark.parametrize(
+    ("killers", "expected"),
+    [
+        ({}, []),
+        ({0: {"a"}, 1: {"a", "b"}, 2: {"c"}}, [1, 2]),  # 1 kills two; 0 adds nothing after it
+        ({3: {"a"}, 1: {"a"}}, [1]),  # a tie goes to the earlier call
+        ({0: {"a", "b"}, 1: {"b", "c"}, 2: {"c", "d"}}, [0, 2]),
+    ],
+)
+def test_choose_is_a_greedy_cover(killers: dict[int, set[str]], expected: list[int]) -> None:
+    assert choose(killers) == expected
