@@ -1,0 +1,568 @@
+"""Pynguin 0.48 and tddforge's builtin offline test generator, side by side on real modules.
+
+Usage: python bench/builtin_vs_pynguin.py [--targets DIR] [--only ID] [--tools pynguin,builtin]
+       [--pynguin-python PY] [--pynguin-budget S] [--budget S] [--runs N] [--json FILE] [--keep DIR]
+
+DIR is what ../shared/bench/fetch_targets.sh downloaded (default ./bench-targets): its
+targets.tsv names each target's unpacked sdist, import root and module. Only the module's
+top-level package (without its ``tests`` dirs) is copied into scratch dirs; the upstream
+tests are never used. Pynguin gets its own Python 3.10 venv (default DIR/pynguin-venv,
+created when missing) holding pynguin, pytest, coverage and six (isodate's one runtime
+dependency); that venv's interpreter also runs every measurement, for both tools. Every
+command runs with a soft data limit of 4 GB (RLIMIT_DATA): a runaway allocation raises
+MemoryError in that one process instead of exhausting the machine.
+
+Per target, each tool generates a suite in its own scratch copy, timed by wall clock:
+Pynguin with ``--maximum-search-time`` (its assertion generation comes on top), and
+``tddforge cover --engine builtin --budget``. Then both suites are measured the same way,
+neither tool's self-report is used:
+
+- tests: the tests pytest collects. The suite runs N times (default 5) in a fresh copy of
+  the import root, shuffled with seed 1..N by a plugin this script writes; a test failing
+  in every run is failing, one failing in some runs is flaky.
+- failing and flaky tests are removed from the file (``ast``; a parametrized test goes
+  whole). A test failing in the remaining suite is also counted as flaky and removed.
+- coverage: ``coverage run --branch`` of that green suite, restricted to the module:
+  "combined" is coverage.py's percent_covered (lines and branches), "branch" is
+  covered_branches / num_branches.
+- mutation: ``tddforge mutate --no-cache`` of the module against the same green suite
+  (same module, so the same mutants for both tools); the strict score, killed over all
+  mutants judged, uncovered ones counting as survivors.
+
+It prints one line per target and tool as it goes, then a table, then per target whether
+the builtin's goals hold: coverage (combined and branch) and mutation score at least
+Pynguin's, and wall time at most a third of Pynguin's. It is a measurement, not a test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+PYNGUIN_REQUIREMENTS = ["pynguin==0.48.0", "coverage", "six"]
+PLUGIN = "bench_outcomes"
+PLUGIN_SOURCE = '''"""Written by bench/builtin_vs_pynguin.py: shuffles tests and records their outcomes."""
+import json
+import os
+import random
+
+import pytest
+
+OUTCOMES = {}
+ERRORS = []
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(items):
+    seed = os.environ.get("BENCH_SHUFFLE_SEED")
+    if seed:
+        random.Random(int(seed)).shuffle(items)
+
+
+def pytest_collectreport(report):
+    if report.failed:
+        ERRORS.append(f"{report.nodeid}: {str(report.longrepr)[-300:]}")
+
+
+def pytest_runtest_logreport(report):
+    if report.failed:
+        OUTCOMES[report.nodeid] = "failed"
+    else:
+        OUTCOMES.setdefault(report.nodeid, "passed")
+
+
+def pytest_sessionfinish():
+    with open(os.environ["BENCH_RESULTS"], "w") as handle:
+        json.dump({"outcomes": OUTCOMES, "errors": ERRORS}, handle)
+'''
+TEST_FILE = "test_generated.py"
+GREEN_RETRIES = 3
+RUN_TIMEOUT = 900.0
+MEMORY_MB = 4096  # uncapped, a runaway Pynguin test on boltons grew to 24 GB until the OOM kill
+
+
+class BenchError(Exception):
+    """A step failed; the message is one line for the table."""
+
+
+@dataclass(frozen=True)
+class Target:
+    """One row of targets.tsv."""
+
+    id: str
+    dir: Path
+    pythonpath: str
+    module: str
+
+    @property
+    def root(self) -> Path:
+        """The import root in the download dir (read only: it is only ever copied)."""
+        return self.dir / self.pythonpath
+
+    @property
+    def module_rel(self) -> str:
+        """The module's path relative to the import root."""
+        return Path(os.path.relpath(self.module, self.pythonpath)).as_posix()
+
+    @property
+    def dotted(self) -> str:
+        """The module's import name."""
+        parts = self.module_rel.removesuffix(".py").split("/")
+        return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+@dataclass(frozen=True)
+class Context:
+    """What every run needs."""
+
+    python: Path
+    pynguin: Path
+    pynguin_budget: int
+    budget: float
+    seed: int
+    runs: int
+    workers: int
+
+
+@dataclass
+class Generated:
+    """A tool's suite and its wall time; ``error`` when it produced none."""
+
+    source: str | None
+    wall: float
+    error: str = ""
+    log: str = ""
+
+
+@dataclass
+class Row:
+    """One tool's measured suite for one target."""
+
+    target: str
+    tool: str
+    wall: float
+    tests: int = 0
+    failing: int = 0
+    flaky: int = 0
+    branch: float | None = None
+    combined: float | None = None
+    mutation: float | None = None
+    mutation_loose: float | None = None
+    mutants: int = 0
+    error: str = ""
+    removed: list[str] = field(default_factory=list)
+
+
+def read_targets(targets: Path) -> list[Target]:
+    """The targets listed in DIR/targets.tsv; a dir that moved is looked up in DIR/src."""
+    rows = []
+    for line in (targets / "targets.tsv").read_text().splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        ident, directory, pythonpath, module = line.split("\t")[:4]
+        path = Path(directory)
+        if not path.is_dir():
+            path = targets / "src" / path.name
+        rows.append(Target(ident, path, pythonpath, module))
+    return rows
+
+
+def environment(**extra: str) -> dict[str, str]:
+    """This process's environment without venv or path leaks, plus ``extra``."""
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    return {**env, **extra}
+
+
+def pynguin_venv(venv: Path, base_python: Path) -> Path:
+    """The venv's interpreter; the venv is created and filled when anything is missing."""
+    python = venv / "bin" / "python"
+    if not python.exists():
+        subprocess.run([str(base_python), "-m", "venv", str(venv)], check=True)
+    probe = [str(python), "-c", "import pynguin, pytest, coverage, six"]
+    if subprocess.run(probe, capture_output=True).returncode != 0:
+        pip = [str(python), "-m", "pip", "install", "-q", *PYNGUIN_REQUIREMENTS]
+        subprocess.run(pip, check=True)
+    return python
+
+
+def copy_root(target: Target, dest: Path) -> Path:
+    """A scratch import root holding only the module's top-level package (or module)."""
+    top = target.module_rel.split("/")[0]
+    source = target.root / top
+    dest.mkdir(parents=True, exist_ok=True)
+    if source.is_dir():
+        ignore = shutil.ignore_patterns("tests", "__pycache__", "*.pyc")
+        shutil.copytree(source, dest / top, ignore=ignore)
+    else:
+        shutil.copy2(source, dest / top)
+    return dest
+
+
+def cap_memory() -> None:
+    """In the child: the soft data limit (heap and anonymous maps) every tool runs under."""
+    _, hard = resource.getrlimit(resource.RLIMIT_DATA)
+    resource.setrlimit(resource.RLIMIT_DATA, (MEMORY_MB * 2**20, hard))
+
+
+def timed(
+    command: list[str], cwd: Path, env: dict[str, str], timeout: float
+) -> tuple[subprocess.CompletedProcess[str], float]:
+    """``subprocess.run`` under the memory cap with captured text output, and its wall seconds."""
+    started = time.perf_counter()
+    try:
+        done = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True,
+                              timeout=timeout, preexec_fn=cap_memory)  # fmt: skip
+    except subprocess.TimeoutExpired as exc:
+        raise BenchError(f"timed out after {timeout:.0f} s: {command[0]}") from exc
+    return done, time.perf_counter() - started
+
+
+def last_line(text: str) -> str:
+    """The last non-empty line of a tool's output, for one-line errors."""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return lines[-1][:200] if lines else "(no output)"
+
+
+def run_pynguin(target: Target, ctx: Context, work: Path) -> Generated:
+    """Pynguin on a scratch copy of the import root."""
+    root = copy_root(target, work / "root")
+    out = work / "pynguin-out"
+    command = [str(ctx.pynguin), "--project-path", str(root), "--module-name", target.dotted,
+               "--output-path", str(out), "--report-dir", str(work / "pynguin-report"),
+               "--maximum-search-time", str(ctx.pynguin_budget), "--seed", str(ctx.seed),
+               "--no-rich"]  # fmt: skip
+    env = environment(PYNGUIN_DANGER_AWARE="1")
+    timeout = max(RUN_TIMEOUT, 20.0 * ctx.pynguin_budget)
+    done, wall = timed(command, work, env, timeout)
+    log = done.stdout + done.stderr
+    written = sorted(out.glob("test_*.py"))
+    if done.returncode != 0 or not written:
+        why = f"pynguin exit {done.returncode}: {last_line(log)}"
+        return Generated(None, wall, why, log)
+    return Generated(written[0].read_text(), wall, log=log)
+
+
+def builtin_available() -> str:
+    """Why ``tddforge cover --engine builtin --budget`` cannot run, or ``""``."""
+    help_text = subprocess.run([sys.executable, "-m", "tddforge", "cover", "--help"],
+                               capture_output=True, text=True).stdout  # fmt: skip
+    return "" if "--budget" in help_text else "tddforge cover has no --budget yet"
+
+
+def run_builtin(target: Target, ctx: Context, work: Path) -> Generated:
+    """``tddforge cover --engine builtin`` on a scratch copy of the import root."""
+    unavailable = builtin_available()
+    if unavailable:
+        return Generated(None, 0.0, unavailable)
+    root = copy_root(target, work / "root")
+    tests = f"test_{target.dotted.replace('.', '_')}_builtin.py"
+    command = [sys.executable, "-m", "tddforge", "cover", str(root / target.module_rel),
+               "--project", str(root), "--engine", "builtin", "--budget", str(ctx.budget),
+               "--tests", tests, "--json", "--python", str(ctx.python)]  # fmt: skip
+    done, wall = timed(command, root, environment(), RUN_TIMEOUT)
+    log = done.stderr
+    try:
+        written = json.loads(done.stdout)["final"]["test_file"]
+    except (json.JSONDecodeError, KeyError, TypeError):
+        return Generated(None, wall, f"cover exit {done.returncode}: {last_line(log)}", log)
+    if not written:
+        return Generated(None, wall, f"cover wrote no test file: {last_line(log)}", log)
+    return Generated((root / written).read_text(), wall, log=log)
+
+
+GENERATORS: dict[str, Callable[[Target, Context, Path], Generated]] = {
+    "pynguin": run_pynguin,
+    "builtin": run_builtin,
+}
+
+
+def pytest_outcomes(
+    ctx: Context, root: Path, seed: int | None, coverage: list[str]
+) -> dict[str, str]:
+    """One pytest run of the suite in ``root`` (shuffled when ``seed``): outcomes by node id."""
+    results = root.parent / "outcomes.json"
+    results.unlink(missing_ok=True)
+    env = environment(PYTHONPATH=f"{root}{os.pathsep}{root.parent / 'plugin'}",
+                      BENCH_RESULTS=str(results))  # fmt: skip
+    if seed is not None:
+        env["BENCH_SHUFFLE_SEED"] = str(seed)
+    command = [str(ctx.python), "-m", *coverage, "pytest", "-p", PLUGIN, "-p", "no:cacheprovider",
+               "-q", "--rootdir", str(root), TEST_FILE]  # fmt: skip
+    done, _ = timed(command, root, env, RUN_TIMEOUT)
+    if not results.exists():
+        raise BenchError(f"pytest exit {done.returncode}: {last_line(done.stdout + done.stderr)}")
+    data: dict[str, Any] = json.loads(results.read_text())
+    if data["errors"]:
+        raise BenchError(f"collection error: {last_line(data['errors'][0])}")
+    outcomes: dict[str, str] = data["outcomes"]
+    return outcomes
+
+
+def classify(runs: list[dict[str, str]]) -> tuple[set[str], set[str], set[str]]:
+    """All node ids, those failing in every run, and those failing in some."""
+    names = set().union(*runs)
+    fails = {n: sum(run.get(n) == "failed" for run in runs) for n in names}
+    failing = {n for n, count in fails.items() if count == len(runs)}
+    flaky = {n for n, count in fails.items() if 0 < count < len(runs)}
+    return names, failing, flaky
+
+
+def definition_path(nodeid: str) -> tuple[str, ...]:
+    """``file.py::Class::test[param]`` -> ``("Class", "test")``."""
+    return tuple(nodeid.split("[", 1)[0].split("::")[1:])
+
+
+def without_tests(source: str, nodeids: set[str]) -> str:
+    """``source`` with the definitions of ``nodeids`` deleted (decorators included)."""
+    doomed = {definition_path(n) for n in nodeids}
+    spans: list[tuple[int, int]] = []
+    for node in ast.parse(source).body:
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        if (node.name,) in doomed:
+            spans.append(span(node))
+        elif isinstance(node, ast.ClassDef):
+            inner = [span(m) for m in node.body if (node.name, getattr(m, "name", "")) in doomed]
+            spans += [span(node)] if len(inner) == len(node.body) else inner
+    lines = source.splitlines(keepends=True)
+    for start, end in sorted(spans, reverse=True):
+        del lines[start - 1 : end]
+    return "".join(lines)
+
+
+def span(node: ast.stmt) -> tuple[int, int]:
+    """First and last line of a definition, decorators included."""
+    decorators = getattr(node, "decorator_list", [])
+    start = min([node.lineno, *(d.lineno for d in decorators)])
+    return start, node.end_lineno or node.lineno
+
+
+def coverage_figures(ctx: Context, root: Path, module: Path) -> tuple[float, float]:
+    """Combined (line + branch) and branch-only percent of ``module`` from the last run."""
+    report = root.parent / "coverage.json"
+    command = [str(ctx.python), "-m", "coverage", "json", "-q", "--data-file",
+               str(root.parent / ".coverage"), "-o", str(report)]  # fmt: skip
+    done = subprocess.run(command, cwd=root, capture_output=True, text=True)
+    if done.returncode != 0:  # "No data to report": the module was never imported
+        return 0.0, 0.0
+    files = json.loads(report.read_text())["files"]
+    summary = next((f["summary"] for name, f in files.items() if root / name == module), None)
+    if summary is None:
+        return 0.0, 0.0
+    branches = summary["num_branches"]
+    branch = 100.0 * summary["covered_branches"] / branches if branches else 100.0
+    return summary["percent_covered"], branch
+
+
+def green_coverage(ctx: Context, root: Path, module: Path, source: str, row: Row) -> None:
+    """Drop failing and flaky tests, run the rest under coverage; late failures count as flaky."""
+    dropped = set(row.removed)
+    coverage = ["coverage", "run", "--branch", "--include", str(module), "--data-file",
+                str(root.parent / ".coverage"), "-m"]  # fmt: skip
+    for _ in range(GREEN_RETRIES):
+        (root / TEST_FILE).write_text(without_tests(source, dropped))
+        outcomes = pytest_outcomes(ctx, root, None, coverage)
+        late = {n for n, outcome in outcomes.items() if outcome == "failed"}
+        if not late:
+            row.combined, row.branch = coverage_figures(ctx, root, module)
+            row.removed = sorted(dropped)
+            return
+        row.flaky += len(late)
+        dropped |= late
+    raise BenchError(f"suite still failing after removing {len(dropped)} tests")
+
+
+def mutation_figures(ctx: Context, root: Path, module: Path, row: Row) -> None:
+    """``tddforge mutate --no-cache`` of the module against the green suite in ``root``."""
+    if row.tests - len(row.removed) == 0:
+        row.mutation = row.mutation_loose = 0.0
+        return
+    command = [sys.executable, "-m", "tddforge", "mutate", str(module), "--tests", TEST_FILE,
+               "--project", str(root), "--json", "--no-cache", "--python", str(ctx.python),
+               "--workers", str(ctx.workers)]  # fmt: skip
+    done, _ = timed(command, root, environment(), 3600.0)
+    if done.returncode != 0:
+        raise BenchError(f"mutate exit {done.returncode}: {last_line(done.stderr)}")
+    report = json.loads(done.stdout)
+    row.mutation, row.mutation_loose = report["strict_score"], report["score"]
+    row.mutants = report["mutants"]
+
+
+def measure(target: Target, tool: str, generated: Generated, ctx: Context, work: Path) -> Row:
+    """Run, clean and score one generated suite; errors end up in ``row.error``."""
+    row = Row(target.id, tool, round(generated.wall, 2), error=generated.error)
+    if generated.source is None:
+        return row
+    root = copy_root(target, work / "root")
+    (work / "plugin").mkdir()
+    (work / "plugin" / f"{PLUGIN}.py").write_text(PLUGIN_SOURCE)
+    (root / TEST_FILE).write_text(generated.source)
+    module = root / target.module_rel
+    try:
+        runs = [pytest_outcomes(ctx, root, seed, []) for seed in range(1, ctx.runs + 1)]
+        names, failing, flaky = classify(runs)
+        row.tests, row.failing, row.flaky = len(names), len(failing), len(flaky)
+        row.removed = sorted(failing | flaky)
+        green_coverage(ctx, root, module, generated.source, row)
+        mutation_figures(ctx, root, module, row)
+    except BenchError as exc:
+        row.error = str(exc)
+    return row
+
+
+def keep_suite(keep: Path, row: Row, generated: Generated, work: Path) -> None:
+    """Copy the generated suite, its green version and the tool's log into ``keep``."""
+    dest = keep / row.target
+    dest.mkdir(parents=True, exist_ok=True)
+    if generated.source is not None:
+        (dest / f"{row.tool}.py").write_text(generated.source)
+    green = work / "measure" / "root" / TEST_FILE
+    if green.exists():
+        shutil.copy2(green, dest / f"{row.tool}-green.py")
+    (dest / f"{row.tool}.log").write_text(generated.log)
+
+
+def pct(value: float | None) -> str:
+    """A percentage for the table."""
+    return "-" if value is None else f"{value:.1f}%"
+
+
+def row_line(row: Row) -> str:
+    """The line printed as soon as a row is measured."""
+    line = (
+        f"{row.target}/{row.tool}: {row.tests} tests ({row.failing} failing, {row.flaky} flaky), "
+        f"branch {pct(row.branch)}, combined {pct(row.combined)}, mutation {pct(row.mutation)} "
+        f"of {row.mutants} mutants (loose {pct(row.mutation_loose)}), wall {row.wall:.1f} s"
+    )
+    return f"{line}; ERROR {row.error}" if row.error else line
+
+
+def table(rows: list[Row]) -> str:
+    """All rows as a fixed-width table."""
+    head = f"{'target':<18} {'tool':<8} {'tests':>5} {'fail':>4} {'flaky':>5} "
+    head += f"{'branch':>7} {'combined':>8} {'mutation':>8} {'wall s':>7}"
+    lines = [head, "-" * len(head)]
+    for r in rows:
+        lines.append(
+            f"{r.target:<18} {r.tool:<8} {r.tests:>5} {r.failing:>4} {r.flaky:>5} "
+            f"{pct(r.branch):>7} {pct(r.combined):>8} {pct(r.mutation):>8} {r.wall:>7.1f}"
+            + ("  (error)" if r.error else "")
+        )
+    return "\n".join(lines)
+
+
+def goals(rows: list[Row]) -> dict[str, dict[str, bool]]:
+    """Per target with two clean rows: the builtin's three goals against Pynguin."""
+    by_key = {(r.target, r.tool): r for r in rows if not r.error}
+    verdicts = {}
+    for target in dict.fromkeys(r.target for r in rows):
+        ours, theirs = by_key.get((target, "builtin")), by_key.get((target, "pynguin"))
+        if ours is None or theirs is None:
+            continue
+        verdicts[target] = {
+            "coverage": (ours.combined or 0) >= (theirs.combined or 0)
+            and (ours.branch or 0) >= (theirs.branch or 0),
+            "mutation": (ours.mutation or 0) >= (theirs.mutation or 0),
+            "wall": ours.wall <= theirs.wall / 3,
+        }
+    return verdicts
+
+
+def goal_lines(verdicts: dict[str, dict[str, bool]]) -> list[str]:
+    """One line per target: which goals hold."""
+
+    def yes(ok: bool) -> str:
+        return "yes" if ok else "NO"
+
+    return [
+        f"{target}: coverage >= pynguin {yes(v['coverage'])}, mutation >= pynguin "
+        f"{yes(v['mutation'])}, wall <= pynguin/3 {yes(v['wall'])}"
+        for target, v in verdicts.items()
+    ]
+
+
+def parse_args() -> argparse.Namespace:
+    """The command line."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--targets", type=Path, default=Path("bench-targets"),
+                        help="fetch_targets.sh's download dir.")  # fmt: skip
+    parser.add_argument("--only", action="append", metavar="ID", help="Target id (repeatable).")
+    parser.add_argument("--tools", default="pynguin,builtin", help="Comma-separated subset.")
+    parser.add_argument("--pynguin-python", type=Path,
+                        default=Path.home() / ".pyenv" / "versions" / "3.10.13" / "bin" / "python")  # fmt: skip
+    parser.add_argument("--pynguin-venv", type=Path, help="Default: TARGETS/pynguin-venv.")
+    parser.add_argument("--pynguin-budget", type=int, default=60, help="Search seconds.")
+    parser.add_argument("--budget", type=float, default=20.0, help="Builtin's seconds.")
+    parser.add_argument("--seed", type=int, default=1, help="Pynguin's seed.")
+    parser.add_argument("--runs", type=int, default=5, help="Shuffled pytest runs per suite.")
+    parser.add_argument("--workers", type=int, default=2, help="Workers of tddforge mutate.")
+    parser.add_argument("--json", type=Path, metavar="FILE", help="Write the numbers here.")
+    parser.add_argument("--keep", type=Path, metavar="DIR", help="Keep the generated suites.")
+    return parser.parse_args()
+
+
+def selected(args: argparse.Namespace) -> tuple[list[Target], list[str]]:
+    """The targets and tools to run; exits with a one-line error on bad input."""
+    if not (args.targets / "targets.tsv").is_file():
+        sys.exit(f"error: no {args.targets}/targets.tsv; run ../shared/bench/fetch_targets.sh "
+                 f"{args.targets} first")  # fmt: skip
+    targets = read_targets(args.targets)
+    if args.only:
+        unknown = set(args.only) - {t.id for t in targets}
+        if unknown:
+            sys.exit(f"error: unknown target(s) {', '.join(sorted(unknown))}")
+        targets = [t for t in targets if t.id in args.only]
+    tools = [t.strip() for t in args.tools.split(",") if t.strip()]
+    if not tools or set(tools) - set(GENERATORS):
+        sys.exit(f"error: --tools takes a subset of {','.join(GENERATORS)}")
+    missing = [str(t.root) for t in targets if not t.root.is_dir()]
+    if missing:
+        sys.exit(f"error: target dir(s) missing: {', '.join(missing)}")
+    return targets, tools
+
+
+def main() -> None:
+    """Generate, measure and print."""
+    args = parse_args()
+    args.targets = args.targets.resolve()
+    targets, tools = selected(args)
+    venv = (args.pynguin_venv or args.targets / "pynguin-venv").resolve()
+    if not (venv / "bin" / "python").exists() and not args.pynguin_python.exists():
+        sys.exit(f"error: no Python 3.10 at {args.pynguin_python} (see --pynguin-python)")
+    python = pynguin_venv(venv, args.pynguin_python)
+    ctx = Context(python, venv / "bin" / "pynguin", args.pynguin_budget, args.budget,
+                  args.seed, args.runs, args.workers)  # fmt: skip
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="builtin-vs-pynguin-") as scratch:
+        for target in targets:
+            for tool in tools:
+                work = Path(scratch) / target.id / tool
+                generated = GENERATORS[tool](target, ctx, work / "generate")
+                rows.append(measure(target, tool, generated, ctx, work / "measure"))
+                print(row_line(rows[-1]), flush=True)
+                if args.keep:
+                    keep_suite(args.keep, rows[-1], generated, work)
+    print(f"\npynguin budget {args.pynguin_budget} s, builtin budget {args.budget} s, "
+          f"{args.runs} shuffled runs per suite\n{table(rows)}\n")  # fmt: skip
+    verdicts = goals(rows)
+    print("\n".join(goal_lines(verdicts)) or "goals: no target has two clean rows")
+    if args.json:
+        data = {"config": {k: str(v) for k, v in vars(args).items()},
+                "rows": [asdict(r) for r in rows], "goals": verdicts}  # fmt: skip
+        args.json.write_text(json.dumps(data, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()
