@@ -1,6 +1,9 @@
-"""The builtin offline test generator (issue 5): foundations, not yet a generator.
+"""The builtin offline test generator: ``tddforge cover`` with no LLM.
 
-What exists and works (each piece tested on real sample modules):
+``generator.py`` is what the cover loop calls (a ``TestSuiteGenerator``):
+``generate`` = discover → annotate (usage hints) → search → write;
+``enhance`` = the mutant-directed phase. The parts, each tested on real
+sample modules:
 
 - ``discover.py`` + ``probe.py``: import the target module under the project's
   interpreter inside the sandbox and describe its public functions, classes,
@@ -26,7 +29,8 @@ What exists and works (each piece tested on real sample modules):
   keeps the deterministic calls that reach new arcs.
 - ``search.py``: rounds of exploration within a time budget; after round 0
   (the planned calls) each round runs the untried neighbours of the calls kept
-  so far (one argument mutated, within its hint) and stops when a round keeps
+  so far (one argument mutated within its hint, or swapped for another
+  candidate) and stops when a round keeps
   nothing, nothing is left to try, or the budget is spent.
 - ``writer.py`` (pure): kept calls → a pytest module (or, for unittest and
   django projects, one ``unittest.TestCase`` per function or class); one test
@@ -36,15 +40,12 @@ What exists and works (each piece tested on real sample modules):
   message matched literally, other objects through their public literal
   attributes or their type. Tested end to end on a sample module in both
   styles: discover → search → write; the suite passes twice under pytest,
-  covers every branch of the explored functions, and passes ``ruff check``
-  (line length excepted: the output is not formatted yet).
-
-What is missing, so ``tddforge cover --engine builtin`` still says the
-generator is not available: the ``TestSuiteGenerator`` adapter the cover loop
-would call (``generate``: discover → search → write; ``enhance``: the
-mutant-directed phase) and its CLI wiring with ``--budget``; the
-mutant-directed phase itself; objects passed as arguments (built from the
-module's constructors); strings made to match mined regexes; formatting the
-output (line length); merging tests that show the same behaviour; the bundled
-example; the Pynguin benchmark.
+  covers every branch of the explored functions, and passes ``ruff check``;
+  ``generator.py`` formats it with ``ruff format``.
+- ``usage.py`` (pure): hints for unannotated parameters from how the body
+  uses them (called → Callable, ``.items()`` → dict, ...), and from names.
+- ``regex_example.py`` (pure): a string each mined regex matches.
+- ``targeting.py`` (pure): which calls to run against which surviving
+  mutant, whether an outcome tells the mutant apart (as the written
+  assertions would), and a greedy choice of calls.
 """

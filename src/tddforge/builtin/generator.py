@@ -59,6 +59,7 @@ class BuiltinSuiteGenerator:
         self.progress = progress
         self.clock = clock
         self._deadline = 0.0
+        self._spent = 0.0  # the budget counts the generator's own time, not the loop's measuring
         self._sandbox: Sandbox | None = None
         self._info: ModuleInfo | None = None
         self._kept: list[CallResult] = []
@@ -67,7 +68,8 @@ class BuiltinSuiteGenerator:
 
     def generate(self, target: CoverTarget) -> GeneratedSuite:
         """Discover, search for new coverage, and write a test per kept call."""
-        self._deadline = self.clock() + self.budget
+        started = self.clock()
+        self._deadline = started + self.budget
         box = self._box(target)
         module = target.project / target.module_rel
         found_info = discover(target.project, module, python=self.python, sandbox=box)
@@ -82,6 +84,7 @@ class BuiltinSuiteGenerator:
             f"{len(found.kept)} kept, {len(found.covered)} arcs; stopped: {found.stopped}"
         )
         self.progress(summary)
+        self._spent += self.clock() - started
         return GeneratedSuite(self._write(target), summary)
 
     def enhance(
@@ -92,8 +95,18 @@ class BuiltinSuiteGenerator:
         survivors: Sequence[Mutant] = (),
     ) -> GeneratedSuite:
         """The mutant-directed phase: add calls whose outcome tells a survivor apart."""
+        started = self.clock()
+        try:
+            return self._enhance(target, current, survivors, started)
+        finally:
+            self._spent += self.clock() - started
+
+    def _enhance(
+        self, target: CoverTarget, current: str, survivors: Sequence[Mutant], started: float
+    ) -> GeneratedSuite:
         fresh = [m for m in survivors if m.id not in self._targeted]
-        left = self._deadline - self.clock()
+        self._deadline = started + self.budget - self._spent
+        left = self._deadline - started
         if not fresh or left < MIN_PHASE_SECONDS:
             why = "no new surviving mutants" if not fresh else "the time budget is spent"
             return GeneratedSuite(current, f"mutant-directed phase skipped: {why}", exhausted=True)
