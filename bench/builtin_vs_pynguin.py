@@ -40,6 +40,7 @@ import argparse
 import ast
 import json
 import os
+import re
 import resource
 import shutil
 import subprocess
@@ -144,6 +145,7 @@ class Generated:
     wall: float
     error: str = ""
     log: str = ""
+    note: str = ""
 
 
 @dataclass
@@ -162,6 +164,7 @@ class Row:
     mutation_loose: float | None = None
     mutants: int = 0
     error: str = ""
+    note: str = ""
     removed: list[str] = field(default_factory=list)
 
 
@@ -238,20 +241,38 @@ def last_line(text: str) -> str:
 def run_pynguin(target: Target, ctx: Context, work: Path) -> Generated:
     """Pynguin on a scratch copy of the import root."""
     root = copy_root(target, work / "root")
-    out = work / "pynguin-out"
+    out, log_file = work / "pynguin-out", work / "pynguin.log"
     command = [str(ctx.pynguin), "--project-path", str(root), "--module-name", target.dotted,
                "--output-path", str(out), "--report-dir", str(work / "pynguin-report"),
                "--maximum-search-time", str(ctx.pynguin_budget), "--seed", str(ctx.seed),
-               "--no-rich"]  # fmt: skip
+               "--no-rich", "-v", "--log-file", str(log_file)]  # fmt: skip
     env = environment(PYNGUIN_DANGER_AWARE="1")
     timeout = max(RUN_TIMEOUT, 20.0 * ctx.pynguin_budget)
     done, wall = timed(command, work, env, timeout)
-    log = done.stdout + done.stderr
+    log = done.stdout + done.stderr + (log_file.read_text() if log_file.exists() else "")
+    note = pynguin_note(log)
     written = sorted(out.glob("test_*.py"))
     if done.returncode != 0 or not written:
-        why = f"pynguin exit {done.returncode}: {last_line(log)}"
-        return Generated(None, wall, why, log)
-    return Generated(written[0].read_text(), wall, log=log)
+        errors = [line for line in log.splitlines() if "[ERROR]" in line or "Error" in line]
+        why = f"pynguin exit {done.returncode}: {last_line(errors[-1] if errors else log)}"
+        return Generated(None, wall, why, log, note)
+    return Generated(written[0].read_text(), wall, log=log, note=note)
+
+
+def pynguin_note(log: str) -> str:
+    """What Pynguin's log says about an early stop or a crashed worker, else ``""``."""
+    notes = []
+    if "consumed by crashed worker" in log:
+        notes.append("search worker crashed")
+    search = re.search(r"Used search time: (\d+)/(\d+)", log)
+    if search and int(search[1]) < int(search[2]):
+        memory = re.search(r"Used memory: ([\d.]+)/([\d.]+) MB", log)
+        why = f", memory {float(memory[1]):.0f}/{float(memory[2]):.0f} MB" if memory else ""
+        notes.append(f"search stopped at {search[1]}/{search[2]} s{why}")
+    timeouts = log.count("Experienced timeout")
+    if timeouts:
+        notes.append(f"{timeouts} test executions timed out")
+    return "; ".join(notes)
 
 
 def builtin_available() -> str:
@@ -402,7 +423,7 @@ def mutation_figures(ctx: Context, root: Path, module: Path, row: Row) -> None:
 
 def measure(target: Target, tool: str, generated: Generated, ctx: Context, work: Path) -> Row:
     """Run, clean and score one generated suite; errors end up in ``row.error``."""
-    row = Row(target.id, tool, round(generated.wall, 2), error=generated.error)
+    row = Row(target.id, tool, round(generated.wall, 2), error=generated.error, note=generated.note)
     if generated.source is None:
         return row
     root = copy_root(target, work / "root")
@@ -446,6 +467,7 @@ def row_line(row: Row) -> str:
         f"branch {pct(row.branch)}, combined {pct(row.combined)}, mutation {pct(row.mutation)} "
         f"of {row.mutants} mutants (loose {pct(row.mutation_loose)}), wall {row.wall:.1f} s"
     )
+    line += f" [{row.note}]" if row.note else ""
     return f"{line}; ERROR {row.error}" if row.error else line
 
 
