@@ -82,3 +82,10 @@ class Money:
         if not 0 <= rate <= 1:
             raise ValueError(f"rate must be between 0 and 1, got {rate}")
         return Money(round(self.cents * (1 - rate)), self.currency)
+
+
+def checkout(price: Money, weight_grams: int, coupon: str | None = None) -> Money:
+    """What the customer pays: the price less any coupon, plus shipping."""
+    if coupon is not None:
+        price = price.with_discount(coupon_percent(coupon) / 100)
+    return price.add(shipping_cents(weight_grams, price.cents))

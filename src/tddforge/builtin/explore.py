@@ -26,7 +26,7 @@ from typing import Any
 from tddforge.analysis.project import import_name
 from tddforge.builtin.constants import Constant, constants_for
 from tddforge.builtin.discover import PROBE_SOURCE, CallableInfo, ClassInfo, ModuleInfo, Param
-from tddforge.builtin.values import Value, candidates
+from tddforge.builtin.values import Expr, Hint, Value, candidates, parse_hint
 from tddforge.errors import InputError
 from tddforge.runner.pytest_run import private_dir, project_paths
 from tddforge.sandbox import Sandbox
@@ -196,28 +196,78 @@ def keep_new_coverage(
 def plan_calls(
     info: ModuleInfo, mined: Mapping[str, tuple[Constant, ...]], *, per_param: int = 8
 ) -> list[Call]:
-    """Calls for every callable that can be called with literals (async ones are skipped)."""
+    """Calls for every callable that can be called with literals (async ones are skipped).
+
+    A parameter hinted with one of the module's classes gets instances built by
+    that class's constructor (``Money(5000)``) as candidates.
+    """
+    objects = object_sources(info, mined)
     calls: list[Call] = []
     for func in info.functions:
-        calls += _variants(func, mined, per_param)
+        calls += _variants(func, mined, per_param, objects)
     for cls in info.classes:
-        calls += _class_calls(cls, mined, per_param)
+        calls += _class_calls(cls, mined, per_param, objects)
     return calls
 
 
+def object_sources(
+    info: ModuleInfo, mined: Mapping[str, tuple[Constant, ...]], per_class: int = 2
+) -> dict[str, list[str]]:
+    """Class name → constructor calls written as source, from literal arguments only."""
+    found: dict[str, list[str]] = {}
+    for cls in info.classes:
+        if cls.is_abstract:
+            continue
+        if cls.constructor is None:
+            found[cls.name] = [f"{cls.name}()"]
+            continue
+        ctor = _variants(cls.constructor, mined, per_class, {})[:per_class]
+        found[cls.name] = [
+            f"{cls.name}({', '.join([*c.args, *(f'{k}={v}' for k, v in c.kwargs)])})" for c in ctor
+        ]
+    return {name: sources for name, sources in found.items() if sources}
+
+
+def param_options(
+    func: CallableInfo,
+    mined: Mapping[str, tuple[Constant, ...]],
+    per_param: int,
+    objects: Mapping[str, list[str]],
+) -> dict[str, tuple[Value, ...]]:
+    """Each parameter's candidates: the module's objects its hint names, then literals."""
+    constants = constants_for(dict(mined), func.qualname)
+    options = {}
+    for p in func.parameters:
+        named = _hint_names(parse_hint(p.annotation))
+        built = [Value(Expr(src), "object") for name in named for src in objects.get(name, ())]
+        options[p.name] = (*built, *candidates(p, constants, limit=per_param))[:per_param]
+    return options
+
+
+def _hint_names(hint: Hint | None) -> list[str]:
+    if hint is None:
+        return []
+    if hint.name == "Union":
+        return [n for arg in hint.args for n in _hint_names(arg)]
+    return [hint.name]
+
+
 def _class_calls(
-    cls: ClassInfo, mined: Mapping[str, tuple[Constant, ...]], per_param: int
+    cls: ClassInfo,
+    mined: Mapping[str, tuple[Constant, ...]],
+    per_param: int,
+    objects: Mapping[str, list[str]],
 ) -> list[Call]:
     if cls.is_abstract:
         return []
     calls: list[Call] = []
     init: tuple[tuple[str, ...], tuple[tuple[str, str], ...]] | None = ((), ())
     if cls.constructor is not None:
-        ctor = _variants(cls.constructor, mined, per_param)
+        ctor = _variants(cls.constructor, mined, per_param, objects)
         calls += ctor
         init = (ctor[0].args, ctor[0].kwargs) if ctor else None
     for method in cls.methods:
-        variants = _variants(method, mined, per_param)
+        variants = _variants(method, mined, per_param, objects)
         if method.kind == "method":
             if init is None:
                 continue  # no instance can be built from literals
@@ -231,13 +281,16 @@ def _on_instance(call: Call, args: tuple[str, ...], kwargs: tuple[tuple[str, str
 
 
 def _variants(
-    func: CallableInfo, mined: Mapping[str, tuple[Constant, ...]], per_param: int
+    func: CallableInfo,
+    mined: Mapping[str, tuple[Constant, ...]],
+    per_param: int,
+    objects: Mapping[str, list[str]],
 ) -> list[Call]:
     """The base call, then each parameter's other candidates, one parameter at a time."""
     if func.is_async:
         return []
     constants = constants_for(dict(mined), func.qualname)
-    options = {p.name: candidates(p, constants, limit=per_param) for p in func.parameters}
+    options = param_options(func, mined, per_param, objects)
     required = [p for p in func.parameters if _required(p)]
     if any(not options[p.name] for p in required):
         return []

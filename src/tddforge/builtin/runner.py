@@ -50,12 +50,15 @@ class CallTimeout(BaseException):
     """Raised in a call by the alarm; a BaseException so ``except Exception`` cannot eat it."""
 
 
-def literal(source: str) -> Any:
-    """An argument, given as the source of a literal, or of a builtin or lambda (a callable)."""
+def literal(source: str, module: Any = None) -> Any:
+    """An argument, given as the source of a literal, or of an expression tddforge wrote:
+    a builtin or lambda (a callable), or a call of the module's own constructor."""
     try:
         return ast.literal_eval(source)
-    except ValueError:  # tddforge's own callable candidates: see values.CALLABLES
-        return eval(source, {"__builtins__": builtins})
+    except ValueError:  # see values.CALLABLES and explore's object candidates
+        namespace = dict(vars(module)) if module is not None else {}
+        namespace["__builtins__"] = builtins
+        return eval(source, namespace)
 
 
 def resolve(module: Any, call: dict[str, Any]) -> tuple[Any, Any]:
@@ -70,7 +73,8 @@ def resolve(module: Any, call: dict[str, Any]) -> tuple[Any, Any]:
         return getattr(obj, parts[1]), None
     # an instance method: build the instance first
     instance = obj(
-        *map(literal, init["args"]), **{k: literal(v) for k, v in init["kwargs"].items()}
+        *(literal(a, module) for a in init["args"]),
+        **{k: literal(v, module) for k, v in init["kwargs"].items()},
     )
     return getattr(instance, parts[1]), instance
 
@@ -154,8 +158,8 @@ def run_call(
     signal.setitimer(signal.ITIMER_REAL, timeout)
     try:
         func, instance = resolve(module, call)
-        args = [literal(a) for a in call["args"]]
-        kwargs = {k: literal(v) for k, v in call["kwargs"].items()}
+        args = [literal(a, module) for a in call["args"]]
+        kwargs = {k: literal(v, module) for k, v in call["kwargs"].items()}
         if trace:
             sys.settrace(tracer)
         try:

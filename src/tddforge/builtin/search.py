@@ -16,10 +16,19 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from tddforge.builtin.constants import Constant, constants_for
+from tddforge.builtin.constants import Constant
 from tddforge.builtin.discover import CallableInfo, ModuleInfo, Param
-from tddforge.builtin.explore import Arc, Call, CallResult, keep_new_coverage, plan_calls, run_calls
-from tddforge.builtin.values import candidates, fits, mutations, parse_hint
+from tddforge.builtin.explore import (
+    Arc,
+    Call,
+    CallResult,
+    keep_new_coverage,
+    object_sources,
+    param_options,
+    plan_calls,
+    run_calls,
+)
+from tddforge.builtin.values import LIMIT, fits, mutations, parse_hint
 from tddforge.sandbox import Sandbox
 
 MAX_ROUNDS = 8
@@ -67,11 +76,13 @@ def neighbours(
 
 
 def candidate_sources(
-    func: CallableInfo, mined: Mapping[str, tuple[Constant, ...]]
+    func: CallableInfo,
+    mined: Mapping[str, tuple[Constant, ...]],
+    objects: Mapping[str, list[str]] | None = None,
 ) -> dict[str, list[str]]:
     """Each parameter's candidate values as sources (what ``neighbours`` may swap in)."""
-    constants = constants_for(dict(mined), func.qualname)
-    return {p.name: [v.source for v in candidates(p, constants)] for p in func.parameters}
+    options = param_options(func, mined, LIMIT, objects or {})
+    return {name: [v.source for v in values] for name, values in options.items()}
 
 
 def _mutated(source: str, param: Param | None) -> list[str]:
@@ -98,7 +109,8 @@ def search(
     """Search within ``budget`` seconds; ``first`` replaces the planned round 0 (for tests)."""
     deadline = clock() + budget
     funcs = {f.qualname: f for f in info.callables()}
-    options = {name: candidate_sources(f, mined) for name, f in funcs.items()}
+    objects = object_sources(info, mined)
+    options = {name: candidate_sources(f, mined, objects) for name, f in funcs.items()}
     kept: list[CallResult] = []
     seen: list[CallResult] = []
     covered: frozenset[Arc] = frozenset()

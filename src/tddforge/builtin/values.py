@@ -17,6 +17,7 @@ belongs to exploration, which can call them.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
@@ -24,6 +25,8 @@ from tddforge.builtin.constants import Constant
 from tddforge.builtin.discover import Param
 
 LIMIT = 12
+_DIGIT = re.compile(r"\d")
+_DIGITS_TO = {d: str.maketrans("0123456789", d * 10) for d in "19"}  # "E-042" → "E-111", "E-999"
 _NOT_INPUTS = {"regex", "format"}  # a pattern or a format is rarely an input that matters
 _ALIASES = {
     "List": "list", "Sequence": "list", "MutableSequence": "list", "Iterable": "list",
@@ -214,7 +217,8 @@ def mutations(value: object) -> list[object]:
     if isinstance(value, float):
         return [value + 1.0, value - 1.0, -value, 0.0]
     if isinstance(value, str):
-        return ["", value[:-1], value + value, value.upper(), f" {value}"]
+        digits = [value.translate(_DIGITS_TO[d]) for d in "19"] if _DIGIT.search(value) else []
+        return ["", value[:-1], value + value, value.upper(), f" {value}", *digits]
     if isinstance(value, bytes):
         return [b"", value[:-1], value + value]
     if isinstance(value, list):

@@ -12,6 +12,7 @@ Timeouts, crashes and non-deterministic results are never written.
 from __future__ import annotations
 
 import ast
+import builtins
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -116,6 +117,9 @@ def _test(
 ) -> WrittenTest:
     call, outcome = result.call, result.outcome
     imports.add(call.target.split(".")[0])
+    sources = [*call.args, *(v for _, v in call.kwargs), *(call.init_args or ()),
+               *(v for _, v in call.init_kwargs)]  # fmt: skip
+    imports.update(name for source in sources for name in module_names(source))
     setup, expr = _call_expression(call)
     if outcome.after and outcome.repr == "None" and outcome.literal:
         checks = [expr]  # a method run for its effect: assert the effect, not the None
@@ -125,6 +129,20 @@ def _test(
     effects = [style.equal.format(f"{instance}.{name}", text) for name, text in outcome.after]
     body = [*setup, *checks, *effects]
     return WrittenTest(_unique_name(call, outcome, names), tuple(body))
+
+
+def module_names(source: str) -> set[str]:
+    """Names an argument's source takes from the module (``Money`` in ``Money(5000)``)."""
+    try:
+        tree = ast.parse(source, mode="eval")
+    except SyntaxError:
+        return set()
+    bound = {a.arg for node in ast.walk(tree) if isinstance(node, ast.Lambda)
+             for a in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs)}  # fmt: skip
+    bound |= {a.arg for node in ast.walk(tree) if isinstance(node, ast.Lambda)
+              for a in (node.args.vararg, node.args.kwarg) if a is not None}  # fmt: skip
+    names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+    return {n for n in names - bound if not hasattr(builtins, n)}
 
 
 def _call_expression(call: Call) -> tuple[list[str], str]:
@@ -209,7 +227,7 @@ def _value_slug(text: str) -> str:
 
 
 def _slug(text: str) -> str:
-    words = re.sub(r"-(?=\d)", "minus ", text)
+    words = re.sub(r"(?<![0-9A-Za-z])-(?=\d)", "minus ", text)  # -7 is minus 7; E-42 is not
     slug = re.sub(r"[^0-9a-zA-Z]+", "_", words).strip("_").lower()
     if len(slug) > _SLUG_MAX:  # cut at a word boundary when there is one
         cut = slug[: _SLUG_MAX + 1].rfind("_")

@@ -179,3 +179,20 @@ def test_plan_gives_star_args_one_and_two_values(
 ) -> None:
     calls = plan_calls(module([func("g", *params)]), {}, per_param=2)
     assert [c.args for c in calls if len(c.args) > 1] == expected
+
+
+def test_a_parameter_hinted_with_a_module_class_gets_instances_built_by_its_constructor() -> None:
+    money = klass("Money", func("Money", param("cents", "int")))
+    info = module([func("pay", param("price", "Money"), param("note", "str | None", "None"))],
+                  [money])  # fmt: skip
+    pays = [c for c in plan_calls(info, {}, per_param=3) if c.target == "pay"]
+    assert [c.args for c in pays[:2]] == [("Money(0)",), ("Money(1)",)]
+    assert {c.args for c in pays} == {("Money(0)",), ("Money(1)",)}  # never a literal price
+
+
+def test_writer_imports_the_classes_an_argument_builds() -> None:
+    from tddforge.builtin.writer import module_names
+
+    assert module_names("Money(5, currency='EUR')") == {"Money"}
+    assert module_names("lambda x, *r: len(x) + y") == {"y"}
+    assert module_names("[1, 2]") == set()

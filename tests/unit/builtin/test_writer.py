@@ -235,3 +235,14 @@ def test_tests_are_grouped_by_function_in_first_seen_order() -> None:
     ])  # fmt: skip
     names = [line[4:].split("(")[0] for line in source.splitlines() if line.startswith("def ")]
     assert names == ["test_f_returns_1", "test_f_returns_3", "test_g_returns_2"]
+
+
+def test_a_hyphen_inside_a_word_is_not_a_minus_sign() -> None:
+    source = write_module("m", [
+        returned(Call("code", ("0",)), "1"),
+        returned(Call("code", ("'E-42'",)), "1"),
+        returned(Call("code", ("-42",)), "1"),
+    ])  # fmt: skip
+    names = [line[4:].split("(")[0] for line in source.splitlines() if line.startswith("def ")]
+    assert names == ["test_code_returns_1", "test_code_returns_1_with_e_42",
+                     "test_code_returns_1_with_minus_42"]  # fmt: skip
