@@ -85,6 +85,15 @@ class CallResult:
     outcome: Outcome
     deterministic: bool
     other: Outcome | None = field(default=None, compare=False)  # the second run's, when it differs
+    stable_repr: bool = False  # a non-literal value whose repr was the same in both runs
+
+    @property
+    def readable_repr(self) -> bool:
+        """A non-literal value's repr fit to assert on: stable, and no address in it."""
+        text = self.outcome.repr
+        return (
+            self.stable_repr and not self.outcome.literal and "0x" not in text and len(text) < 2000
+        )
 
 
 def run_calls(
@@ -170,7 +179,10 @@ def merge_runs(
         again = _outcome(second[ident]["outcome"]) if ident in second else None
         stable = outcome.same_as(again) and outcome.kind in ("return", "raise")
         arcs = frozenset((a, b) for a, b in first[ident]["arcs"])
-        results.append(CallResult(call, arcs, outcome, stable, None if stable else again))
+        same_repr = again is not None and again.repr == outcome.repr
+        results.append(
+            CallResult(call, arcs, outcome, stable, None if stable else again, same_repr)
+        )
     return results
 
 

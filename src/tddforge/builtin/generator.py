@@ -27,7 +27,15 @@ from tddforge.builtin.constants import mine_constants
 from tddforge.builtin.discover import CallableInfo, ModuleInfo, discover
 from tddforge.builtin.explore import Call, CallResult, run_against_mutants, run_calls
 from tddforge.builtin.search import neighbours, search
-from tddforge.builtin.targeting import choose, kills, plan
+from tddforge.builtin.targeting import (
+    calls_with_inputs,
+    choose,
+    inputs_from_lines,
+    kills,
+    line_strings,
+    plan,
+    users_of_line,
+)
 from tddforge.builtin.usage import annotate, usage_hints
 from tddforge.builtin.writer import write_module
 from tddforge.config import Settings
@@ -36,6 +44,8 @@ from tddforge.sandbox import Limits, Sandbox
 
 SEARCH_SHARE = 0.7  # of the budget; the mutant-directed phase gets the rest
 MIN_PHASE_SECONDS = 2.0
+PER_MUTANT_CALLS = 6  # calls made from one mutated line's literals
+MAX_NEW_CALLS = 600
 Progress = Callable[[str], None]
 
 
@@ -111,8 +121,12 @@ class BuiltinSuiteGenerator:
             why = "no new surviving mutants" if not fresh else "the time budget is spent"
             return GeneratedSuite(current, f"mutant-directed phase skipped: {why}", exhausted=True)
         self._targeted.update(m.id for m in fresh)
-        added, killed = self._aim(target, fresh, left / 2)
+        added, killed = self._aim(target, fresh, left / 3)
         rest = [m for m in fresh if m.id not in killed]
+        if rest:
+            more, killed = self._aim_with_line_inputs(target, rest, self._deadline - self.clock())
+            added += more
+            rest = [m for m in rest if m.id not in killed]
         if rest:
             added += self._aim_with_neighbours(target, rest, self._deadline - self.clock())
         summary = (
@@ -153,14 +167,52 @@ class BuiltinSuiteGenerator:
         lines = {line for m in mutants for line in m.lines}
         funcs = {f.qualname: f for f in self._info.callables()}
         near = [r for r in self._pool if any(a in lines or b in lines for a, b in r.arcs)]
-        fresh = _untried(near, funcs, {r.call for r in self._pool})
+        tried = {r.call for r in self._pool}
+        fresh = _untried(near, funcs, tried)
         if not fresh:
             return []
         module = target.project / target.module_rel
-        results = run_calls(target.project, module, fresh[:200], python=self.python,
+        results = run_calls(target.project, module, fresh[:400], python=self.python,
                             sandbox=self._box(target), timeout=seconds / 2)  # fmt: skip
         self._pool += results
         return self._aim(target, mutants, self._deadline - self.clock())[0]
+
+    def _aim_with_line_inputs(
+        self, target: CoverTarget, mutants: Sequence[Mutant], seconds: float
+    ) -> tuple[list[CallResult], set[str]]:
+        """New calls fed the mutated lines' own literals (a rule table's words), each run
+        against its mutant."""
+        if seconds < MIN_PHASE_SECONDS:
+            return [], set()
+        strings = line_strings(target.source)
+        wanted: dict[str, list[Call]] = {}
+        for m in mutants:
+            inputs = inputs_from_lines(m, strings, limit=2)
+            users = users_of_line(target.source, m.line)
+            wanted[m.id] = calls_with_inputs(self._pool, inputs, users)[:PER_MUTANT_CALLS]
+        tried = {r.call for r in self._pool}
+        fresh = list(dict.fromkeys(c for calls in wanted.values() for c in calls if c not in tried))
+        if not fresh:
+            return [], set()
+        module = target.project / target.module_rel
+        results = run_calls(target.project, module, fresh[:MAX_NEW_CALLS], python=self.python,
+                            sandbox=self._box(target), timeout=seconds / 3)  # fmt: skip
+        self._pool += results
+        index = {r.call: i for i, r in enumerate(results) if r.deterministic}
+        jobs = []
+        for m in mutants:
+            calls = tuple(index[c] for c in wanted[m.id] if c in index)
+            if calls:
+                jobs.append((m.id, apply_mutant(target.source, m), calls))
+        if not jobs:
+            return [], set()
+        runs = run_against_mutants(
+            target.project, module, [r.call for r in results], jobs, python=self.python,
+            sandbox=self._box(target), timeout=max(self._deadline - self.clock(), 1.0),
+        )  # fmt: skip
+        killers = kills(results, runs)
+        chosen = choose(killers)
+        return [results[i] for i in chosen], {m for i in chosen for m in killers[i]}
 
     def _box(self, target: CoverTarget) -> Sandbox:
         if self._sandbox is None:

@@ -24,6 +24,19 @@ import sys
 import traceback
 from typing import Any
 
+# the special methods tests reach through an operator or a builtin, and how they are spelled
+# (the runner calls them the same way, so ``NotImplemented`` and reflection behave as in a test)
+OPERATORS = {
+    "__add__": "({self} + {0})", "__sub__": "({self} - {0})", "__mul__": "({self} * {0})",
+    "__truediv__": "({self} / {0})", "__floordiv__": "({self} // {0})",
+    "__mod__": "({self} % {0})", "__pow__": "({self} ** {0})", "__eq__": "({self} == {0})",
+    "__ne__": "({self} != {0})", "__lt__": "({self} < {0})", "__le__": "({self} <= {0})",
+    "__gt__": "({self} > {0})", "__ge__": "({self} >= {0})", "__neg__": "(-{self})",
+    "__abs__": "abs({self})", "__len__": "len({self})", "__str__": "str({self})",
+    "__repr__": "repr({self})", "__bool__": "bool({self})", "__getitem__": "{self}[{0}]",
+    "__contains__": "({0} in {self})", "__iter__": "list({self})",
+}  # fmt: skip
+
 _KINDS = {
     inspect.Parameter.POSITIONAL_ONLY: "positional_only",
     inspect.Parameter.POSITIONAL_OR_KEYWORD: "positional_or_keyword",
@@ -141,7 +154,7 @@ def describe_class(name: str, cls: type) -> dict[str, Any]:
     methods = []
     properties = []
     for attr, raw in vars(cls).items():
-        if attr.startswith("_"):
+        if attr.startswith("_") and attr not in OPERATORS:
             continue
         if isinstance(raw, property):
             properties.append(attr)

@@ -38,9 +38,9 @@ import time
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from tddforge.builtin.probe import is_literal
+    from tddforge.builtin.probe import OPERATORS, is_literal
 else:  # the probe is shipped beside this file under this name
-    from tddforge_discovery_probe import is_literal
+    from tddforge_discovery_probe import OPERATORS, is_literal
 
 MAX_REPR = 2000
 MAX_ITEMS = 1000  # a generator is consumed up to this many items
@@ -76,7 +76,16 @@ def resolve(module: Any, call: dict[str, Any]) -> tuple[Any, Any]:
         *(literal(a, module) for a in init["args"]),
         **{k: literal(v, module) for k, v in init["kwargs"].items()},
     )
+    if parts[1] in OPERATORS:  # spelled as a test spells it: ``a + b``, ``len(a)``
+        template = OPERATORS[parts[1]]
+        return (lambda *args: eval(template.format(*map(_arg, range(len(args))), self="_self"),
+                                   {"_self": instance, **{_arg(i): a for i, a in enumerate(args)}})
+                ), instance  # fmt: skip
     return getattr(instance, parts[1]), instance
+
+
+def _arg(index: int) -> str:
+    return "_arg" + str(index)
 
 
 class Tracer:

@@ -34,6 +34,8 @@ from tddforge.sandbox import Sandbox
 MAX_ROUNDS = 8
 MAX_BATCH = 400  # calls per round (each runs twice, in a fork of its own)
 _POSITIONAL = ("positional_only", "positional_or_keyword")
+_KEYWORD = ("positional_or_keyword", "keyword_only")
+_NEW_ARGUMENT_VALUES = 4
 
 
 @dataclass(frozen=True)
@@ -155,4 +157,23 @@ def _all_neighbours(
         func = funcs.get(result.call.target)
         if func is not None:
             found += neighbours(result.call, func, options.get(func.qualname))
+        owner = result.call.target.split(".")[0]
+        if result.call.init_args is not None and owner in funcs:  # another instance, same call
+            found += instance_neighbours(result.call, funcs[owner], options.get(owner))
     return list(dict.fromkeys(found))
+
+
+def instance_neighbours(
+    call: Call, ctor: CallableInfo, options: Mapping[str, Sequence[str]] | None = None
+) -> list[Call]:
+    """A method call on instances built with one constructor argument changed."""
+    init = Call(ctor.qualname, call.init_args or (), call.init_kwargs)
+    others = neighbours(init, ctor, options)
+    given = {name for name, _ in init.kwargs}
+    positional = len(init.args)
+    for index, param in enumerate(ctor.parameters):  # an optional argument not given yet
+        if param.name in given or index < positional or param.kind not in _KEYWORD:
+            continue
+        for value in (options or {}).get(param.name, ())[:_NEW_ARGUMENT_VALUES]:
+            others.append(replace(init, kwargs=(*init.kwargs, (param.name, value))))
+    return [replace(call, init_args=o.args, init_kwargs=o.kwargs) for o in others]

@@ -7,18 +7,23 @@ and the mutant. ``plan`` pairs each surviving mutant with the deterministic
 calls that ran its lines (or, for code run at import time, which no call
 traces, with any calls); ``choose`` then keeps few calls that kill as many
 mutants as possible, greedily (a call that kills three mutants beats three
-calls that kill one each).
+calls that kill one each). For mutants that no traced call reaches
+(import-time tables), ``inputs_from_lines`` and ``calls_with_inputs`` make
+new calls from the mutated line's own literals.
 """
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from tddforge.builtin.explore import CallResult, Outcome
+from tddforge.builtin.explore import Call, CallResult, Outcome
+from tddforge.builtin.regex_example import examples_for
 from tddforge.mutation.mutant import Mutant
 
 Observed = tuple[object, ...]
+MAX_INPUT = 60  # a longer literal is text, not an input worth trying
 
 
 @dataclass(frozen=True)
@@ -37,9 +42,8 @@ def observed(outcome: Outcome) -> Observed:
         return (outcome.kind,)  # a timeout or crash: no test would pass
     if outcome.literal:
         return ("return", outcome.repr, outcome.after)
-    if outcome.state:
-        return ("return", outcome.type, outcome.state, outcome.after)
-    return ("return", outcome.type, outcome.after)
+    shown = "" if "0x" in outcome.repr else outcome.repr  # asserted when it is stable
+    return ("return", outcome.type, outcome.state, outcome.after, shown)
 
 
 def plan(
@@ -102,3 +106,85 @@ def choose(killers: Mapping[int, set[str]]) -> list[int]:
         done = left.pop(best)
         left = {i: ids - done for i, ids in left.items() if ids - done}
     return chosen
+
+
+def line_strings(source: str) -> dict[int, list[str]]:
+    """The string literals on each line of ``source`` (docstrings included: they are rare on
+    a mutated line)."""
+    found: dict[int, list[str]] = {}
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value:
+            for line in range(node.lineno, (node.end_lineno or node.lineno) + 1):
+                found.setdefault(line, []).append(node.value)
+    return found
+
+
+def inputs_from_lines(
+    mutant: Mutant, strings: Mapping[int, list[str]], limit: int = 4
+) -> list[str]:
+    """Strings that exercise the mutated line's own literals: what its patterns match first
+    (a rule table's regex gives the word that rule applies to), then the literals."""
+    literals = [s for line in mutant.lines for s in strings.get(line, ())]
+    found = [example for s in literals for example in examples_for(s, limit=2)]
+    found += [s for s in literals if s.strip() and len(s) <= MAX_INPUT]
+    return list(dict.fromkeys(found))[:limit]
+
+
+def calls_with_inputs(
+    pool: Sequence[CallResult], inputs: Sequence[str], targets: set[str] | None = None
+) -> list[Call]:
+    """Deterministic pool calls (one per target, of ``targets`` when given) with their first
+    string argument swapped for each input."""
+    by_target: dict[str, CallResult] = {}
+    for result in pool:
+        call = result.call
+        wanted = targets is None or call.target in targets
+        if wanted and result.deterministic and _string_positions(call):
+            by_target.setdefault(call.target, result)
+    calls: list[Call] = []
+    for text in inputs:
+        for result in by_target.values():
+            call = result.call
+            index = _string_positions(call)[0]
+            calls.append(
+                replace(call, args=(*call.args[:index], repr(text), *call.args[index + 1 :]))
+            )
+    return list(dict.fromkeys(calls))
+
+
+def users_of_line(source: str, line: int) -> set[str] | None:
+    """The functions and methods that read a name the top-level statement at ``line`` assigns
+    (``PLURALS = [...]`` → those reading ``PLURALS``); None when it assigns nothing they read."""
+    tree = ast.parse(source)
+    statement = next((s for s in tree.body if s.lineno <= line <= (s.end_lineno or s.lineno)), None)
+    if statement is None:
+        return None
+    assigned = {n.id for n in ast.walk(statement) if isinstance(n, ast.Name)
+                and isinstance(n.ctx, ast.Store)}  # fmt: skip
+    users: set[str] = set()
+    for qualname, func in _functions(tree):
+        if any(isinstance(n, ast.Name) and n.id in assigned for n in ast.walk(func)):
+            users.add(qualname)
+    return users or None
+
+
+def _functions(tree: ast.Module) -> list[tuple[str, ast.AST]]:
+    found: list[tuple[str, ast.AST]] = []
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            found.append((node.name, node))
+        elif isinstance(node, ast.ClassDef):
+            found += [(f"{node.name}.{m.name}", m) for m in node.body
+                      if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))]  # fmt: skip
+    return found
+
+
+def _string_positions(call: Call) -> list[int]:
+    positions = []
+    for index, source in enumerate(call.args):
+        try:
+            if isinstance(ast.literal_eval(source), str):
+                positions.append(index)
+        except (ValueError, SyntaxError):
+            continue
+    return positions

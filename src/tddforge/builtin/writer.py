@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tddforge.builtin.explore import Call, CallResult, Outcome
+from tddforge.builtin.probe import OPERATORS
 
 _SLUG_MAX = 30
 _BUILTINS = "builtins"
@@ -125,6 +126,8 @@ def _test(
         checks = [expr]  # a method run for its effect: assert the effect, not the None
     else:
         checks = _assertions(expr, outcome, module, imports, call.consume, style)
+        if result.readable_repr and outcome.kind == "return":
+            checks.append(style.equal.format("repr(result)", repr(outcome.repr)))
     instance = setup[0].split(" = ")[0] if setup else ""
     effects = [style.equal.format(f"{instance}.{name}", text) for name, text in outcome.after]
     body = [*setup, *checks, *effects]
@@ -155,7 +158,10 @@ def _call_expression(call: Call) -> tuple[list[str], str]:
         return [], f"{call.target}({arguments})"
     instance = _snake(parts[0])
     init = ", ".join([*call.init_args, *(f"{k}={v}" for k, v in call.init_kwargs)])
-    return [f"{instance} = {parts[0]}({init})"], f"{instance}.{parts[1]}({arguments})"
+    setup = [f"{instance} = {parts[0]}({init})"]
+    if parts[1] in OPERATORS and not call.kwargs:  # ``money + 5``, not ``money.__add__(5)``
+        return setup, OPERATORS[parts[1]].format(*call.args, self=instance)
+    return setup, f"{instance}.{parts[1]}({arguments})"
 
 
 def _assertions(
@@ -195,7 +201,10 @@ def _pattern(message: str) -> str:
 
 
 def _unique_name(call: Call, outcome: Outcome, names: set[str]) -> str:
-    base = f"test_{_snake(call.target.replace('.', '_'))}_{_scenario(call, outcome)}"
+    target = "_".join(
+        part.strip("_") for part in call.target.split(".")
+    )  # Money.__add__: money_add
+    base = f"test_{_snake(target)}_{_scenario(call, outcome)}"
     name = base
     if name in names:
         name = f"{base}_with_{_slug(', '.join(call.args + tuple(v for _, v in call.kwargs)))}"
