@@ -132,6 +132,7 @@ class Context:
     pynguin: Path
     pynguin_budget: int
     budget: float
+    goal: float
     seed: int
     runs: int
     workers: int
@@ -291,7 +292,8 @@ def run_builtin(target: Target, ctx: Context, work: Path) -> Generated:
     tests = f"test_{target.dotted.replace('.', '_')}_builtin.py"
     command = [sys.executable, "-m", "tddforge", "cover", str(root / target.module_rel),
                "--project", str(root), "--engine", "builtin", "--budget", str(ctx.budget),
-               "--tests", tests, "--json", "--python", str(ctx.python)]  # fmt: skip
+               "--tests", tests, "--json", "--python", str(ctx.python),
+               "--coverage-target", str(ctx.goal), "--mutation-target", str(ctx.goal)]  # fmt: skip
     done, wall = timed(command, root, environment(), RUN_TIMEOUT)
     log = done.stderr
     try:
@@ -527,6 +529,9 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--pynguin-venv", type=Path, help="Default: TARGETS/pynguin-venv.")
     parser.add_argument("--pynguin-budget", type=int, default=60, help="Search seconds.")
     parser.add_argument("--budget", type=float, default=20.0, help="Builtin's seconds.")
+    parser.add_argument("--goal", type=float, default=100.0,
+                        help="Builtin's coverage and mutation targets (percent): at 100 it "
+                             "keeps improving while its budget lasts, as Pynguin does.")  # fmt: skip
     parser.add_argument("--seed", type=int, default=1, help="Pynguin's seed.")
     parser.add_argument("--runs", type=int, default=5, help="Shuffled pytest runs per suite.")
     parser.add_argument("--workers", type=int, default=2, help="Workers of tddforge mutate.")
@@ -565,7 +570,7 @@ def main() -> None:
         sys.exit(f"error: no Python 3.10 at {args.pynguin_python} (see --pynguin-python)")
     python = pynguin_venv(venv, args.pynguin_python)
     ctx = Context(python, venv / "bin" / "pynguin", args.pynguin_budget, args.budget,
-                  args.seed, args.runs, args.workers)  # fmt: skip
+                  args.goal, args.seed, args.runs, args.workers)  # fmt: skip
     rows = []
     with tempfile.TemporaryDirectory(prefix="builtin-vs-pynguin-") as scratch:
         for target in targets:
@@ -576,7 +581,8 @@ def main() -> None:
                 print(row_line(rows[-1]), flush=True)
                 if args.keep:
                     keep_suite(args.keep, rows[-1], generated, work)
-    print(f"\npynguin budget {args.pynguin_budget} s, builtin budget {args.budget} s, "
+    print(f"\npynguin budget {args.pynguin_budget} s, builtin budget {args.budget} s "
+          f"(targets {args.goal:g}%), "
           f"{args.runs} shuffled runs per suite\n{table(rows)}\n")  # fmt: skip
     verdicts = goals(rows)
     print("\n".join(goal_lines(verdicts)) or "goals: no target has two clean rows")

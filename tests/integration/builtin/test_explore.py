@@ -242,3 +242,35 @@ def test_calls_run_against_mutants_in_the_sandbox(tmp_path: Path) -> None:
         "hangs": {2: ("timeout", "")},
     }
     assert module.read_text(encoding="utf-8") == MUTATED  # the mutants never touched the file
+
+
+VECTORS = """\
+class V:
+    def __init__(self, x=0):
+        self.x = x
+
+    def __add__(self, other):
+        if not isinstance(other, V):
+            return NotImplemented
+        return V(self.x + other.x)
+
+    def __repr__(self):
+        return f"V({self.x})"
+"""
+
+
+def test_special_methods_run_as_operators(tmp_path: Path) -> None:
+    project = tmp_path / "proj"
+    project.mkdir()
+    module = project / "vectors.py"
+    module.write_text(VECTORS, encoding="utf-8")
+    calls = [
+        Call("V.__add__", ("V(2)",), init_args=("1",)),
+        Call("V.__add__", ("3",), init_args=()),
+    ]
+    results = run_calls(project, module, calls, python=PY, sandbox=Sandbox(project, LIMITS))
+    added, refused = (r.outcome for r in results)
+    assert (added.kind, added.repr, added.state) == ("return", "V(3)", (("x", "3"),))
+    assert results[0].readable_repr  # stable in both runs, no address: asserted by repr too
+    # V.__add__(3) returns NotImplemented; ``V() + 3``, as a test writes it, raises
+    assert (refused.kind, refused.type) == ("raise", "TypeError")

@@ -5,7 +5,16 @@ from __future__ import annotations
 import pytest
 
 from tddforge.builtin.explore import Call, CallResult, Outcome
-from tddforge.builtin.targeting import choose, kills, observed, plan
+from tddforge.builtin.targeting import (
+    calls_with_inputs,
+    choose,
+    inputs_from_lines,
+    kills,
+    line_strings,
+    observed,
+    plan,
+    users_of_line,
+)
 from tddforge.mutation.mutant import Mutant
 
 RET_1 = Outcome("return", "int", "builtins", "1", literal=True)
@@ -94,3 +103,50 @@ def test_kills_compares_with_the_original_and_ignores_timeouts() -> None:
 )
 def test_choose_is_a_greedy_cover(killers: dict[int, set[str]], expected: list[int]) -> None:
     assert choose(killers) == expected
+
+
+TABLE = """\
+import re
+
+PLURALS = [
+    (r"(?i)(ox)$", r"\\1en"),
+    (r"(?i)(m)ouse$", r"\\1ice"),
+]
+LIMIT = 3
+
+
+def pluralize(word):
+    for rule, replacement in PLURALS:
+        if re.search(rule, word):
+            return re.sub(rule, replacement, word)
+    return word
+
+
+def shout(word):
+    return word.upper()
+"""
+
+
+def test_a_table_row_mutant_gets_the_words_its_rule_applies_to() -> None:
+    strings = line_strings(TABLE)
+    row = Mutant("m", "string", 5, 5, 5, 20, 'r"(?i)(m)ouse$"', '""')
+    assert inputs_from_lines(row, strings) == ["mouse", "(?i)(m)ouse$", "\\1ice"]
+    assert users_of_line(TABLE, 5) == {"pluralize"}  # reads PLURALS; shout does not
+    assert users_of_line(TABLE, 7) is None  # LIMIT: no function reads it
+    assert users_of_line(TABLE, 40) is None
+
+
+def test_calls_with_inputs_swaps_the_first_string_argument() -> None:
+    pool = [
+        CallResult(Call("pluralize", ("'cat'",)), frozenset(), RET_1, True),
+        CallResult(Call("pluralize", ("'dog'",)), frozenset(), RET_1, True),  # one per target
+        CallResult(Call("shout", ("'a'",)), frozenset(), RET_1, True),
+        CallResult(Call("count", ("3",)), frozenset(), RET_1, True),  # no string argument
+    ]
+    assert calls_with_inputs(pool, ["mouse"], {"pluralize", "count"}) == [
+        Call("pluralize", ("'mouse'",))
+    ]
+    assert calls_with_inputs(pool, ["mouse"]) == [
+        Call("pluralize", ("'mouse'",)),
+        Call("shout", ("'mouse'",)),
+    ]

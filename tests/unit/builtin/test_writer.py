@@ -246,3 +246,15 @@ def test_a_hyphen_inside_a_word_is_not_a_minus_sign() -> None:
     names = [line[4:].split("(")[0] for line in source.splitlines() if line.startswith("def ")]
     assert names == ["test_code_returns_1", "test_code_returns_1_with_e_42",
                      "test_code_returns_1_with_minus_42"]  # fmt: skip
+
+
+def test_special_methods_are_written_as_operators() -> None:
+    source = write_module("shop", [
+        returned(Call("Money.__add__", ("5",), init_args=("1",)), "6"),
+        returned(Call("Money.__eq__", ("Money(1)",), init_args=("1",)), "True"),
+        returned(Call("Money.__len__", (), init_args=("1",)), "1"),
+    ])  # fmt: skip
+    assert "    money = Money(1)\n    assert (money + 5) == 6\n" in source
+    assert "    assert (money == Money(1)) is True\n" in source
+    assert "    assert len(money) == 1\n" in source
+    assert "def test_money_add_returns_6()" in source and "__" not in source.split("import")[-1]
