@@ -33,6 +33,7 @@ from tddforge.sandbox import Sandbox
 
 RUNNER_SOURCE = Path(__file__).with_name("runner.py")
 _HASH_SEEDS = ("1", "2")
+EXTRA_KEYWORD = "unexpected"  # what a call passes to **kwargs
 Arc = tuple[int, int]
 
 
@@ -309,6 +310,7 @@ def _variants(
     base = {p.name: options[p.name][0] for p in required}
     calls = [_call(func, base)]
     calls += _star_calls(func, calls[0], constants, per_param)
+    calls += _keyword_calls(func, calls[0])
     for param in func.parameters:
         first = 1 if _required(param) else 0
         if param.kind == "positional_only" and not _required(param):
@@ -333,7 +335,17 @@ def _star_calls(
     values = [v.source for v in candidates(element, constants, limit=per_param)]
     calls = [replace(base, args=(*base.args, value)) for value in values]
     calls += [replace(base, args=(*base.args, a, b)) for a, b in itertools.pairwise(values)]
+    if len(values) >= 2:  # the values as one list: ``merge([d1, d2])`` style APIs
+        calls.append(replace(base, args=(*base.args, f"[{values[0]}, {values[1]}]")))
     return calls
+
+
+def _keyword_calls(func: CallableInfo, base: Call) -> list[Call]:
+    """``**kwargs`` given a keyword nothing else takes (its error path, when it checks)."""
+    names = {p.name for p in func.parameters}
+    if not any(p.kind == "var_keyword" for p in func.parameters) or EXTRA_KEYWORD in names:
+        return []
+    return [replace(base, kwargs=(*base.kwargs, (EXTRA_KEYWORD, "1")))]
 
 
 def _required(param: Param) -> bool:

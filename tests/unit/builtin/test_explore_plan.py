@@ -162,7 +162,12 @@ def test_keep_new_coverage() -> None:
     [
         (  # *args after required parameters: one extra value, then two
             [param("f", "Callable"), param("dicts", "dict", kind="var_positional")],
-            [("len", "{}"), ("len", "{'a': 1}"), ("len", "{}", "{'a': 1}")],
+            [
+                ("len", "{}"),
+                ("len", "{'a': 1}"),
+                ("len", "{}", "{'a': 1}"),
+                ("len", "[{}, {'a': 1}]"),
+            ],  # fmt: skip
         ),
         (  # an optional positional before *args would swallow the first extra value
             [
@@ -196,3 +201,11 @@ def test_writer_imports_the_classes_an_argument_builds() -> None:
     assert module_names("Money(5, currency='EUR')") == {"Money"}
     assert module_names("lambda x, *r: len(x) + y") == {"y"}
     assert module_names("[1, 2]") == set()
+
+
+def test_plan_passes_kwargs_a_keyword_nothing_else_takes() -> None:
+    info = module([func("merge", param("dicts", "dict", kind="var_positional"),
+                        param("kwargs", kind="var_keyword"))])  # fmt: skip
+    calls = plan_calls(info, {}, per_param=2)
+    assert Call("merge", (), (("unexpected", "1"),)) in calls
+    assert all(c.kwargs == () for c in calls if c.args)
