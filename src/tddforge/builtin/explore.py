@@ -207,26 +207,47 @@ def keep_new_coverage(
 
 
 def plan_calls(
-    info: ModuleInfo, mined: Mapping[str, tuple[Constant, ...]], *, per_param: int = 8
+    info: ModuleInfo,
+    mined: Mapping[str, tuple[Constant, ...]],
+    *,
+    per_param: int = 8,
+    working: Mapping[str, Sequence[Call]] | None = None,
 ) -> list[Call]:
     """Calls for every callable that can be called with literals (async ones are skipped).
 
     A parameter hinted with one of the module's classes gets instances built by
-    that class's constructor (``Money(5000)``) as candidates.
+    that class's constructor (``Money(5000)``) as candidates. ``working`` (class
+    name → constructor calls seen to return) supplies the instances methods are
+    called on and those candidates; without it, the first planned ones are used.
     """
-    objects = object_sources(info, mined)
+    working = working or {}
+    objects = object_sources(info, mined, working=working)
     calls: list[Call] = []
     for func in info.functions:
         calls += _variants(func, mined, per_param, objects)
     for cls in info.classes:
-        calls += _class_calls(cls, mined, per_param, objects)
+        calls += _class_calls(cls, mined, per_param, objects, working.get(cls.name, ()))
     return calls
 
 
+def constructor_calls(info: ModuleInfo, mined: Mapping[str, tuple[Constant, ...]]) -> list[Call]:
+    """The planned calls of every class's constructor (run first, to find working instances)."""
+    return [
+        call
+        for cls in info.classes
+        if cls.constructor is not None and not cls.is_abstract
+        for call in _variants(cls.constructor, mined, 8, {})
+    ]
+
+
 def object_sources(
-    info: ModuleInfo, mined: Mapping[str, tuple[Constant, ...]], per_class: int = 2
+    info: ModuleInfo,
+    mined: Mapping[str, tuple[Constant, ...]],
+    per_class: int = 2,
+    working: Mapping[str, Sequence[Call]] | None = None,
 ) -> dict[str, list[str]]:
-    """Class name → constructor calls written as source, from literal arguments only."""
+    """Class name → constructor calls written as source, from literal arguments only
+    (those seen to work first, when known)."""
     found: dict[str, list[str]] = {}
     for cls in info.classes:
         if cls.is_abstract:
@@ -234,7 +255,8 @@ def object_sources(
         if cls.constructor is None:
             found[cls.name] = [f"{cls.name}()"]
             continue
-        ctor = _variants(cls.constructor, mined, per_class, {})[:per_class]
+        known = list((working or {}).get(cls.name, ()))
+        ctor = (known or _variants(cls.constructor, mined, per_class, {}))[:per_class]
         found[cls.name] = [
             f"{cls.name}({', '.join([*c.args, *(f'{k}={v}' for k, v in c.kwargs)])})" for c in ctor
         ]
@@ -270,6 +292,7 @@ def _class_calls(
     mined: Mapping[str, tuple[Constant, ...]],
     per_param: int,
     objects: Mapping[str, list[str]],
+    working: Sequence[Call] = (),
 ) -> list[Call]:
     if cls.is_abstract:
         return []
@@ -278,7 +301,8 @@ def _class_calls(
     if cls.constructor is not None:
         ctor = _variants(cls.constructor, mined, per_param, objects)
         calls += ctor
-        init = (ctor[0].args, ctor[0].kwargs) if ctor else None
+        built = [*working, *ctor]  # an instance seen to build beats the first planned one
+        init = (built[0].args, built[0].kwargs) if built else None
     for method in cls.methods:
         variants = _variants(method, mined, per_param, objects)
         if method.kind == "method":

@@ -22,6 +22,7 @@ from tddforge.builtin.explore import (
     Arc,
     Call,
     CallResult,
+    constructor_calls,
     keep_new_coverage,
     object_sources,
     param_options,
@@ -111,17 +112,30 @@ def search(
     """Search within ``budget`` seconds; ``first`` replaces the planned round 0 (for tests)."""
     deadline = clock() + budget
     funcs = {f.qualname: f for f in info.callables()}
-    objects = object_sources(info, mined)
-    options = {name: candidate_sources(f, mined, objects) for name, f in funcs.items()}
     kept: list[CallResult] = []
     seen: list[CallResult] = []
     covered: frozenset[Arc] = frozenset()
     tried: set[Call] = set()
-    pending = list(first) if first is not None else plan_calls(info, mined)
     rounds = 0
 
     def result(stopped: str) -> SearchResult:
         return SearchResult(tuple(kept), covered, rounds, len(tried), stopped, tuple(seen))
+
+    working: dict[str, list[Call]] = {}
+    builders = constructor_calls(info, mined) if first is None else []
+    if builders:  # which instances can be built: methods are then called on those
+        built = run_calls(project, module, builders, python=python, sandbox=sandbox,
+                          timeout=max((deadline - clock()) / 4, 1.0))  # fmt: skip
+        tried.update(builders)
+        seen += built
+        kept, covered = keep_new_coverage(built, covered)
+        for r in built:
+            if r.deterministic and r.outcome.kind == "return":
+                working.setdefault(r.call.target, []).append(r.call)
+    objects = object_sources(info, mined, working=working)
+    options = {name: candidate_sources(f, mined, objects) for name, f in funcs.items()}
+    planned = plan_calls(info, mined, working=working) if first is None else list(first)
+    pending = [c for c in planned if c not in tried]
 
     while rounds < MAX_ROUNDS:
         left = deadline - clock()

@@ -35,7 +35,8 @@ _ITERABLE = {"dict", "str", "bytes", "list"}
 _BY_NAME = {
     "Callable": {"func", "f", "fn", "function", "predicate", "pred", "key", "callback", "binop",
                  "reducer"},
-    "dict": {"d", "dct", "dict", "dict_", "mapping", "mapper", "dictionary"},
+    "dict": {"d", "dct", "dict", "dict_", "mapping", "mapper", "dictionary", "doc", "document",
+             "data", "obj", "payload", "config", "options", "params", "headers", "context"},
     "list": {"keys", "items", "seq", "coll", "lst", "elements", "values", "iterable", "seqs",
              "pairs"},
     "str": {"s", "text", "string", "word", "name", "prefix", "suffix", "sep", "path", "pattern",

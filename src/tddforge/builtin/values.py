@@ -17,6 +17,7 @@ belongs to exploration, which can call them.
 from __future__ import annotations
 
 import ast
+import itertools
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -142,8 +143,11 @@ def candidates(
         found.append(Value(ast.literal_eval(param.default), "default"))
     fitting = [Value(c.value, f"constant:{c.kind}") for c in constants
                if c.kind not in _NOT_INPUTS and fits(hint, c.value)]  # fmt: skip
-    found += fitting
-    found += [Value(v, "hint") for v in values_for_hint(hint)]
+    generic = [Value(v, "hint") for v in values_for_hint(hint)]
+    if hint is None:  # untyped: the module's strings must not crowd out dicts, lists, numbers
+        found += [v for pair in itertools.zip_longest(fitting, generic) for v in pair if v]
+    else:
+        found += fitting + generic
     for seed in [*found[:1], *fitting]:
         found += [Value(v, "mutation") for v in mutations(seed.value) if fits(hint, v)]
     return tuple(_unique(found))[:limit]
