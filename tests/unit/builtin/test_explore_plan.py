@@ -13,6 +13,7 @@ from tddforge.builtin.explore import (
     Call,
     CallResult,
     Outcome,
+    constructor_calls,
     keep_new_coverage,
     merge_runs,
     plan_calls,
@@ -167,7 +168,7 @@ def test_keep_new_coverage() -> None:
                 ("len", "{'a': 1}"),
                 ("len", "{}", "{'a': 1}"),
                 ("len", "[{}, {'a': 1}]"),
-            ],  # fmt: skip
+            ],
         ),
         (  # an optional positional before *args would swallow the first extra value
             [
@@ -209,3 +210,15 @@ def test_plan_passes_kwargs_a_keyword_nothing_else_takes() -> None:
     calls = plan_calls(info, {}, per_param=2)
     assert Call("merge", (), (("unexpected", "1"),)) in calls
     assert all(c.kwargs == () for c in calls if c.args)
+
+
+def test_methods_are_called_on_an_instance_that_built() -> None:
+    ptr = klass("Ptr", func("Ptr", param("text", "str")),
+                func("Ptr.resolve", param("doc", "dict"), kind="method"))  # fmt: skip
+    info = module([], [ptr])
+    assert constructor_calls(info, {})[:2] == [Call("Ptr", ("''",)), Call("Ptr", ("'a'",))]
+    blind = [c for c in plan_calls(info, {}) if c.target == "Ptr.resolve"]
+    assert {c.init_args for c in blind} == {("''",)}  # the first planned constructor call
+    working = {"Ptr": [Call("Ptr", ("'/a'",))]}
+    seen = [c for c in plan_calls(info, {}, working=working) if c.target == "Ptr.resolve"]
+    assert {c.init_args for c in seen} == {("'/a'",)}
