@@ -43,6 +43,7 @@ else:  # the probe is shipped beside this file under this name
     from tddforge_discovery_probe import OPERATORS, is_literal
 
 MAX_REPR = 2000
+STDLIB_MODULES = ("datetime", "decimal", "fractions")  # as values.STDLIB_MODULES
 MAX_ITEMS = 1000  # a generator is consumed up to this many items
 
 
@@ -58,6 +59,8 @@ def literal(source: str, module: Any = None) -> Any:
     except ValueError:  # see values.CALLABLES and explore's object candidates
         namespace = dict(vars(module)) if module is not None else {}
         namespace["__builtins__"] = builtins
+        for name in STDLIB_MODULES:  # datetime.date(...): the module, whatever the target binds
+            namespace[name] = importlib.import_module(name)
         return eval(source, namespace)
 
 

@@ -29,6 +29,10 @@ _STR_METHODS = {"split", "strip", "lstrip", "rstrip", "lower", "upper", "startsw
                 "replace", "encode", "isdigit", "isalpha", "isspace", "find", "rfind", "title",
                 "capitalize", "format", "casefold", "splitlines", "partition", "zfill", "join"}  # fmt: skip
 _LIST_METHODS = {"append", "extend", "insert", "sort"}
+_DUCK_TYPES = (
+    ({"year", "month", "day"}, ("date", "datetime")),
+    ({"days", "seconds"}, ("timedelta",)),
+)
 _SCALARS = (bool, int, float, str, bytes)
 _WEAK = 6  # rank of iteration, `in`, len() and unpacking: a dict or a str does all of them
 _ITERABLE = {"dict", "str", "bytes", "list"}
@@ -121,17 +125,25 @@ class _Uses(ast.NodeVisitor):
     def __init__(self, tracked: dict[str, str]) -> None:
         self.tracked = tracked
         self.found: dict[str, dict[int, str]] = {}
+        self.attributes: dict[str, set[str]] = {}
 
     def note(self, node: ast.AST, rank: int, hint: str) -> None:
         if isinstance(node, ast.Name) and node.id in self.tracked:
             self.found.setdefault(self.tracked[node.id], {}).setdefault(rank, hint)
 
+    def note_types(self, node: ast.AST, types: list[str]) -> None:
+        """``isinstance`` checks add up: ``Duration | timedelta`` when a body tests both."""
+        if isinstance(node, ast.Name) and node.id in self.tracked:
+            ranks = self.found.setdefault(self.tracked[node.id], {})
+            known = ranks[1].split(" | ") if 1 in ranks else []
+            ranks[1] = " | ".join(dict.fromkeys([*known, *types]))
+
     def visit_Call(self, node: ast.Call) -> None:
         callee, args = node.func, node.args
         name = callee.attr if isinstance(callee, ast.Attribute) else _name(callee)
         if name == "isinstance" and len(args) == 2:
-            types = args[1].elts[0] if isinstance(args[1], ast.Tuple) and args[1].elts else args[1]
-            self.note(args[0], 1, ast.unparse(types))
+            types = args[1].elts if isinstance(args[1], ast.Tuple) else [args[1]]
+            self.note_types(args[0], [ast.unparse(t) for t in types])
         self.note(callee, 2, "Callable")
         if name in _CALLERS and args:
             self.note(args[0], 2, "Callable")
@@ -165,6 +177,17 @@ class _Uses(ast.NodeVisitor):
             self.note(owner, 5, "list")
         if attr == "join" and args:
             self.note(args[0], 4, "list")
+
+    def visit_Attribute(self, node: ast.Attribute) -> None:
+        """Duck typing: a value whose ``.year``, ``.month`` and ``.day`` are read is date-like."""
+        if isinstance(node.value, ast.Name) and node.value.id in self.tracked:
+            param = self.tracked[node.value.id]
+            seen = self.attributes.setdefault(param, set())
+            seen.add(node.attr)
+            for attrs, types in _DUCK_TYPES:
+                if attrs <= seen:
+                    self.note_types(node.value, list(types))
+        self.generic_visit(node)
 
     def visit_Subscript(self, node: ast.Subscript) -> None:
         index = node.slice

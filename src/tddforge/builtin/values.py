@@ -64,6 +64,19 @@ CALLABLES = (Expr("len"), Expr("str"), Expr("bool"), Expr("lambda *args: args"),
              Expr("lambda x: x"), Expr("lambda item: item[0]"), Expr("sum"), Expr("max"))  # fmt: skip
 
 
+# stdlib value types a hint (or an isinstance check) may name, written through their module
+STDLIB_MODULES = ("datetime", "decimal", "fractions")
+_STDLIB: dict[str, tuple[Expr, ...]] = {
+    "date": (Expr("datetime.date(2020, 1, 31)"), Expr("datetime.date(2024, 2, 29)")),
+    "datetime": (Expr("datetime.datetime(2020, 1, 31, 12, 30)"),),
+    "time": (Expr("datetime.time(12, 30)"),),
+    "timedelta": (Expr("datetime.timedelta(days=1, seconds=30)"), Expr("datetime.timedelta(0)")),
+    "Decimal": (Expr("decimal.Decimal('1.5')"), Expr("decimal.Decimal('-2')")),
+    "Fraction": (Expr("fractions.Fraction(1, 3)"),),
+}
+_STDLIB_VALUES = {value for values in _STDLIB.values() for value in values}
+
+
 @dataclass(frozen=True)
 class Hint:
     """A type hint's shape: a normalised name, its arguments, and Literal members."""
@@ -169,7 +182,9 @@ def fits(hint: Hint | None, value: object) -> bool:
     if hint.name == "float":  # an int is acceptable where a float is hinted (PEP 484)
         return type(value) in (int, float)
     if hint.name == "Callable":
-        return isinstance(value, Expr)
+        return isinstance(value, Expr) and value not in _STDLIB_VALUES
+    if hint.name in _STDLIB:
+        return value in _STDLIB[hint.name]
     expected = {"int": int, "str": str, "bytes": bytes, "bool": bool, "None": type(None),
                 "list": list, "tuple": tuple, "dict": dict, "set": set}.get(hint.name)  # fmt: skip
     return expected is not None and type(value) is expected
@@ -187,6 +202,8 @@ def values_for_hint(hint: Hint | None) -> list[object]:
         return list(_GENERIC[hint.name])
     if hint.name == "Callable":
         return list(CALLABLES)
+    if hint.name in _STDLIB:
+        return list(_STDLIB[hint.name])
     return _containers(hint)
 
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from tddforge.builtin.explore import Call, CallResult, Outcome
 from tddforge.builtin.probe import OPERATORS
+from tddforge.builtin.values import STDLIB_MODULES
 
 _SLUG_MAX = 30
 _BUILTINS = "builtins"
@@ -79,7 +80,9 @@ def write_module(module: str, results: Sequence[CallResult], framework: str = "p
     tests = [(r.call.target.split(".")[0], _test(module, r, names, imports, style)) for r in kept]
     uses_re = any("re.escape(" in line for _, t in tests for line in t.body)
     header = ['"""Tests written by tddforge\'s builtin generator from observed behaviour."""', ""]
-    stdlib = ["import re"] if uses_re else []
+    modules = sorted(imports & set(STDLIB_MODULES)) + (["re"] if uses_re else [])
+    imports -= set(STDLIB_MODULES)
+    stdlib = [f"import {name}" for name in sorted(modules)]
     if style is UNITTEST:
         stdlib.append("import unittest")
     uses_pytest = style is PYTEST and any(r.outcome.kind == "raise" for r in kept)

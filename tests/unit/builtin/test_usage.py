@@ -27,9 +27,20 @@ def get_in(keys, coll, default=None, no_default=False):
 @pytest.mark.parametrize(
     ("source", "expected"),
     [
-        # 1. isinstance: the type as written, the first of a tuple
+        # 1. isinstance: the types as written, every one the body tests, as a union
         ("def f(x):\n    return isinstance(x, Mapping)", {"x": "Mapping"}),
-        ("def f(x):\n    return isinstance(x, (abc.Sequence, str))", {"x": "abc.Sequence"}),
+        ("def f(x):\n    return isinstance(x, (abc.Sequence, str))", {"x": "abc.Sequence | str"}),
+        (
+            "def f(x):\n    if isinstance(x, Box):\n        return 1\n"
+            "    return isinstance(x, (int, Box))",
+            {"x": "Box | int"},
+        ),
+        # duck typing adds stdlib types: .year/.month/.day is a date, .days/.seconds a timedelta
+        (
+            "def f(x):\n    if isinstance(x, Box):\n        return 1\n    return x.year + x.month + x.day",
+            {"x": "Box | date | datetime"},
+        ),
+        ("def f(x):\n    return x.days * 86400 + x.seconds", {"x": "timedelta"}),
         # 2. called, or handed over as a callable
         ("def f(x):\n    return x(1)", {"x": "Callable"}),
         ("def f(x, y):\n    return list(map(x, y))", {"x": "Callable"}),

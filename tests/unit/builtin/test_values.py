@@ -82,6 +82,11 @@ def test_fits(hint: str | None, value: object, expected: bool) -> None:
         ("Literal['x', 'y']", ["x", "y"]),
         ("Box", []),
         ("Callable[[int], int]", list(CALLABLES)),
+        (
+            "datetime.timedelta",
+            [Expr("datetime.timedelta(days=1, seconds=30)"), Expr("datetime.timedelta(0)")],
+        ),
+        ("Decimal | None", [Expr("decimal.Decimal('1.5')"), None, Expr("decimal.Decimal('-2')")]),
         ("list", [[], ["a"], ["a", "b"], [1, 2, 3], [{"a": 1}, {"b": 2}]]),
         ("dict", [{}, {"a": 1}, {"a": 1, "b": 2}, {"a": {"b": 1}}]),
     ],

@@ -258,3 +258,12 @@ def test_special_methods_are_written_as_operators() -> None:
     assert "    assert (money == Money(1)) is True\n" in source
     assert "    assert len(money) == 1\n" in source
     assert "def test_money_add_returns_6()" in source and "__" not in source.split("import")[-1]
+
+
+def test_stdlib_values_import_their_module() -> None:
+    source = write_module("cal", [
+        returned(Call("weekday", ("datetime.date(2020, 1, 31)",)), "4"),
+        returned(Call("weekday", ("decimal.Decimal('1.5')",)), "0"),
+    ])  # fmt: skip
+    assert "import datetime\nimport decimal\n\nfrom cal import weekday\n" in source
+    assert "assert weekday(datetime.date(2020, 1, 31)) == 4" in source
