@@ -14,7 +14,13 @@ so the project under test never needs tddforge installed. Phases:
    and runs only the covering tests, fastest first, stopping at the first
    failure. No test's side effects can leak into another mutant's verdict,
    because every grandchild starts from the never-run collector.
-3. **Fresh mutants** (import-time code, or a graft that cannot be applied).
+   Mutants in simple module-level statements (data: ``RULES = [...]``, a
+   registering call) are switched on in the same collector by ``rebind``:
+   the mutated source runs again in the live module's namespace; functions
+   and classes keep their identity, containers change in place. What it
+   cannot carry over faithfully (a changed class body, an import-time
+   closure, an instance of the module's class) falls back to a fresh import.
+3. **Fresh mutants** (other import-time code, or a graft or rebind that cannot be applied).
    Per mutant a child forked from the pristine process imports the mutated
    module through an import hook (the user's file is never written), then
    collects and runs the tests fastest first with ``-x``.
@@ -452,6 +458,190 @@ def graft(
         function.__code__ = code  # ValueError if the closure's shape changed
 
 
+_SIMPLE_STATEMENTS = ("Assign", "AnnAssign", "AugAssign", "Expr")
+
+
+def data_lines(source: str) -> dict[int, set[int]]:
+    """Lines of simple top-level statements (assignments and calls, not defs, classes or
+    imports), where a mutant only changes the module's data, which ``rebind`` can switch on;
+    each mapped to the lines of the functions that read that data.
+
+    A statement's data is the names it mentions, and for a call of one of the module's
+    functions (``_irregular("person", "people")``), the module names that function reads.
+    Only the order in which tests run depends on this: every test still runs.
+    """
+    import ast
+
+    tree = ast.parse(source)
+    functions = _module_functions(tree)
+
+    def reads(node: ast.AST) -> set[str]:
+        return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+    def body_lines(node: ast.AST) -> set[int]:
+        return {n.lineno for n in ast.walk(node) if isinstance(n, ast.stmt)}
+
+    found: dict[int, set[int]] = {}
+    for statement in tree.body:
+        if type(statement).__name__ not in _SIMPLE_STATEMENTS or _assigns_dunder(statement):
+            continue  # ``__all__`` decides what star imports elsewhere took: import it fresh
+        names = reads(statement)  # what it assigns, and what it changes (``RULES.append``)
+        call = getattr(statement, "value", None)
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Name):
+            called = functions.get(call.func.id)
+            names |= reads(called) if called is not None else set()
+        readers = set()
+        for name, function in functions.items():
+            if name != getattr(getattr(call, "func", None), "id", None) and reads(function) & names:
+                readers |= body_lines(function)
+        for line in range(statement.lineno, (statement.end_lineno or statement.lineno) + 1):
+            found[line] = readers
+    return found
+
+
+def _assigns_dunder(statement: Any) -> bool:
+    import ast
+
+    return any(isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and n.id.startswith("__")
+               for n in ast.walk(statement))  # fmt: skip
+
+
+def _module_functions(tree: Any) -> dict[str, Any]:
+    """Top-level functions and methods of top-level classes, by qualified name."""
+    import ast
+
+    kinds = (ast.FunctionDef, ast.AsyncFunctionDef)
+    functions: dict[str, Any] = {}
+    for node in tree.body:
+        if isinstance(node, kinds):
+            functions[node.name] = node
+        elif isinstance(node, ast.ClassDef):
+            functions.update(
+                {f"{node.name}.{m.name}": m for m in node.body if isinstance(m, kinds)}
+            )
+    return functions
+
+
+def rebind(mutated_source: str, target: str) -> None:
+    """Switch on a module-level data mutant in a collected process, without re-importing.
+
+    The mutated source runs again in the live module's namespace. The module's
+    functions and classes keep their identity (tests hold them) and read the
+    new data through their globals; a function's defaults are re-evaluated;
+    a list, dict or set changed in place; any other changed value is also
+    rebound in the modules that imported it by name. Raises ``LookupError``
+    when it cannot be done faithfully (the fresh path then runs the mutant).
+    """
+    is_target = SameFile(target)
+    module = next((m for m in list(sys.modules.values())
+                   if is_target(getattr(m, "__file__", None) or "")), None)  # fmt: skip
+    if module is None:
+        raise LookupError("the target was not imported during collection")
+    namespace = module.__dict__
+    before = dict(namespace)
+    code = compile(mutated_source, target, "exec", dont_inherit=True)
+    exec(code, namespace)  # an exception here is the mutant breaking the import
+    changed: list[tuple[Any, Any]] = []
+    for name, new in list(namespace.items()):
+        old = before.get(name, namespace)
+        if old is namespace or old is new:
+            continue
+        if _defined_in(old, is_target):
+            _carry_over(old, new)
+            namespace[name] = old
+        elif _defined_in(type(new), is_target):
+            raise LookupError(f"{name} is an instance of the module's own class")
+        elif _same_value(old, new):
+            namespace[name] = old
+        elif type(old) is type(new) and type(old) in (list, dict, set):
+            _update_in_place(old, new)
+            namespace[name] = old
+        else:
+            changed.append((old, new))
+    if changed:
+        _rebind_elsewhere(module, changed)
+
+
+def _carry_over(old: Any, new: Any) -> None:
+    """Give a kept function what the mutated run changed in it (a lambda's code, defaults);
+    refuse what cannot be carried over faithfully."""
+    if isinstance(old, types.FunctionType) and isinstance(new, types.FunctionType):
+        if old.__closure__ or new.__closure__:
+            raise LookupError(f"{old.__name__} is a closure made at import time")
+        if old.__code__ != new.__code__:
+            old.__code__ = new.__code__  # a module-level lambda's body was mutated
+        old.__defaults__, old.__kwdefaults__ = new.__defaults__, new.__kwdefaults__
+    elif isinstance(old, type) and isinstance(new, type):
+        for key, value in vars(new).items():
+            if key not in ("__dict__", "__weakref__") and not _same_member(
+                vars(old).get(key), value
+            ):
+                raise LookupError(f"class {old.__name__} changed: {key}")
+    else:
+        raise LookupError(f"{type(old).__name__} is not a function or class")
+
+
+def _same_member(before: Any, value: Any) -> bool:
+    """Whether a class attribute made by the mutated run is the same as the live one."""
+    if before is value or _same_value(before, value) or (before is None and value is None):
+        return True
+    if type(before) is not type(value):
+        return False
+    if isinstance(value, types.FunctionType):
+        return bool(
+            value.__code__ == before.__code__
+            and value.__defaults__ == before.__defaults__
+            and not value.__closure__
+        )
+    if isinstance(value, (staticmethod, classmethod)):
+        return _same_member(before.__func__, value.__func__)
+    if isinstance(value, property):
+        return all(
+            _same_member(getattr(before, f), getattr(value, f)) for f in ("fget", "fset", "fdel")
+        )
+    return False
+
+
+def _defined_in(value: Any, is_target: SameFile) -> bool:
+    if isinstance(value, types.FunctionType):
+        return is_target(value.__code__.co_filename)
+    if isinstance(value, type):
+        module = sys.modules.get(getattr(value, "__module__", ""))
+        return module is not None and is_target(getattr(module, "__file__", None) or "")
+    return False
+
+
+def _same_value(old: Any, new: Any) -> bool:
+    if type(old) is not type(new) or not isinstance(
+        old, (str, bytes, int, float, tuple, frozenset)
+    ):
+        return False
+    try:
+        return bool(old == new)
+    except Exception:
+        return False
+
+
+def _update_in_place(old: Any, new: Any) -> None:
+    if isinstance(old, list):
+        old[:] = new
+    else:
+        old.clear()
+        old.update(new)
+
+
+def _rebind_elsewhere(module: Any, changed: list[tuple[Any, Any]]) -> None:
+    """``from target import NAME`` in other modules: point NAME at the new value."""
+    swap = {id(old): new for old, new in changed}
+    for other in list(sys.modules.values()):
+        names = getattr(other, "__dict__", None)
+        if other is module or not isinstance(names, dict):
+            continue
+        for key, value in list(names.items()):
+            if id(value) in swap and any(value is old for old, _ in changed):
+                names[key] = swap[id(value)]
+
+
 class MutatedFinder(importlib.abc.MetaPathFinder):
     """Serves the mutated source for the target file; every other import is untouched."""
 
@@ -557,8 +747,15 @@ class Session:
             _at_collection_fresh(self.config["mutants"], set(baseline["collect_lines"]))
         )
         graft_list, fresh_list = [], []
+        data = data_lines(self.source) if self.config.get("rebind", True) else {}
         for m, covering in todo:
-            if m["strategy"] == "fresh":
+            if m["strategy"] == "fresh" and m["line"] in data and not m.get("graft_name"):
+                # switched on by rebind in the collector; the tests running the functions
+                # that read the mutated data first, then every other test
+                likely = self._tests_running(data[m["line"]])
+                first = [n for n in covering if n in likely]
+                graft_list.append((m, first + [n for n in covering if n not in likely]))
+            elif m["strategy"] == "fresh":
                 fresh_list.append(m)
             elif covering:
                 graft_list.append((m, covering))
@@ -572,8 +769,12 @@ class Session:
         mark = time.monotonic()
         self._run_fresh(fresh_list + fallback)
         timings["fresh"] = time.monotonic() - mark
+        rebound = sum(1 for m, _ in graft_list if m["strategy"] == "fresh")
         counts = {
-            "graft": len(graft_list) - len(fallback),
+            "graft": len(graft_list)
+            - rebound
+            - sum(1 for m in fallback if m["strategy"] != "fresh"),
+            "rebind": rebound - sum(1 for m in fallback if m["strategy"] == "fresh"),
             "fresh": len(fresh_list) + len(fallback),
         }
         self.out.emit(
@@ -622,6 +823,9 @@ class Session:
         for line in range(m["line"], m["end_line"] + 1):
             nodeids.update(self.cover.get(line, ()))
         return sorted(nodeids, key=self.durations.__getitem__)
+
+    def _tests_running(self, lines: set[int]) -> set[str]:
+        return {n for line in lines for n in self.cover.get(line, ())}
 
     def _timeout(self, nodeids: list[str], extra: float = 0.0) -> float:
         return self.floor + extra + self.factor * float(sum(self.durations[n] for n in nodeids))
@@ -755,11 +959,23 @@ class GraftPlugin:
             started = time.monotonic()
 
             def body(m: dict[str, Any] = m, nodeids: list[str] = nodeids) -> dict[str, Any]:
-                _limit_cpu(s._timeout(nodeids))
+                _limit_cpu(
+                    s._timeout(nodeids, s.collect_seconds if m["strategy"] == "fresh" else 0)
+                )
+                mutated = apply_mutant(s.source, s.offsets, m)
                 try:
-                    graft(apply_mutant(s.source, s.offsets, m), s.target, m, live)
+                    if m["strategy"] == "fresh":
+                        rebind(mutated, s.target)
+                    else:
+                        graft(mutated, s.target, m, live)
                 except (LookupError, ValueError, SyntaxError) as exc:
                     return {"verdict": "fallback", "detail": str(exc)}
+                except Exception as exc:  # the mutated module fails to run: an import error
+                    return {
+                        "verdict": "killed",
+                        "killer": "collection: " + type(exc).__name__,
+                        "ran": 0,
+                    }
                 return run_items([items[n] for n in nodeids if n in items])
 
             pool.submit((m, nodeids, started), s._timeout(nodeids), body, done)

@@ -1,0 +1,127 @@
+"""Switching on a module-level data mutant in a live, collected process (worker.rebind)."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+import types
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tddforge.mutation.worker import data_lines, rebind
+
+SOURCE = """\
+import re
+__all__ = ["plural"]
+
+RULES = [("ox", "oxen"), ("mouse", "mice")]
+LIMIT = 3
+WORDS = {"a": 1}
+PATTERN = re.compile(r"^[a-z]+$")
+
+
+def plural(word, limit=LIMIT):
+    for single, many in RULES:
+        if word == single:
+            return many
+    return word + "s" * min(limit, 1)
+
+
+class Box:
+    SIZE = 2
+
+    def size(self):
+        return self.SIZE * LIMIT
+
+
+_register = RULES.append(("child", "children"))
+"""
+
+
+@pytest.fixture
+def target(tmp_path: Path) -> Iterator[types.ModuleType]:
+    (tmp_path / "rebind_target.py").write_text(SOURCE, encoding="utf-8")
+    (tmp_path / "rebind_user.py").write_text("from rebind_target import LIMIT, RULES, plural\n")
+    sys.path.insert(0, str(tmp_path))
+    try:
+        yield importlib.import_module("rebind_target")
+    finally:
+        sys.path.remove(str(tmp_path))
+        for name in ("rebind_target", "rebind_user"):
+            sys.modules.pop(name, None)
+
+
+def test_data_lines_are_simple_top_level_statements_with_their_readers() -> None:
+    found = data_lines(SOURCE)
+    assert set(found) == {4, 5, 6, 7, 24}  # not __all__ (line 2): star imports used it
+    plural_body, size_body = {10, 11, 12, 13, 14}, {20, 21}
+    assert found[4] == plural_body  # RULES is read by plural only
+    assert found[5] == plural_body | size_body  # LIMIT: plural's default and Box.size
+    assert found[7] == set()  # PATTERN: nobody reads it
+    assert found[24] == plural_body  # the call appends to RULES
+
+
+def test_rebind_switches_data_on_and_keeps_identities(target: types.ModuleType) -> None:
+    user = importlib.import_module("rebind_user")
+    plural, box, rules = target.plural, target.Box, target.RULES
+    assert plural("mouse") == "mice" and plural("child") == "children"
+    mutated = SOURCE.replace('("mouse", "mice")', '("mouse", "")').replace("LIMIT = 3", "LIMIT = 0")
+    rebind(mutated, target.__file__)
+    assert target.plural is plural and target.Box is box and target.RULES is rules
+    assert plural("mouse") == "" and user.plural("mouse") == ""  # held references see it
+    assert user.RULES is rules and rules[-1] == ("child", "children") and len(rules) == 3
+    assert plural("cat") == "cat"  # the default re-evaluated: limit=LIMIT is now 0
+    assert user.LIMIT == 0 and box().size() == 0  # rebound where it was imported by name
+
+
+def test_rebind_needs_the_module_imported(tmp_path: Path) -> None:
+    with pytest.raises(LookupError):
+        rebind(SOURCE, str(tmp_path / "never_imported.py"))
+
+
+GUARDED = """\
+LIMIT = 3
+
+
+def make(n):
+    return lambda: n
+
+
+class Sized:
+    CAP = LIMIT * 2
+
+    @property
+    def cap(self):
+        return self.CAP
+"""
+CLOSURE = GUARDED + "ADDER = make(LIMIT)\n"
+INSTANCE = GUARDED + "DEFAULT = Sized()\n"
+
+
+@pytest.mark.parametrize(
+    ("original", "mutated", "refused"),
+    [
+        (GUARDED, GUARDED.replace("LIMIT = 3", "LIMIT = 4"), "class Sized changed: CAP"),
+        (CLOSURE, CLOSURE.replace("make(LIMIT)", "make(LIMIT + 1)"), "<lambda> is a closure"),
+        (INSTANCE, INSTANCE.replace("LIMIT = 3", "LIMIT = 3  # same"), "DEFAULT is an instance"),
+        (GUARDED, GUARDED + "DEFAULT = Sized()\n", None),  # a new name: nothing held the old one
+    ],
+)
+def test_rebind_refuses_what_it_cannot_switch_on_faithfully(
+    tmp_path: Path, original: str, mutated: str, refused: str | None
+) -> None:
+    (tmp_path / "guarded_target.py").write_text(original, encoding="utf-8")
+    sys.path.insert(0, str(tmp_path))
+    try:
+        module = importlib.import_module("guarded_target")
+        if refused is None:
+            rebind(mutated, module.__file__)
+            assert module.Sized().cap == 6
+        else:
+            with pytest.raises(LookupError, match=refused):
+                rebind(mutated, module.__file__)
+    finally:
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("guarded_target", None)
