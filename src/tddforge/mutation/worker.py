@@ -541,7 +541,7 @@ def rebind(mutated_source: str, target: str) -> None:
     before = dict(namespace)
     code = compile(mutated_source, target, "exec", dont_inherit=True)
     exec(code, namespace)  # an exception here is the mutant breaking the import
-    changed: list[tuple[Any, Any]] = []
+    changed: list[tuple[str, Any, Any]] = []
     for name, new in list(namespace.items()):
         old = before.get(name, namespace)
         if old is namespace or old is new:
@@ -557,7 +557,7 @@ def rebind(mutated_source: str, target: str) -> None:
             _update_in_place(old, new)
             namespace[name] = old
         else:
-            changed.append((old, new))
+            changed.append((name, old, new))
     if changed:
         _rebind_elsewhere(module, changed)
 
@@ -630,16 +630,21 @@ def _update_in_place(old: Any, new: Any) -> None:
         old.update(new)
 
 
-def _rebind_elsewhere(module: Any, changed: list[tuple[Any, Any]]) -> None:
-    """``from target import NAME`` in other modules: point NAME at the new value."""
-    swap = {id(old): new for old, new in changed}
+def _rebind_elsewhere(module: Any, changed: list[tuple[str, Any, Any]]) -> None:
+    """``from target import NAME`` in the project's other modules (tests, conftests): point
+    NAME at the new value. Matched by name and identity: identity alone would also catch
+    cached small ints and interned strings everywhere."""
+    root = os.getcwd() + os.sep
     for other in list(sys.modules.values()):
         names = getattr(other, "__dict__", None)
-        if other is module or not isinstance(names, dict):
+        where = getattr(other, "__file__", None) or ""
+        if other is module or not isinstance(names, dict) or not where.startswith(root):
             continue
-        for key, value in list(names.items()):
-            if id(value) in swap and any(value is old for old, _ in changed):
-                names[key] = swap[id(value)]
+        if "site-packages" in where:
+            continue
+        for name, old, new in changed:
+            if names.get(name, module) is old:
+                names[name] = new
 
 
 class MutatedFinder(importlib.abc.MetaPathFinder):

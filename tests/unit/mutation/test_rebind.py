@@ -41,7 +41,8 @@ _register = RULES.append(("child", "children"))
 
 
 @pytest.fixture
-def target(tmp_path: Path) -> Iterator[types.ModuleType]:
+def target(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[types.ModuleType]:
+    monkeypatch.chdir(tmp_path)  # the worker runs in the project: its modules are rebound
     (tmp_path / "rebind_target.py").write_text(SOURCE, encoding="utf-8")
     (tmp_path / "rebind_user.py").write_text("from rebind_target import LIMIT, RULES, plural\n")
     sys.path.insert(0, str(tmp_path))
