@@ -28,6 +28,7 @@ from tddforge.builtin.discover import CallableInfo, ModuleInfo, discover
 from tddforge.builtin.explore import Call, CallResult, run_against_mutants, run_calls
 from tddforge.builtin.search import neighbours, search
 from tddforge.builtin.targeting import (
+    call_site_strings,
     calls_with_inputs,
     choose,
     inputs_from_lines,
@@ -44,7 +45,7 @@ from tddforge.sandbox import Limits, Sandbox
 
 SEARCH_SHARE = 0.7  # of the budget; the mutant-directed phase gets the rest
 MIN_PHASE_SECONDS = 2.0
-PER_MUTANT_CALLS = 6  # calls made from one mutated line's literals
+PER_MUTANT_CALLS = 12  # calls made from one mutated line's literals
 MAX_NEW_CALLS = 600
 Progress = Callable[[str], None]
 
@@ -188,6 +189,7 @@ class BuiltinSuiteGenerator:
         wanted: dict[str, list[Call]] = {}
         for m in mutants:
             inputs = inputs_from_lines(m, strings, limit=2)
+            inputs += call_site_strings(target.source, m.line)
             users = users_of_line(target.source, m.line)
             wanted[m.id] = calls_with_inputs(self._pool, inputs, users)[:PER_MUTANT_CALLS]
         tried = {r.call for r in self._pool}

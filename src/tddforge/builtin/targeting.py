@@ -23,6 +23,7 @@ from tddforge.builtin.regex_example import examples_for
 from tddforge.mutation.mutant import Mutant
 
 Observed = tuple[object, ...]
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 MAX_INPUT = 60  # a longer literal is text, not an input worth trying
 
 
@@ -153,19 +154,54 @@ def calls_with_inputs(
 
 
 def users_of_line(source: str, line: int) -> set[str] | None:
-    """The functions and methods that read a name the top-level statement at ``line`` assigns
-    (``PLURALS = [...]`` → those reading ``PLURALS``); None when it assigns nothing they read."""
+    """The functions and methods that read the data the top-level statement at ``line`` makes.
+
+    For an assignment (``PLURALS = [...]``), the names it assigns; for a module
+    function only run at import (``_irregular``, called to fill ``PLURALS``), the
+    module names it reads. The function itself is left out. None when nobody reads them.
+    """
     tree = ast.parse(source)
-    statement = next((s for s in tree.body if s.lineno <= line <= (s.end_lineno or s.lineno)), None)
+    statement = _statement_at(tree, line)
     if statement is None:
         return None
-    assigned = {n.id for n in ast.walk(statement) if isinstance(n, ast.Name)
+    if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        module_names = {n.id for s in tree.body if not isinstance(s, _DEFS)
+                        for n in ast.walk(s) if isinstance(n, ast.Name)
+                        and isinstance(n.ctx, ast.Store)}  # fmt: skip
+        data = {n.id for n in ast.walk(statement) if isinstance(n, ast.Name)} & module_names
+    else:
+        data = {n.id for n in ast.walk(statement) if isinstance(n, ast.Name)
                 and isinstance(n.ctx, ast.Store)}  # fmt: skip
     users: set[str] = set()
     for qualname, func in _functions(tree):
-        if any(isinstance(n, ast.Name) and n.id in assigned for n in ast.walk(func)):
+        if func is not statement and any(
+            isinstance(n, ast.Name) and n.id in data for n in ast.walk(func)
+        ):
             users.add(qualname)
     return users or None
+
+
+def call_site_strings(source: str, line: int) -> list[str]:
+    """For a mutant in a module function the module calls while importing (``_irregular``):
+    the strings those calls pass (``'person'``, ``'people'``), each also capitalised."""
+    tree = ast.parse(source)
+    statement = _statement_at(tree, line)
+    if not isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return []
+    found: list[str] = []
+    for top in tree.body:
+        call = top.value if isinstance(top, ast.Expr) else None
+        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)):
+            continue
+        if call.func.id == statement.name:
+            for arg in call.args:
+                if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+                    found += [arg.value, arg.value.capitalize()]
+    return list(dict.fromkeys(s for s in found if s.strip()))
+
+
+def _statement_at(tree: ast.Module, line: int) -> ast.stmt | None:
+    return next((s for s in tree.body if s.lineno <= line <= (s.end_lineno or s.lineno)), None)
 
 
 def _functions(tree: ast.Module) -> list[tuple[str, ast.AST]]:

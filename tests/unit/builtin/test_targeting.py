@@ -6,6 +6,7 @@ import pytest
 
 from tddforge.builtin.explore import Call, CallResult, Outcome
 from tddforge.builtin.targeting import (
+    call_site_strings,
     calls_with_inputs,
     choose,
     inputs_from_lines,
@@ -150,3 +151,31 @@ def test_calls_with_inputs_swaps_the_first_string_argument() -> None:
         Call("pluralize", ("'mouse'",)),
         Call("shout", ("'mouse'",)),
     ]
+
+
+IRREGULAR = """\
+PLURALS = []
+
+
+def _irregular(singular, plural):
+    PLURALS.insert(0, (singular, plural))
+
+
+def pluralize(word):
+    for single, many in PLURALS:
+        if word == single:
+            return many
+    return word
+
+
+_irregular("person", "people")
+_irregular("man", "men")
+"""
+
+
+def test_a_mutant_in_an_import_time_helper_gets_its_call_sites_words() -> None:
+    assert call_site_strings(IRREGULAR, 5) == [
+        "person", "Person", "people", "People", "man", "Man", "men", "Men",
+    ]  # fmt: skip
+    assert users_of_line(IRREGULAR, 5) == {"pluralize"}  # reads PLURALS, which _irregular fills
+    assert call_site_strings(IRREGULAR, 9) == []  # pluralize is not called at import
