@@ -3,7 +3,9 @@
 A test's fingerprint hashes its own source (a test function, or the whole
 ``Test*`` class for a method), everything else at the test file's top level
 (imports, helpers, fixtures, parametrize data), and every ``conftest.py``
-between the project root and the file. Any edit to any of those changes the
+between the project root and the file. A ``from m import a, b`` counts as the
+import of ``m`` plus, per test, the bindings of the names that test reads, so
+importing one more name for a new test does not change the others. Any edit to any of those changes the
 fingerprint, so a cached verdict is reused only when nothing the test could
 depend on inside the test code has changed.
 """
@@ -72,16 +74,45 @@ def file_fingerprints(project: Path, test_file: Path) -> dict[str, str]:
     def segment(node: ast.AST) -> str:
         return ast.get_source_segment(source, node) or ""
 
-    shared = _sha(conftests, *(segment(n) for n in tree.body if not _is_test(n)))
+    others = [n for n in tree.body if not _is_test(n)]
+    exact = _sha(conftests, *(segment(n) for n in others))
+    # for a test, a ``from m import a, b`` counts by the names the test reads: adding a
+    # name another test needs leaves it unchanged (its verdicts stay reusable)
+    bindings = _from_imports(others)
+    shared = _sha(conftests, *(_import_key(n, segment) for n in others))
     classes = [n for n in tree.body if isinstance(n, ast.ClassDef) and _is_test(n)]
-    all_classes = _sha(shared, *(segment(c) for c in classes))
-    found = {rel: _sha(all_classes, *_import_time_parts(tree, segment))}
+    all_classes = _sha(shared, *(segment(c) for c in classes), *_bound(classes, bindings))
+    found = {rel: _sha(exact, *(segment(c) for c in classes), *_import_time_parts(tree, segment))}
     for node in tree.body:
         if isinstance(node, ast.ClassDef) and _is_test(node):
             found[f"{rel}::{node.name}::*"] = all_classes
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and _is_test(node):
-            found[f"{rel}::{node.name}"] = _sha(shared, segment(node))
+            found[f"{rel}::{node.name}"] = _sha(shared, segment(node), *_bound([node], bindings))
     return found
+
+
+def _from_imports(nodes: Iterable[ast.stmt]) -> dict[str, str]:
+    """Name → the ``from ... import`` that binds it (the last one wins, as at run time)."""
+    bound: dict[str, str] = {}
+    for node in nodes:
+        if isinstance(node, ast.ImportFrom) and not any(a.name == "*" for a in node.names):
+            source = "." * node.level + (node.module or "")
+            for alias in node.names:
+                bound[alias.asname or alias.name] = f"from {source} import {alias.name}"
+    return bound
+
+
+def _import_key(node: ast.stmt, segment: Callable[[ast.AST], str]) -> str:
+    """A ``from m import names`` as what it runs (importing ``m``); anything else as written."""
+    if isinstance(node, ast.ImportFrom) and not any(a.name == "*" for a in node.names):
+        return f"from {'.' * node.level}{node.module or ''} import ..."
+    return segment(node)
+
+
+def _bound(nodes: Iterable[ast.AST], bindings: dict[str, str]) -> list[str]:
+    """The imports that bind the names ``nodes`` read."""
+    names = {n.id for node in nodes for n in ast.walk(node) if isinstance(n, ast.Name)}
+    return sorted(bindings[name] for name in names if name in bindings)
 
 
 def _import_time_parts(tree: ast.Module, segment: Callable[[ast.AST], str]) -> Iterator[str]:

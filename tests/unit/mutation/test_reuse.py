@@ -157,3 +157,37 @@ def test_only_passing_unchanged_tests_keep_their_baseline_records() -> None:
     }
     config = {"prior_baseline": prior, "unchanged_tests": [*UNCHANGED, "t.py::test_skip"]}
     assert sorted(reusable_baseline(config)) == sorted([A, C])
+
+
+IMPORTS = """from math import floor
+
+
+def test_a():
+    assert floor(1.5) == 1
+
+
+def test_b():
+    assert True
+"""
+
+
+@pytest.mark.parametrize(
+    ("edit", "changed", "collection_changes"),
+    [
+        # one more name for a new test: the old tests stay reusable
+        (("from math import floor", "from math import ceil, floor"), set(), True),
+        # the name a test reads now comes from elsewhere: that test changes
+        (("from math import floor", "from math import ceil as floor"), {"test_a"}, True),
+        # another module is imported: everything may differ
+        (("from math import floor", "from math import floor\nfrom os import sep"),
+         {"test_a", "test_b"}, True),
+    ],
+)  # fmt: skip
+def test_from_imports_count_by_the_names_each_test_reads(
+    tmp_path: Path, edit: tuple[str, str], changed: set[str], collection_changes: bool
+) -> None:
+    before = _prints(tmp_path, IMPORTS)
+    after = _prints(tmp_path, IMPORTS.replace(*edit, 1))
+    differing = {k.split("::")[-1] for k in before if "::" in k and before[k] != after.get(k)}
+    assert differing == changed
+    assert (before["tests/test_x.py"] != after["tests/test_x.py"]) is collection_changes
