@@ -47,5 +47,8 @@ sample modules:
 - ``regex_example.py`` (pure): a string each mined regex matches.
 - ``targeting.py`` (pure): which calls to run against which surviving
   mutant, whether an outcome tells the mutant apart (as the written
-  assertions would), and a greedy choice of calls.
+  assertions would), and a greedy choice of calls; for mutants no traced
+  call reaches (import-time tables and the helpers that fill them), new
+  calls fed the mutated line's literals, what its regexes match and the
+  words the helper's call sites pass, to the functions that read that data.
 """
