@@ -75,7 +75,21 @@ def neighbours(
             if value != source:
                 kwargs = (*call.kwargs[:i], (name, value), *call.kwargs[i + 1 :])
                 found.append(replace(call, kwargs=kwargs))
-    return list(dict.fromkeys(found))
+    return list(dict.fromkeys(found + _with_new_keyword(call, func, options)))
+
+
+def _with_new_keyword(
+    call: Call, func: CallableInfo, options: Mapping[str, Sequence[str]]
+) -> list[Call]:
+    """``call`` with one optional parameter it left out given a few of its candidates."""
+    given = {name for name, _ in call.kwargs}
+    found: list[Call] = []
+    for index, param in enumerate(func.parameters):
+        if param.name in given or index < len(call.args) or param.kind not in _KEYWORD:
+            continue
+        for value in options.get(param.name, ())[:_NEW_ARGUMENT_VALUES]:
+            found.append(replace(call, kwargs=(*call.kwargs, (param.name, value))))
+    return found
 
 
 def candidate_sources(
@@ -182,12 +196,5 @@ def instance_neighbours(
 ) -> list[Call]:
     """A method call on instances built with one constructor argument changed."""
     init = Call(ctor.qualname, call.init_args or (), call.init_kwargs)
-    others = neighbours(init, ctor, options)
-    given = {name for name, _ in init.kwargs}
-    positional = len(init.args)
-    for index, param in enumerate(ctor.parameters):  # an optional argument not given yet
-        if param.name in given or index < positional or param.kind not in _KEYWORD:
-            continue
-        for value in (options or {}).get(param.name, ())[:_NEW_ARGUMENT_VALUES]:
-            others.append(replace(init, kwargs=(*init.kwargs, (param.name, value))))
+    others = neighbours(init, ctor, options)  # one argument changed, or one more given
     return [replace(call, init_args=o.args, init_kwargs=o.kwargs) for o in others]

@@ -70,3 +70,15 @@ def test_neighbours_of_keyword_arguments_keep_the_rest() -> None:
         Call("f", ("1",), (("k", "-3"),), init_args=("'box'",)),
         Call("f", ("1",), (("k", "0"),), init_args=("'box'",)),
     ]
+
+
+def test_an_optional_keyword_left_out_is_tried_with_its_candidates() -> None:
+    f = func(("doc", "dict", POS), ("default", None, POS), ("strict", None, "keyword_only"))
+    options = {"default": ["0", "None", "'x'", "[]", "{}"], "strict": ["True", "False"]}
+    added = [c.kwargs for c in neighbours(Call("f", ("{}",)), f, options) if c.kwargs]
+    assert added == [
+        (("default", "0"),), (("default", "None"),), (("default", "'x'"),), (("default", "[]"),),
+        (("strict", "True"),), (("strict", "False"),),
+    ]  # fmt: skip
+    given = Call("f", ("{}", "0"))  # default given by position: not added again by keyword
+    assert all(name != "default" for c in neighbours(given, f, options) for name, _ in c.kwargs)
