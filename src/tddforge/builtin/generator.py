@@ -45,7 +45,7 @@ from tddforge.sandbox import Limits, Sandbox
 
 SEARCH_SHARE = 0.7  # of the budget; the mutant-directed phase gets the rest
 MIN_PHASE_SECONDS = 2.0
-PER_MUTANT_CALLS = 12  # calls made from one mutated line's literals
+PER_MUTANT_CALLS = 64  # calls made from one mutant's line literals or its helper's call sites
 MAX_NEW_CALLS = 600
 Progress = Callable[[str], None]
 
