@@ -35,6 +35,7 @@ OPERATORS = {
     "__abs__": "abs({self})", "__len__": "len({self})", "__str__": "str({self})",
     "__repr__": "repr({self})", "__bool__": "bool({self})", "__getitem__": "{self}[{0}]",
     "__contains__": "({0} in {self})", "__iter__": "list({self})",
+    "__radd__": "({0} + {self})", "__rsub__": "({0} - {self})", "__rmul__": "({0} * {self})",
 }  # fmt: skip
 
 _KINDS = {

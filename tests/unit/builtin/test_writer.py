@@ -267,3 +267,11 @@ def test_stdlib_values_import_their_module() -> None:
     ])  # fmt: skip
     assert "import datetime\nimport decimal\n\nfrom cal import weekday\n" in source
     assert "assert weekday(datetime.date(2020, 1, 31)) == 4" in source
+
+
+def test_reflected_operators_put_the_instance_on_the_right() -> None:
+    source = write_module("shop", [
+        returned(Call("Money.__rsub__", ("10",), init_args=("1",)), "9"),
+    ])  # fmt: skip
+    assert "    money = Money(1)\n    assert (10 - money) == 9\n" in source
+    assert "def test_money_rsub_returns_9()" in source
