@@ -111,6 +111,37 @@ def find_ruff() -> Path | None:
     return Path(found) if found else None
 
 
+def format_source(source: str, test_path: str, project: Path) -> str:
+    """``source`` as ``ruff format`` writes it under the project's configuration (as is
+    without ruff, or when it cannot be formatted)."""
+    ruff = find_ruff()
+    if ruff is None:
+        return source
+    argv = [str(ruff), "format", "--no-cache", "--stdin-filename", test_path, "-"]
+    try:
+        done = subprocess.run(argv, input=source, capture_output=True, text=True, cwd=project,
+                              timeout=60, check=False)  # fmt: skip
+    except (OSError, subprocess.TimeoutExpired):
+        return source
+    return done.stdout if done.returncode == 0 and done.stdout else source
+
+
+def drop_unused_imports(source: str, test_path: str, project: Path) -> str:
+    """``source`` without the imports nothing uses any more (ruff's F401 fix), e.g. after
+    tests were pruned from it; as is when ruff is missing or fails."""
+    ruff = find_ruff()
+    if ruff is None:
+        return source
+    argv = [str(ruff), "check", "--isolated", "--no-cache", "--select", "F401", "--fix",
+            "--stdin-filename", test_path, "-"]  # fmt: skip
+    try:
+        done = subprocess.run(argv, input=source, capture_output=True, text=True, cwd=project,
+                              timeout=60, check=False)  # fmt: skip
+    except (OSError, subprocess.TimeoutExpired):
+        return source
+    return done.stdout if done.stdout.strip() and check_syntax(done.stdout) is None else source
+
+
 def ruff_issues(source: str, test_path: str, project: Path, notes: list[str]) -> tuple[Issue, ...]:
     """ruff's findings for ``source``, read from its JSON output."""
     ruff = find_ruff()

@@ -16,13 +16,12 @@ installed, so it passes ``ruff format --check`` as well as ``ruff check``.
 
 from __future__ import annotations
 
-import subprocess
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from tddforge.agents.cover import CoverTarget, GeneratedSuite
-from tddforge.analysis.static import find_ruff
+from tddforge.analysis.static import format_source
 from tddforge.builtin.constants import mine_constants
 from tddforge.builtin.discover import CallableInfo, ModuleInfo, discover
 from tddforge.builtin.explore import Call, CallResult, run_against_mutants, run_calls
@@ -226,7 +225,7 @@ class BuiltinSuiteGenerator:
 
     def _write(self, target: CoverTarget) -> str:
         code = write_module(target.import_name, self._kept, target.framework)
-        return format_code(code, target.test_path, target.project)
+        return format_source(code, target.test_path, target.project)
 
 
 def _untried(
@@ -238,17 +237,3 @@ def _untried(
         if func is not None:
             found += [c for c in neighbours(result.call, func) if c not in tried]
     return list(dict.fromkeys(found))
-
-
-def format_code(code: str, test_path: str, project: Path) -> str:
-    """``code`` as ``ruff format`` writes it under the project's configuration (as is without ruff)."""
-    ruff = find_ruff()
-    if ruff is None:
-        return code
-    argv = [str(ruff), "format", "--no-cache", "--stdin-filename", test_path, "-"]
-    try:
-        done = subprocess.run(argv, input=code, capture_output=True, text=True, cwd=project,
-                              timeout=60, check=False)  # fmt: skip
-    except (OSError, subprocess.TimeoutExpired):
-        return code
-    return done.stdout if done.returncode == 0 and done.stdout else code

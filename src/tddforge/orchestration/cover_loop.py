@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import ast
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from tddforge.agents.cover import CoverTarget, GeneratedSuite, TestSuiteGenerator
 from tddforge.analysis.project import default_test_path, detect_framework, import_name
+from tddforge.analysis.static import drop_unused_imports, format_source
 from tddforge.config import Settings
 from tddforge.errors import InputError, LLMError
 from tddforge.llm import LLMClient
@@ -309,7 +310,7 @@ def _assemble(attempts: list[_Attempt], lab: SuiteLab, progress: Progress) -> _F
     final.dropped.update(lab.alone([v for v in found.verdicts.values() if v.status == "stable"]))
     stable = [k for k in found.verdicts if k not in final.dropped]
     if len(stable) < len(found.verdicts):
-        found = _remeasure(lab, suites.prune_source(found.code, stable), final)
+        found = _remeasure(lab, _pruned(lab, found.code, stable), final)
     killers = _kills(found)
     lines = found.coverage.contexts if found.coverage else {}
     selection = suites.select_tests(
@@ -317,7 +318,7 @@ def _assemble(attempts: list[_Attempt], lab: SuiteLab, progress: Progress) -> _F
     )
     final.dropped.update(selection.dropped)
     if selection.dropped:
-        pruned = _remeasure(lab, suites.prune_source(found.code, selection.kept), final)
+        pruned = _remeasure(lab, _pruned(lab, found.code, selection.kept), final)
         if (
             pruned.ran
             and _quality(pruned) >= _quality(found)
@@ -332,6 +333,18 @@ def _assemble(attempts: list[_Attempt], lab: SuiteLab, progress: Progress) -> _F
     final.source = found
     final.kept = found.stable
     return final
+
+
+def _pruned(lab: SuiteLab, code: str, keep: Iterable[str]) -> str:
+    """``code`` with only the ``keep`` tests, without the imports only dropped tests used,
+    and formatted again when it was formatted (the builtin's is; an LLM's keeps its style)."""
+    path, project = lab.target.test_path, lab.project
+    pruned = drop_unused_imports(suites.prune_source(code, keep), path, project)
+    return (
+        format_source(pruned, path, project)
+        if format_source(code, path, project) == code
+        else pruned
+    )
 
 
 def _remeasure(lab: SuiteLab, code: str, final: _Final) -> Measurement:

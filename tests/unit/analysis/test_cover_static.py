@@ -14,7 +14,7 @@ from tddforge.analysis.project import (
     import_name,
 )  # fmt: skip
 from tddforge.analysis.smells import defined_names, find_smells
-from tddforge.analysis.static import analyze, check_syntax
+from tddforge.analysis.static import analyze, check_syntax, drop_unused_imports
 
 MODULE = "import requests\n\ndef fetch(u):\n    return requests.get(u)\n\nclass Cart:\n    pass\n"
 NAMES = defined_names(MODULE)
@@ -149,3 +149,18 @@ def test_default_test_path(tmp_path: Path) -> None:
     assert default_test_path(tmp_path, tmp_path / "m.py") == "test_m_tddforge.py"
     (tmp_path / "tests").mkdir()
     assert default_test_path(tmp_path, tmp_path / "m.py") == "tests/test_m_tddforge.py"
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        (  # a pruned test's names go; what the kept tests use stays
+            "import pytest\n\nfrom shop import Money, checkout, discount\n\n\n"
+            "def test_discount():\n    assert discount(1) == 0\n",
+            "\nfrom shop import discount\n\n\ndef test_discount():\n    assert discount(1) == 0\n",
+        ),  # the blank line left is ruff format's to remove (the loop formats formatted code)
+        ("def f(:\n", "def f(:\n"),  # not Python: left as it is
+    ],
+)
+def test_drop_unused_imports(tmp_path: Path, source: str, expected: str) -> None:
+    assert drop_unused_imports(source, "tests/test_shop.py", tmp_path) == expected
