@@ -111,50 +111,55 @@ def find_ruff() -> Path | None:
     return Path(found) if found else None
 
 
+class RuffMissing(Exception):
+    """ruff is neither beside this interpreter nor on PATH."""
+
+
+def run_ruff(args: list[str], source: str, test_path: str, project: Path) -> str:
+    """ruff's stdout for ``source`` given on stdin as ``test_path``, run in ``project``.
+
+    Raises ``RuffMissing``, ``OSError`` or ``subprocess.TimeoutExpired``.
+    """
+    ruff = find_ruff()
+    if ruff is None:
+        raise RuffMissing
+    argv = [str(ruff), *args, "--no-cache", "--stdin-filename", test_path, "-"]
+    done = subprocess.run(argv, input=source, capture_output=True, text=True, cwd=project,
+                          timeout=60, check=False)  # fmt: skip
+    return done.stdout
+
+
 def format_source(source: str, test_path: str, project: Path) -> str:
     """``source`` as ``ruff format`` writes it under the project's configuration (as is
     without ruff, or when it cannot be formatted)."""
-    ruff = find_ruff()
-    if ruff is None:
-        return source
-    argv = [str(ruff), "format", "--no-cache", "--stdin-filename", test_path, "-"]
     try:
-        done = subprocess.run(argv, input=source, capture_output=True, text=True, cwd=project,
-                              timeout=60, check=False)  # fmt: skip
-    except (OSError, subprocess.TimeoutExpired):
+        formatted = run_ruff(["format"], source, test_path, project)
+    except (RuffMissing, OSError, subprocess.TimeoutExpired):
         return source
-    return done.stdout if done.returncode == 0 and done.stdout else source
+    return formatted if formatted and check_syntax(formatted) is None else source
 
 
 def drop_unused_imports(source: str, test_path: str, project: Path) -> str:
     """``source`` without the imports nothing uses any more (ruff's F401 fix), e.g. after
     tests were pruned from it; as is when ruff is missing or fails."""
-    ruff = find_ruff()
-    if ruff is None:
-        return source
-    argv = [str(ruff), "check", "--isolated", "--no-cache", "--select", "F401", "--fix",
-            "--stdin-filename", test_path, "-"]  # fmt: skip
+    args = ["check", "--isolated", "--select", "F401", "--fix"]
     try:
-        done = subprocess.run(argv, input=source, capture_output=True, text=True, cwd=project,
-                              timeout=60, check=False)  # fmt: skip
-    except (OSError, subprocess.TimeoutExpired):
+        fixed = run_ruff(args, source, test_path, project)
+    except (RuffMissing, OSError, subprocess.TimeoutExpired):
         return source
-    return done.stdout if done.stdout.strip() and check_syntax(done.stdout) is None else source
+    return fixed if fixed.strip() and check_syntax(fixed) is None else source
 
 
 def ruff_issues(source: str, test_path: str, project: Path, notes: list[str]) -> tuple[Issue, ...]:
     """ruff's findings for ``source``, read from its JSON output."""
-    ruff = find_ruff()
-    if ruff is None:
+    args = ["check", "--isolated", "--select", RUFF_SELECT, "--ignore", RUFF_IGNORE,
+            "--config", f"lint.mccabe.max-complexity={MAX_COMPLEXITY}",
+            "--output-format=json", "--exit-zero"]  # fmt: skip
+    try:
+        rows = json.loads(run_ruff(args, source, test_path, project) or "[]")
+    except RuffMissing:
         notes.append("ruff is not installed: lint skipped")
         return ()
-    argv = [str(ruff), "check", "--isolated", "--no-cache", "--select", RUFF_SELECT,
-            "--ignore", RUFF_IGNORE, "--config", f"lint.mccabe.max-complexity={MAX_COMPLEXITY}",
-            "--output-format=json", "--exit-zero", "--stdin-filename", test_path, "-"]  # fmt: skip
-    try:
-        done = subprocess.run(argv, input=source, capture_output=True, text=True, cwd=project,
-                              timeout=60, check=False)  # fmt: skip
-        rows = json.loads(done.stdout or "[]")
     except (OSError, subprocess.TimeoutExpired, ValueError) as exc:
         notes.append(f"ruff failed: {exc}")
         return ()

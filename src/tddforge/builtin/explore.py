@@ -18,7 +18,8 @@ from __future__ import annotations
 import itertools
 import json
 import shutil
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -29,7 +30,7 @@ from tddforge.builtin.discover import PROBE_SOURCE, CallableInfo, ClassInfo, Mod
 from tddforge.builtin.values import Expr, Hint, Value, candidates, parse_hint
 from tddforge.errors import InputError
 from tddforge.runner.pytest_run import private_dir, project_paths
-from tddforge.sandbox import Sandbox
+from tddforge.sandbox import Sandbox, SandboxResult
 
 RUNNER_SOURCE = Path(__file__).with_name("runner.py")
 _HASH_SEEDS = ("1", "2")
@@ -108,13 +109,8 @@ def run_calls(
     call_timeout: float = 2.0,
 ) -> list[CallResult]:
     """Run ``calls`` twice in the sandbox; results of the calls the first run finished."""
-    project, module = project.resolve(), module.resolve()
-    config = {"module": import_name(project, module), "call_timeout": call_timeout,
-              "calls": [call.to_json(i) for i, call in enumerate(calls)]}  # fmt: skip
-    with private_dir(project) as private:
-        shutil.copyfile(PROBE_SOURCE, private / "tddforge_discovery_probe.py")
-        shutil.copyfile(RUNNER_SOURCE, private / "tddforge_call_runner.py")
-        (private / "calls.json").write_text(json.dumps(config), encoding="utf-8")
+    project = project.resolve()
+    with _runner_dir(project, _config(project, module, calls, call_timeout)) as private:
         runs = [_run_once(private, project, python, sandbox, timeout, seed) for seed in _HASH_SEEDS]
     return merge_runs(calls, *runs)
 
@@ -135,18 +131,12 @@ def run_against_mutants(
     One run (each mutant in its own child of the imported module); a mutant
     the run did not reach within ``timeout`` is missing from the result.
     """
-    project, module = project.resolve(), module.resolve()
-    config = {"module": import_name(project, module), "call_timeout": call_timeout,
-              "calls": [call.to_json(i) for i, call in enumerate(calls)],
-              "mutants": [{"id": m, "source": src, "calls": list(ids)} for m, src, ids in mutants]}  # fmt: skip
-    with private_dir(project) as private:
-        shutil.copyfile(PROBE_SOURCE, private / "tddforge_discovery_probe.py")
-        shutil.copyfile(RUNNER_SOURCE, private / "tddforge_call_runner.py")
-        (private / "calls.json").write_text(json.dumps(config), encoding="utf-8")
+    project = project.resolve()
+    config = _config(project, module, calls, call_timeout)
+    config["mutants"] = [{"id": m, "source": src, "calls": list(ids)} for m, src, ids in mutants]
+    with _runner_dir(project, config) as private:
         out = private / "mutants.jsonl"
-        argv = [str(python), str(private / "tddforge_call_runner.py"), str(private / "calls.json"),
-                str(out), *project_paths(project)]  # fmt: skip
-        sandbox.run(argv, cwd=project, timeout=timeout, extra_env={"PYTHONHASHSEED": "1"})
+        _start_runner(private, out, project, python, sandbox, timeout, seed="1")
         lines = out.read_text(encoding="utf-8").splitlines() if out.exists() else []
     found: dict[str, dict[int, Outcome]] = {}
     for row in map(json.loads, lines):
@@ -154,13 +144,38 @@ def run_against_mutants(
     return found
 
 
+def _config(
+    project: Path, module: Path, calls: Sequence[Call], call_timeout: float
+) -> dict[str, Any]:
+    """What the runner reads: the module to import, the per-call timeout and the calls."""
+    return {"module": import_name(project, module.resolve()), "call_timeout": call_timeout,
+            "calls": [call.to_json(i) for i, call in enumerate(calls)]}  # fmt: skip
+
+
+@contextmanager
+def _runner_dir(project: Path, config: dict[str, Any]) -> Iterator[Path]:
+    """A private directory holding the runner, the probe it imports and its config."""
+    with private_dir(project) as private:
+        shutil.copyfile(PROBE_SOURCE, private / "tddforge_discovery_probe.py")
+        shutil.copyfile(RUNNER_SOURCE, private / "tddforge_call_runner.py")
+        (private / "calls.json").write_text(json.dumps(config), encoding="utf-8")
+        yield private
+
+
+def _start_runner(
+    private: Path, out: Path, project: Path, python: Path, sandbox: Sandbox, timeout: float,
+    seed: str,
+) -> SandboxResult:  # fmt: skip
+    argv = [str(python), str(private / "tddforge_call_runner.py"), str(private / "calls.json"),
+            str(out), *project_paths(project)]  # fmt: skip
+    return sandbox.run(argv, cwd=project, timeout=timeout, extra_env={"PYTHONHASHSEED": seed})
+
+
 def _run_once(
     private: Path, project: Path, python: Path, sandbox: Sandbox, timeout: float, seed: str
 ) -> dict[int, dict[str, Any]]:
     out = private / f"results-{seed}.jsonl"
-    argv = [str(python), str(private / "tddforge_call_runner.py"), str(private / "calls.json"),
-            str(out), *project_paths(project)]  # fmt: skip
-    run = sandbox.run(argv, cwd=project, timeout=timeout, extra_env={"PYTHONHASHSEED": seed})
+    run = _start_runner(private, out, project, python, sandbox, timeout, seed)
     if not out.exists() and not run.timed_out:
         tail = (run.stderr.strip().splitlines() or ["no output"])[-1]
         raise InputError(f"cannot run calls of {project.name}: {tail}")

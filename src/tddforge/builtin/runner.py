@@ -35,6 +35,7 @@ import select
 import signal
 import sys
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -192,22 +193,37 @@ def run_call(
     return {"arcs": sorted(tracer.arcs), "outcome": outcome}
 
 
-def in_child(module: Any, call: dict[str, Any], timeout: float) -> dict[str, Any]:
-    """Fork, run the call in the child, and read its result (or say how the child died)."""
+def in_fork(
+    work: Callable[[], bytes], failed: Callable[[BaseException], bytes], wall: float
+) -> tuple[bytes, int]:
+    """Run ``work`` in a forked child and read what it returns (``failed(exc)`` when it
+    raises), killing the child after ``wall`` seconds: the bytes (empty when it died or was
+    killed) and its wait status."""
     read_end, write_end = os.pipe()
     pid = os.fork()
     if pid == 0:
         os.close(read_end)
         try:
-            data = json.dumps(run_call(module, call, timeout)).encode()
-        except BaseException as exc:  # an outcome that cannot be encoded
-            data = json.dumps({"arcs": [], "outcome": describe_error(exc)}).encode()
+            data = work()
+        except BaseException as exc:
+            data = failed(exc)
         with os.fdopen(write_end, "wb") as pipe:
             pipe.write(data)
         os._exit(0)
     os.close(write_end)
-    data = read_all(read_end, pid, timeout + 2.0)
+    data = read_all(read_end, pid, wall)
     _, status = os.waitpid(pid, 0)
+    return data, status
+
+
+def in_child(module: Any, call: dict[str, Any], timeout: float) -> dict[str, Any]:
+    """Run the call in a forked child and read its result (or say how the child died)."""
+    data, status = in_fork(
+        lambda: json.dumps(run_call(module, call, timeout)).encode(),
+        # an outcome that cannot be encoded
+        lambda exc: json.dumps({"arcs": [], "outcome": describe_error(exc)}).encode(),
+        timeout + 2.0,
+    )
     if data:
         return json.loads(data)  # type: ignore[no-any-return]
     return {"arcs": [], "outcome": {"kind": "crash", "status": status}}
@@ -230,20 +246,11 @@ def against_mutant(module: Any, mutant: dict[str, Any], calls: list[Any], timeou
 
 def mutant_in_child(module: Any, mutant: dict[str, Any], calls: list[Any], timeout: float) -> Any:
     """The outcome of each call with the mutant switched on, in a forked child."""
-    read_end, write_end = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        os.close(read_end)
-        try:
-            data = against_mutant(module, mutant, calls, timeout)
-        except BaseException:
-            data = b"{}"
-        with os.fdopen(write_end, "wb") as pipe:
-            pipe.write(data)
-        os._exit(0)
-    os.close(write_end)
-    data = read_all(read_end, pid, timeout * len(calls) + 2.0)
-    os.waitpid(pid, 0)
+    data, _ = in_fork(
+        lambda: against_mutant(module, mutant, calls, timeout),
+        lambda exc: b"{}",
+        timeout * len(calls) + 2.0,
+    )
     return json.loads(data) if data else {}
 
 
