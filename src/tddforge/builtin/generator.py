@@ -23,9 +23,9 @@ from pathlib import Path
 from tddforge.agents.cover import CoverTarget, GeneratedSuite
 from tddforge.analysis.static import format_source
 from tddforge.builtin.constants import mine_constants
-from tddforge.builtin.discover import CallableInfo, ModuleInfo, discover
+from tddforge.builtin.discover import ModuleInfo, discover
 from tddforge.builtin.explore import Call, CallResult, run_against_mutants, run_calls
-from tddforge.builtin.search import neighbours, search
+from tddforge.builtin.search import all_neighbours, search
 from tddforge.builtin.targeting import (
     call_site_strings,
     calls_with_inputs,
@@ -150,13 +150,7 @@ class BuiltinSuiteGenerator:
         if not plans:
             return [], set()
         jobs = [(p.mutant.id, apply_mutant(target.source, p.mutant), p.calls) for p in plans]
-        runs = run_against_mutants(
-            target.project, target.project / target.module_rel, [r.call for r in pool], jobs,
-            python=self.python, sandbox=self._box(target), timeout=seconds,
-        )  # fmt: skip
-        killers = kills(pool, runs)
-        chosen = choose(killers)
-        return [pool[i] for i in chosen], {m for i in chosen for m in killers[i]}
+        return self._judge(target, pool, jobs, seconds)
 
     def _aim_with_neighbours(
         self, target: CoverTarget, mutants: Sequence[Mutant], seconds: float
@@ -168,7 +162,7 @@ class BuiltinSuiteGenerator:
         funcs = {f.qualname: f for f in self._info.callables()}
         near = [r for r in self._pool if any(a in lines or b in lines for a, b in r.arcs)]
         tried = {r.call for r in self._pool}
-        fresh = _untried(near, funcs, tried)
+        fresh = [c for c in all_neighbours(near, funcs, {}, instances=False) if c not in tried]
         if not fresh:
             return []
         module = target.project / target.module_rel
@@ -207,13 +201,24 @@ class BuiltinSuiteGenerator:
                 jobs.append((m.id, apply_mutant(target.source, m), calls))
         if not jobs:
             return [], set()
+        return self._judge(target, results, jobs, max(self._deadline - self.clock(), 1.0))
+
+    def _judge(
+        self,
+        target: CoverTarget,
+        pool: Sequence[CallResult],
+        jobs: Sequence[tuple[str, str, Sequence[int]]],
+        seconds: float,
+    ) -> tuple[list[CallResult], set[str]]:
+        """Run each job's calls (indexes into ``pool``) with its mutant on; the calls that
+        kill most, chosen greedily, and the mutant ids they kill."""
         runs = run_against_mutants(
-            target.project, module, [r.call for r in results], jobs, python=self.python,
-            sandbox=self._box(target), timeout=max(self._deadline - self.clock(), 1.0),
+            target.project, target.project / target.module_rel, [r.call for r in pool], jobs,
+            python=self.python, sandbox=self._box(target), timeout=seconds,
         )  # fmt: skip
-        killers = kills(results, runs)
+        killers = kills(pool, runs)
         chosen = choose(killers)
-        return [results[i] for i in chosen], {m for i in chosen for m in killers[i]}
+        return [pool[i] for i in chosen], {m for i in chosen for m in killers[i]}
 
     def _box(self, target: CoverTarget) -> Sandbox:
         if self._sandbox is None:
@@ -226,14 +231,3 @@ class BuiltinSuiteGenerator:
     def _write(self, target: CoverTarget) -> str:
         code = write_module(target.import_name, self._kept, target.framework)
         return format_source(code, target.test_path, target.project)
-
-
-def _untried(
-    results: Sequence[CallResult], funcs: dict[str, CallableInfo], tried: set[Call]
-) -> list[Call]:
-    found: list[Call] = []
-    for result in results:
-        func = funcs.get(result.call.target)
-        if func is not None:
-            found += [c for c in neighbours(result.call, func) if c not in tried]
-    return list(dict.fromkeys(found))

@@ -170,23 +170,27 @@ def search(
         if not new and not pending:
             return result("coverage stopped rising")
         # the newest finds' neighbours first, then what earlier rounds left over
-        fresh = [c for c in _all_neighbours(new, funcs, options) if c not in tried]
+        fresh = [c for c in all_neighbours(new, funcs, options) if c not in tried]
         pending = list(dict.fromkeys([*fresh, *pending]))
     return result("round limit")
 
 
-def _all_neighbours(
+def all_neighbours(
     results: Iterable[CallResult],
     funcs: Mapping[str, CallableInfo],
     options: Mapping[str, Mapping[str, Sequence[str]]],
+    *,
+    instances: bool = True,
 ) -> list[Call]:
+    """The neighbours of every result's call, once each; with ``instances``, also the
+    same method call on instances built with one constructor argument changed."""
     found: list[Call] = []
     for result in results:
         func = funcs.get(result.call.target)
         if func is not None:
             found += neighbours(result.call, func, options.get(func.qualname))
         owner = result.call.target.split(".")[0]
-        if result.call.init_args is not None and owner in funcs:  # another instance, same call
+        if instances and result.call.init_args is not None and owner in funcs:
             found += instance_neighbours(result.call, funcs[owner], options.get(owner))
     return list(dict.fromkeys(found))
 

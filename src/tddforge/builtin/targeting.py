@@ -15,6 +15,7 @@ new calls from the mutated line's own literals.
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
@@ -113,7 +114,7 @@ def line_strings(source: str) -> dict[int, list[str]]:
     """The string literals on each line of ``source`` (docstrings included: they are rare on
     a mutated line)."""
     found: dict[int, list[str]] = {}
-    for node in ast.walk(ast.parse(source)):
+    for node in ast.walk(_parsed(source)):
         if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value:
             for line in range(node.lineno, (node.end_lineno or node.lineno) + 1):
                 found.setdefault(line, []).append(node.value)
@@ -160,7 +161,7 @@ def users_of_line(source: str, line: int) -> set[str] | None:
     function only run at import (``_irregular``, called to fill ``PLURALS``), the
     module names it reads. The function itself is left out. None when nobody reads them.
     """
-    tree = ast.parse(source)
+    tree = _parsed(source)
     statement = _statement_at(tree, line)
     if statement is None:
         return None
@@ -184,7 +185,7 @@ def users_of_line(source: str, line: int) -> set[str] | None:
 def call_site_strings(source: str, line: int) -> list[str]:
     """For a mutant in a module function the module calls while importing (``_irregular``):
     the strings those calls pass (``'person'``, ``'people'``), each also capitalised."""
-    tree = ast.parse(source)
+    tree = _parsed(source)
     statement = _statement_at(tree, line)
     if not isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return []
@@ -198,6 +199,12 @@ def call_site_strings(source: str, line: int) -> list[str]:
                 if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
                     found += [arg.value, arg.value.capitalize()]
     return list(dict.fromkeys(s for s in found if s.strip()))
+
+
+@functools.lru_cache(maxsize=4)
+def _parsed(source: str) -> ast.Module:
+    """The module's tree, parsed once for all the mutants asked about (read, never changed)."""
+    return ast.parse(source)
 
 
 def _statement_at(tree: ast.Module, line: int) -> ast.stmt | None:
