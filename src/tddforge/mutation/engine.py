@@ -416,9 +416,13 @@ def _finish(
         cache.save(prep.key, CacheEntry(prep.fingerprints, merged, records))
     rel = prep.job.module.resolve().relative_to(prep.job.project.resolve()).as_posix()
     tests = baseline.get("tests", {})
-    passing = sum(t["duration"] for t in tests.values() if t.get("outcome") == "passed")
+    seconds = {n: t["duration"] for n, t in tests.items() if t.get("outcome") == "passed"}
+    covered = {n: tuple(found) for n, found in baseline.get("coverage", {}).items()}
     return MutationReport(rel, prep.source, results, len(tests), elapsed,
-                          baseline_seconds=passing, collect_seconds=baseline.get("collect_seconds", 0.0))  # fmt: skip
+                          baseline_seconds=sum(seconds.values()),
+                          collect_seconds=baseline.get("collect_seconds", 0.0),
+                          test_seconds=seconds, test_lines=covered,
+                          collect_lines=frozenset(baseline.get("collect_lines", ())))  # fmt: skip
 
 
 def _one_line(text: object) -> str:
@@ -478,15 +482,37 @@ TIMEOUT_FACTOR = 5.0
 STARTUP_ALLOWANCE = 3.0  # a fresh interpreter: start-up, pytest import, collection
 
 
-def ground_truth_timeout(report: MutationReport) -> float:
-    """The per-mutant CPU budget of the reference run, by the engine's own rule.
+def ground_truth_timeout(report: MutationReport, mutant: Mutant) -> tuple[float, str]:
+    """The CPU budget of ``mutant``'s reference run by the engine's own rule, and the phase
+    it counts from: ``"tests"`` (the tests start) or ``"session"`` (collection starts).
 
-    A mutant that makes the tests many times slower is a ``timeout`` for the
-    engine; the reference must judge slowness by the same rule, or --verify would
-    report a difference in timeout policy instead of one in execution.
+    A mutant the engine switches on in live functions gets ``TIMEOUT_FLOOR +
+    TIMEOUT_FACTOR x`` its covering tests' baseline time for those tests; the
+    reference, which runs every test, gets that plus the other tests' own time
+    (twice over, for noise). A mutant the engine imports fresh (import-time code,
+    or a function the collection already ran) gets the whole suite's budget plus
+    three collections, counted from collection on, in both. Otherwise --verify
+    would report a difference in timeout policy instead of one in execution.
     """
-    startup = STARTUP_ALLOWANCE + 3 * report.collect_seconds
-    return startup + TIMEOUT_FLOOR + TIMEOUT_FACTOR * report.baseline_seconds
+    lines = set(mutant.lines)
+    fresh = (
+        mutant.strategy != "graft" or not report.test_lines or bool(lines & report.collect_lines)
+    )
+    if fresh:
+        everything = sum(report.test_seconds.values())
+        budget = TIMEOUT_FLOOR + TIMEOUT_FACTOR * everything + 3 * report.collect_seconds
+        return budget, "session"
+    covering = {n for n, run in report.test_lines.items() if lines.intersection(run)}
+    slow = sum(t for n, t in report.test_seconds.items() if n in covering)
+    rest = sum(t for n, t in report.test_seconds.items() if n not in covering)
+    return 2 * rest + TIMEOUT_FLOOR + TIMEOUT_FACTOR * slow, "tests"
+
+
+def ground_truth_startup(report: MutationReport) -> float:
+    """CPU seconds for a reference run's start-up before its budget starts: the
+    interpreter, pytest and its configuration, and for a ``"tests"`` budget the collection
+    (a mutant that hangs at import time runs out of them)."""
+    return STARTUP_ALLOWANCE + 3 * report.collect_seconds
 
 
 def run_ground_truth(
@@ -495,15 +521,16 @@ def run_ground_truth(
     mutants: Sequence[Mutant],
     progress: Progress | None = None,
     *,
-    cpu_limit: float | None = None,
+    cpu_limit: Callable[[Mutant], tuple[float, str]] | None = None,
+    startup: float | None = None,
 ) -> dict[str, str]:
     """Each mutant in a fresh interpreter, every test in file order: the reference verdicts.
 
-    ``cpu_limit`` (seconds of CPU per mutant) makes slowness a timeout by the
-    engine's rule (see ``ground_truth_timeout``); the wall-clock limit is a roomy
+    ``cpu_limit`` (a mutant's CPU seconds, and the phase they count from) makes
+    slowness a timeout by the engine's rule (see ``ground_truth_timeout``), with
+    ``startup`` seconds before that phase; the wall-clock limit is a roomy
     backstop for a mutant that blocks without using CPU.
     """
-    per_mutant = max(60.0, 3 * cpu_limit) if cpu_limit is not None else 60.0
     prep = prepare(job, None)
     verdicts: dict[str, str] = {}
     with _workspace(job.project) as private:
@@ -518,8 +545,12 @@ def run_ground_truth(
             index, mutant = indexed
             out = private / f"gt-{index}.json"
             argv = [str(job.python), worker, "--ground-truth", str(config), mutant.id, str(out)]
-            argv += [str(cpu_limit)] if cpu_limit is not None else []
-            result = sandbox.run(argv, cwd=job.project, timeout=per_mutant, extra_env=_env(job))
+            wall = 60.0
+            if cpu_limit is not None:
+                limit, phase = cpu_limit(mutant)
+                argv += [str(limit), str(startup or STARTUP_ALLOWANCE), phase]
+                wall = max(wall, 3 * (limit + (startup or STARTUP_ALLOWANCE)))
+            result = sandbox.run(argv, cwd=job.project, timeout=wall, extra_env=_env(job))
             return mutant.id, _ground_verdict(result.timed_out, out)
 
         with ThreadPoolExecutor(max_workers=job.workers) as pool:

@@ -39,6 +39,9 @@ class MutationReport:
     warnings: list[str] = field(default_factory=list)
     baseline_seconds: float = 0.0  # the passing tests' run time at baseline
     collect_seconds: float = 0.0
+    test_seconds: dict[str, float] = field(default_factory=dict)  # passing test -> run time
+    test_lines: dict[str, tuple[int, ...]] = field(default_factory=dict)  # test -> lines run
+    collect_lines: frozenset[int] = frozenset()  # the module's lines run at collection
 
     @property
     def counts(self) -> Counter[str]:

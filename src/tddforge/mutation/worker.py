@@ -39,6 +39,7 @@ import contextlib
 import gc
 import importlib.abc
 import importlib.machinery
+import importlib.util
 import json
 import os
 import select
@@ -46,6 +47,8 @@ import signal
 import sys
 import time
 import types
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -99,14 +102,28 @@ def _quiet(stderr_to: str | None = None) -> None:
     os.close(devnull)
 
 
-def _limit_cpu(seconds: float) -> None:
+def _limit_cpu(seconds: float, backstop: float | None = None) -> None:
+    """End this process once it has used ``seconds`` more CPU time.
+
+    ``ITIMER_PROF`` measures the process's CPU time exactly and raises SIGPROF
+    (which ends the process unless it is handled); ``RLIMIT_CPU`` (whole seconds
+    from the process's start, raised by the kernel even while C code runs) is a
+    backstop a second or more later, set once, at ``backstop`` seconds from now
+    when given (a hard limit can only be lowered).
+    """
+    with contextlib.suppress(AttributeError, ValueError, OSError):
+        signal.setitimer(signal.ITIMER_PROF, max(seconds, 0.001))
     try:
         import resource
 
-        limit = max(1, int(seconds + 0.999))
+        used = time.process_time()
+        limit = max(1, int(used + (backstop or seconds) + 1.999))
         resource.setrlimit(resource.RLIMIT_CPU, (limit, limit + 1))
     except (ImportError, ValueError, OSError):
         pass
+
+
+_OUT_OF_CPU = (signal.SIGPROF, signal.SIGXCPU, signal.SIGKILL)
 
 
 def _send(fd: int, data: dict[str, Any]) -> None:
@@ -256,7 +273,7 @@ class Pool:
             on_done(key, json.loads(bytes(buf)))
         except ValueError:
             killed_by = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
-            verdict = "timeout" if killed_by in (signal.SIGXCPU, signal.SIGKILL) else "error"
+            verdict = "timeout" if killed_by in _OUT_OF_CPU else "error"
             on_done(key, {"verdict": verdict, "detail": f"child ended with status {status}"})
 
 
@@ -279,41 +296,108 @@ def run_items(items: list[Any]) -> dict[str, Any]:
 
 
 class LineTracer:
-    """Records the target file's executed lines, cheaply: other files get no local tracer."""
+    """Records the target file's executed lines, cheaply: other files get no local tracer.
+
+    The global trace function runs on every call anywhere (collection makes
+    hundreds of thousands), so it is one plain closure with a dict lookup;
+    only frames of the target get the line tracer.
+    """
 
     def __init__(self, is_target: SameFile):
-        self.is_target = is_target
         self.lines: set[int] = set()
+        lines = self.lines
+        add = lines.add
+        known = is_target._seen
+        check = is_target
 
-    def __call__(self, frame: Any, event: str, arg: Any) -> Any:
-        if not self.is_target(frame.f_code.co_filename):
+        def local(frame: Any, event: str, arg: Any) -> Any:
+            if event == "line":
+                add(frame.f_lineno)
+            return local
+
+        def trace(frame: Any, event: str, arg: Any) -> Any:
+            filename = frame.f_code.co_filename
+            hit = known.get(filename)
+            if hit is None:
+                hit = check(filename)
+            if not hit:
+                return None
+            add(frame.f_lineno)
+            return local
+
+        self.trace = trace
+
+
+class TraceFromImport(importlib.abc.MetaPathFinder):
+    """Starts the collection's line tracing when the target's import begins.
+
+    Tracing all of the collection (pytest's own machinery, other modules)
+    costs more than the collection itself; before the import nothing of the
+    target can run. It only watches: the import itself proceeds unchanged.
+    """
+
+    def __init__(self, target: str, trace: Any):
+        self.target = os.path.realpath(target)
+        self.trace = trace
+        self.fired = False
+        base = os.path.basename(self.target)
+        parent = os.path.basename(os.path.dirname(self.target))
+        self.last_name = parent if base == "__init__.py" else base[:-3]
+
+    def find_spec(self, name: str, path: Any, target: Any = None) -> Any:
+        if self.fired or name.rpartition(".")[2] != self.last_name:
             return None
-        self.lines.add(frame.f_lineno)
-        return self._local
+        spec = importlib.machinery.PathFinder.find_spec(name, path)
+        if spec is not None and spec.origin and os.path.realpath(spec.origin) == self.target:
+            self.fired = True
+            sys.settrace(self.trace)
+        return None
 
-    def _local(self, frame: Any, event: str, arg: Any) -> Any:
-        if event == "line":
-            self.lines.add(frame.f_lineno)
-        return self._local
+    def missed(self) -> bool:
+        return not self.fired and _target_imported(self.target)
+
+    def line_count(self) -> int:
+        with open(self.target, encoding="utf-8") as handle:
+            return sum(1 for _ in handle)
 
 
 class BaselinePlugin:
     """Collects, then runs every test once with line tracing; sends the baseline on a pipe."""
 
-    def __init__(self, target: str, fd: int, reusable: dict[str, dict[str, Any]] | None = None):
+    def __init__(
+        self,
+        target: str,
+        fd: int,
+        reusable: dict[str, dict[str, Any]] | None = None,
+        sources_fd: int | None = None,
+    ):
         self.is_target = SameFile(target)
         self.fd = fd
+        self.sources_fd = sources_fd
         self.reusable = reusable or {}  # nodeid -> a still-valid baseline record
         self.collect = LineTracer(self.is_target)
         self.collect_started = time.perf_counter()
         self.collect_seconds = 0.0
         self.collect_errors: list[str] = []
-        sys.settrace(self.collect)
+        # No target line can run before the target is imported: trace from then on.
+        self.watch = TraceFromImport(target, self.collect.trace)
+        if _target_imported(target):
+            sys.settrace(self.collect.trace)
+        else:
+            sys.meta_path.insert(0, self.watch)
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_collection_finish(self, session: Any) -> None:
         sys.settrace(None)
+        with contextlib.suppress(ValueError):
+            sys.meta_path.remove(self.watch)
+        if self.watch.missed():  # imported some other way: assume every line ran
+            self.collect.lines.update(range(1, self.watch.line_count() + 1))
         self.collect_seconds = time.perf_counter() - self.collect_started
+        if self.sources_fd is not None:  # the parent compiles these while the tests run
+            _send(self.sources_fd, imported_sources())
+            os.close(self.sources_fd)
+            self.sources_fd = None
 
     def pytest_collectreport(self, report: Any) -> None:
         if report.failed:
@@ -332,7 +416,7 @@ class BaselinePlugin:
             tracer = LineTracer(self.is_target)
             nextitem = items[index + 1] if index + 1 < len(items) else None
             started = time.perf_counter()
-            sys.settrace(tracer)
+            sys.settrace(tracer.trace)
             try:
                 reports = runtestprotocol(item, nextitem=nextitem, log=False)
             finally:
@@ -360,16 +444,28 @@ class BaselinePlugin:
         os._exit(0)
 
 
-def run_baseline(config: dict[str, Any], starter: Starter) -> dict[str, Any]:
-    """Fork a child that collects and runs every test once; return what it measured."""
+def run_baseline(
+    config: dict[str, Any],
+    starter: Starter,
+    on_collected: Callable[[dict[str, list[str]]], None] | None = None,
+) -> dict[str, Any]:
+    """Fork a child that collects and runs every test once; return what it measured.
+
+    ``on_collected`` gets the project files the collection imported as soon as
+    it ends, and runs here while the child runs the tests.
+    """
     read_fd, write_fd = os.pipe()
+    sources_read, sources_write = os.pipe()
     pid = os.fork()
     errors = config["results"] + ".baseline-stderr"
     if pid == 0:
         os.close(read_fd)
+        os.close(sources_read)
         _quiet(stderr_to=errors)
         try:
-            plugin = BaselinePlugin(config["target"], write_fd, reusable_baseline(config))
+            plugin = BaselinePlugin(
+                config["target"], write_fd, reusable_baseline(config), sources_write
+            )
             code = starter.main(plugin)
             # Reached only when pytest stopped before running tests (usage or collection errors).
             _send(write_fd, {"pytest_exit": int(code), "collect_errors": plugin.collect_errors})
@@ -377,6 +473,11 @@ def run_baseline(config: dict[str, Any], starter: Starter) -> dict[str, Any]:
             _send(write_fd, {"pytest_exit": -1, "stderr": f"{type(exc).__name__}: {exc}"[-1500:]})
         os._exit(0)
     os.close(write_fd)
+    os.close(sources_write)
+    sources = _read_all(sources_read)  # ends when collection does (or the child exits)
+    if sources and on_collected is not None:
+        with contextlib.suppress(ValueError):
+            on_collected(json.loads(sources))
     data = _drain(read_fd, pid)
     result: dict[str, Any] = json.loads(data) if data else {"pytest_exit": -1}
     if "tests" not in result and not result.get("stderr"):
@@ -398,14 +499,20 @@ def reusable_baseline(config: dict[str, Any]) -> dict[str, dict[str, Any]]:
     }
 
 
-def _drain(read_fd: int, pid: int) -> bytes:
-    """Everything a child wrote on its pipe, once it has exited (and been reaped)."""
+def _read_all(read_fd: int) -> bytes:
+    """Everything written on a pipe until its last writer closed it; closes it here."""
     chunks = []
     while chunk := os.read(read_fd, 1 << 16):
         chunks.append(chunk)
     os.close(read_fd)
-    os.waitpid(pid, 0)
     return b"".join(chunks)
+
+
+def _drain(read_fd: int, pid: int) -> bytes:
+    """Everything a child wrote on its pipe, once it has exited (and been reaped)."""
+    data = _read_all(read_fd)
+    os.waitpid(pid, 0)
+    return data
 
 
 def _tail(path: str, lines: int = 6) -> str:
@@ -416,6 +523,97 @@ def _tail(path: str, lines: int = 6) -> str:
     except OSError:
         return ""
     return " | ".join(kept[-lines:])[-1500:]
+
+
+# -- compiled code, shared with every child ----------------------------------------------------
+
+
+class CodeCache:
+    """Code compiled once in this process and inherited by every child forked after.
+
+    Bytecode caches are off in the sandbox (``PYTHONDONTWRITEBYTECODE``), so
+    without this the collector and every fresh child would compile the
+    project's modules, and pytest would rewrite the test files' asserts, once
+    more each. An entry serves only a file whose bytes are exactly the ones
+    compiled (and, for a test file, the same pytest config), so an edited file
+    is compiled anew, never served stale.
+    """
+
+    def __init__(self) -> None:
+        self.modules: dict[str, tuple[bytes, types.CodeType]] = {}
+        self.tests: dict[str, tuple[bytes, Any, Any]] = {}
+        self._compile: Any = None
+        self._rewrite: Any = None
+
+    def install(self) -> None:
+        """Route plain source imports and pytest's assert rewriting through the cache."""
+        if self._compile is not None:
+            return
+        loader = importlib.machinery.SourceFileLoader
+        self._compile = loader.source_to_code
+        cache = self
+
+        def source_to_code(self: Any, data: Any, path: Any, *, _optimize: int = -1) -> Any:
+            hit = cache.modules.get(path) if isinstance(path, str) else None
+            if hit is not None and _optimize == -1 and hit[0] == data:
+                return hit[1]
+            return cache._compile(self, data, path, _optimize=_optimize)
+
+        loader.source_to_code = source_to_code  # type: ignore[method-assign]
+        try:
+            from _pytest.assertion import rewrite
+        except ImportError:
+            return
+        if callable(getattr(rewrite, "_rewrite_test", None)):
+            self._rewrite = rewrite._rewrite_test
+
+            def rewrite_test(fn: Path, config: Any) -> Any:
+                # pytest's answer differs by version: (stat or source hash, code)
+                hit = cache.tests.get(str(fn))
+                if hit is not None and hit[1] is config and fn.read_bytes() == hit[0]:
+                    return hit[2]
+                return cache._rewrite(fn, config)
+
+            rewrite._rewrite_test = rewrite_test
+
+    def add_module(self, path: str) -> None:
+        with contextlib.suppress(OSError, SyntaxError, ValueError):
+            data = Path(path).read_bytes()
+            self.modules[path] = (data, compile(data, path, "exec", dont_inherit=True))
+
+    def add_test(self, path: str, config: Any) -> None:
+        if self._rewrite is None:
+            return
+        with contextlib.suppress(Exception):  # pytest's own import then reports any problem
+            data = Path(path).read_bytes()
+            answer = self._rewrite(Path(path), config)
+            if Path(path).read_bytes() == data:
+                self.tests[path] = (data, config, answer)
+
+
+CODE_CACHE = CodeCache()
+
+
+def imported_sources() -> dict[str, list[str]]:
+    """Project files imported so far without a bytecode cache: plain modules and test files
+    whose asserts pytest rewrote."""
+    root = os.path.realpath(os.getcwd()) + os.sep
+    modules, tests = [], []
+    for module in list(sys.modules.values()):
+        spec = getattr(module, "__spec__", None)
+        origin = getattr(spec, "origin", None)
+        if not isinstance(origin, str) or not origin.endswith(".py"):
+            continue
+        if not os.path.realpath(origin).startswith(root):
+            continue
+        loader = getattr(spec, "loader", None)
+        if type(loader).__name__ == "AssertionRewritingHook":
+            tests.append(origin)
+        elif type(loader) is importlib.machinery.SourceFileLoader:
+            with contextlib.suppress(NotImplementedError, ValueError):
+                if not os.path.exists(importlib.util.cache_from_source(origin)):
+                    modules.append(origin)
+    return {"modules": modules, "tests": tests}
 
 
 # -- switching mutants on ----------------------------------------------------------------------
@@ -444,13 +642,60 @@ def live_functions(target: str) -> dict[tuple[str, int], list[types.FunctionType
     return index
 
 
+class Blocks:
+    """Compiles a graft mutant's enclosing top-level statement alone, not the whole module.
+
+    The statement is compiled at its own line numbers (blank lines before it)
+    and with the module's ``__future__`` flags, so its code objects are the ones
+    a whole-module compile gives; compiling one function instead of the module
+    is most of a graft's cost saved.
+    """
+
+    def __init__(self, source: str, offsets: list[int]):
+        import __future__
+
+        import ast
+
+        self.source = source
+        self.offsets = offsets
+        tree = ast.parse(source)
+        self.spans: list[tuple[int, int]] = []
+        self.flags = 0
+        for node in tree.body:
+            decorators = getattr(node, "decorator_list", [])
+            start = min([node.lineno] + [d.lineno for d in decorators])
+            self.spans.append((start, node.end_lineno or node.lineno))
+            if isinstance(node, ast.ImportFrom) and node.module == "__future__":
+                for alias in node.names:
+                    self.flags |= getattr(__future__, alias.name).compiler_flag
+
+    def compile(self, m: dict[str, Any], target: str) -> types.CodeType:
+        """The mutated statement's code (raises ValueError if the mutant does not match)."""
+        for start, end in self.spans:
+            if start <= m["line"] and m["end_line"] <= end:
+                break
+        else:
+            raise LookupError(f"mutant {m['id']} is in no top-level statement")
+        begin = self.offsets[start - 1]
+        stop = self.offsets[end] if end < len(self.offsets) else len(self.source)
+        first = self.offsets[m["line"] - 1] + m["col"] - begin
+        last = self.offsets[m["end_line"] - 1] + m["end_col"] - begin
+        block = self.source[begin:stop]
+        if block[first:last] != m["original"]:
+            raise ValueError(f"mutant {m['id']} does not match the source")
+        mutated = block[:first] + str(m["replacement"]) + block[last:]
+        code: types.CodeType = compile(
+            "\n" * (start - 1) + mutated, target, "exec", flags=self.flags, dont_inherit=True
+        )
+        return code
+
+
 def graft(
-    mutated_source: str, target: str, m: dict[str, Any], live: dict[tuple[str, int], list[Any]]
+    statement_code: types.CodeType, m: dict[str, Any], live: dict[tuple[str, int], list[Any]]
 ) -> None:
     """Give the live functions enclosing the mutant their mutated code (raises if impossible)."""
-    module_code = compile(mutated_source, target, "exec", dont_inherit=True)
     key = (m["graft_name"], m["graft_firstlineno"])
-    code = find_code(module_code, *key)
+    code = find_code(statement_code, *key)
     functions = live.get(key)
     if code is None or not functions:
         raise LookupError(f"no live function {key[0]} at line {key[1]}")
@@ -691,11 +936,38 @@ class VerdictPlugin:
             self.killer = report.nodeid
 
 
-def reference_child(config: dict[str, Any], mutated: str, nodeids: list[str]) -> dict[str, Any]:
-    """The ground truth's run: plain ``pytest -x`` over ``nodeids`` in file order, nothing of ours."""
+class CpuBudget:
+    """Starts the reference run's CPU budget when collection starts (``"session"``) or when
+    the tests do (``"tests"``), as the engine's children count theirs."""
+
+    def __init__(self, seconds: float, phase: str):
+        self.seconds = seconds
+        self.phase = phase
+
+    def _start(self) -> None:
+        with contextlib.suppress(AttributeError, ValueError, OSError):
+            signal.setitimer(signal.ITIMER_PROF, max(self.seconds, 0.001))
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_sessionstart(self, session: Any) -> None:
+        if self.phase == "session":
+            self._start()
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtestloop(self, session: Any) -> None:
+        if self.phase == "tests":
+            self._start()
+
+
+def reference_child(
+    config: dict[str, Any], mutated: str, nodeids: list[str], budget: CpuBudget | None = None
+) -> dict[str, Any]:
+    """The ground truth's run: plain ``pytest -x`` over ``nodeids`` in file order, nothing of
+    ours but the CPU ``budget``."""
     sys.meta_path.insert(0, MutatedFinder(config["target"], mutated))
     plugin = VerdictPlugin()
-    code = pytest.main(_pytest_args(config, ["-x", *nodeids]), plugins=[plugin])
+    plugins: list[Any] = [plugin] if budget is None else [plugin, budget]
+    code = pytest.main(_pytest_args(config, ["-x", *nodeids]), plugins=plugins)
     if plugin.killer is not None:
         return {"verdict": "killed", "killer": plugin.killer, "ran": plugin.ran}
     if int(code) not in (0, 5):
@@ -730,7 +1002,7 @@ class Session:
             self.starter.prepare(self.target)
         gc.collect()
         gc.freeze()  # every child shares this heap instead of copying it on its first collection
-        baseline = run_baseline(self.config, self.starter)
+        baseline = run_baseline(self.config, self.starter, self._compile_ahead)
         timings = {
             "prepare": self.starter.prepared is not None,
             "baseline": time.monotonic() - started,
@@ -785,6 +1057,15 @@ class Session:
         self.out.emit(
             event="done", elapsed=time.monotonic() - started, timings=timings, counts=counts
         )
+
+    def _compile_ahead(self, sources: dict[str, list[str]]) -> None:
+        """Compile what the collection imported, once, for every child forked from here."""
+        CODE_CACHE.install()
+        for path in sources.get("modules", []):
+            CODE_CACHE.add_module(path)
+        if self.starter.prepared is not None:  # the config every child shares
+            for path in sources.get("tests", []):
+                CODE_CACHE.add_test(path, self.starter.prepared)
 
     def _baseline_ok(self, baseline: dict[str, Any]) -> bool:
         if baseline.get("collect_errors"):
@@ -868,9 +1149,12 @@ class Session:
         for m in mutants:
             nodeids = self.by_speed
             mutated = apply_mutant(self.source, self.offsets, m)
+            limit = self._timeout(nodeids, self.collect_seconds * 3)
 
-            def body(mutated: str = mutated, nodeids: list[str] = nodeids) -> dict[str, Any]:
-                _limit_cpu(self._timeout(nodeids, self.collect_seconds * 3))
+            def body(
+                mutated: str = mutated, nodeids: list[str] = nodeids, limit: float = limit
+            ) -> dict[str, Any]:
+                _limit_cpu(limit)
                 sys.meta_path.insert(0, MutatedFinder(self.target, mutated))
                 plugin = FreshPlugin()
                 plugin.order = nodeids
@@ -881,9 +1165,19 @@ class Session:
                     "ran": 0,
                 }
 
-            timeout = self._timeout(nodeids, 1.0 + self.collect_seconds * 3)
-            pool.submit((m, nodeids, time.monotonic()), timeout, body, done)
+            pool.submit((m, nodeids, time.monotonic()), wall_limit(limit), body, done)
         pool.drain(done)
+
+
+def wall_limit(cpu_seconds: float) -> float:
+    """The wall-clock limit of a child whose CPU is limited to ``cpu_seconds``.
+
+    The CPU limit decides what is slow: it does not depend on how busy the
+    machine is, and the reference run (``--verify``) judges by CPU time too. The
+    wall limit only catches a child that waits without computing (a sleep, a
+    blocked read), with room for a machine whose cores are shared.
+    """
+    return 3 * cpu_seconds + 1.0
 
 
 class FreshPlugin:
@@ -947,6 +1241,7 @@ class GraftPlugin:
     def pytest_runtestloop(self, session: Any) -> bool:
         items = {item.nodeid: item for item in session.items}
         live = live_functions(self.session.target)
+        blocks = Blocks(self.session.source, self.session.offsets)
         gc.collect()
         gc.freeze()  # grandchildren share the collected heap instead of copying it
         fallback: list[str] = []
@@ -961,18 +1256,18 @@ class GraftPlugin:
                 s._emit_result(m, nodeids, started, result)
 
         for m, nodeids in self.work:
-            started = time.monotonic()
+            extra = s.collect_seconds if m["strategy"] == "fresh" else 0.0
+            limit = s._timeout(nodeids, extra)
 
-            def body(m: dict[str, Any] = m, nodeids: list[str] = nodeids) -> dict[str, Any]:
-                _limit_cpu(
-                    s._timeout(nodeids, s.collect_seconds if m["strategy"] == "fresh" else 0)
-                )
-                mutated = apply_mutant(s.source, s.offsets, m)
+            def body(
+                m: dict[str, Any] = m, nodeids: list[str] = nodeids, limit: float = limit
+            ) -> dict[str, Any]:
+                _limit_cpu(limit)
                 try:
                     if m["strategy"] == "fresh":
-                        rebind(mutated, s.target)
+                        rebind(apply_mutant(s.source, s.offsets, m), s.target)
                     else:
-                        graft(mutated, s.target, m, live)
+                        graft(blocks.compile(m, s.target), m, live)
                 except (LookupError, ValueError, SyntaxError) as exc:
                     return {"verdict": "fallback", "detail": str(exc)}
                 except Exception as exc:  # the mutated module fails to run: an import error
@@ -983,7 +1278,7 @@ class GraftPlugin:
                     }
                 return run_items([items[n] for n in nodeids if n in items])
 
-            pool.submit((m, nodeids, started), s._timeout(nodeids), body, done)
+            pool.submit((m, nodeids, time.monotonic()), wall_limit(limit), body, done)
         pool.drain(done)
         _send(self.fd, {"fallback": fallback})
         os.close(self.fd)
@@ -1071,13 +1366,21 @@ def is_unchanged(nodeid: str, unchanged: set[str]) -> bool:
 
 
 def ground_truth(
-    config: dict[str, Any], mutant_id: str, out: str, cpu_limit: float | None
+    config: dict[str, Any],
+    mutant_id: str,
+    out: str,
+    cpu_limit: float | None,
+    startup: float = 3.0,
+    phase: str = "tests",
 ) -> dict[str, Any]:
     """One mutant in this fresh interpreter, all tests in file order: the reference verdict.
 
-    With ``cpu_limit``, running out of CPU time is a timeout (SIGXCPU is caught
-    and reported), the same rule by which the engine calls a mutant slow.
+    With ``cpu_limit``, the run gets that much CPU time from the start of
+    ``phase`` (``"session"``: collection; ``"tests"``: the first test), and
+    ``startup`` seconds before it; running out is a timeout, the rule by which
+    the engine calls a mutant slow.
     """
+    budget = None
     if cpu_limit is not None:
 
         def out_of_time(signum: int, frame: Any) -> None:
@@ -1086,12 +1389,14 @@ def ground_truth(
             os._exit(0)
 
         signal.signal(signal.SIGXCPU, out_of_time)
-        _limit_cpu(cpu_limit)
+        signal.signal(signal.SIGPROF, out_of_time)
+        _limit_cpu(startup, backstop=startup + cpu_limit)
+        budget = CpuBudget(cpu_limit, phase)
     source = open(config["target"], encoding="utf-8").read()  # noqa: SIM115
     (m,) = [m for m in config["mutants"] if m["id"] == mutant_id]
     mutated = apply_mutant(source, line_offsets(source), m)
     _quiet()
-    return reference_child(config, mutated, list(config["tests"]))
+    return reference_child(config, mutated, list(config["tests"]), budget)
 
 
 def run_request(config: dict[str, Any], starter: Starter | None = None) -> None:
@@ -1168,7 +1473,9 @@ def main(argv: list[str]) -> int:
     if argv[:1] == ["--ground-truth"]:
         config = json.load(open(argv[1], encoding="utf-8"))  # noqa: SIM115
         cpu_limit = float(argv[4]) if len(argv) > 4 else None
-        result = ground_truth(config, argv[2], argv[3], cpu_limit)
+        startup = float(argv[5]) if len(argv) > 5 else 3.0
+        phase = argv[6] if len(argv) > 6 else "tests"
+        result = ground_truth(config, argv[2], argv[3], cpu_limit, startup, phase)
         with open(argv[3], "w", encoding="utf-8") as handle:
             json.dump(result, handle)
         return 0

@@ -10,10 +10,17 @@ import pytest
 from tddforge.config import Settings
 from tddforge.errors import BaselineError, InputError
 from tddforge.mutation.cache import VerdictCache
-from tddforge.mutation.engine import WarmWorker, run_ground_truth, score, verdict_differences
+from tddforge.mutation.engine import (
+    WarmWorker,
+    ground_truth_startup,
+    ground_truth_timeout,
+    run_ground_truth,
+    score,
+    verdict_differences,
+)
 from tddforge.workspace.git import Git
 
-from .conftest import TESTS, job_for
+from .conftest import TESTS, job_for, write_project
 
 pytestmark = pytest.mark.integration
 
@@ -38,7 +45,9 @@ def test_score_gives_exact_verdicts_that_match_the_ground_truth(
     assert build and all(r.verdict == "killed" for r in build)
     assert report.counts["error"] == 0
     assert report.tests == 6
-    truth = run_ground_truth(job_for(project), settings, [r.mutant for r in report.results])
+    truth = run_ground_truth(job_for(project), settings, [r.mutant for r in report.results],
+                             cpu_limit=lambda m: ground_truth_timeout(report, m),
+                             startup=ground_truth_startup(report))  # fmt: skip
     assert verdict_differences(report, truth) == []
     assert 0 < report.score < 100  # type: ignore[operator]
 
@@ -46,6 +55,36 @@ def test_score_gives_exact_verdicts_that_match_the_ground_truth(
 def test_an_infinite_loop_mutant_times_out(project: Path, settings: Settings) -> None:
     report = score(job_for(project), settings)
     assert _verdicts(report)[(23, "+=", "-=")] == "timeout"
+
+
+SLOW_MODULE = """\
+import time
+
+
+def pause(seconds):
+    time.sleep(seconds * 0)
+    return seconds
+"""
+SLOW_TESTS = """\
+from sample import pause
+
+
+def test_pause():
+    assert pause(3) == 3
+"""
+
+
+def test_cpu_time_not_wall_time_decides_what_is_a_timeout(
+    tmp_path: Path, settings: Settings
+) -> None:
+    # ``0 -> 1`` sleeps 3 s: longer than the CPU budget (2 s + 5x the covering test) in wall
+    # time, but a sleep uses no CPU, and CPU time decides (as in --verify): the wall limit
+    # only stops a child that waits far longer.
+    project = write_project(tmp_path / "slow", SLOW_MODULE, SLOW_TESTS)
+    report = score(job_for(project), settings)
+    (slow,) = [r for r in report.results if (r.mutant.line, r.mutant.replacement) == (5, "1")]
+    assert slow.verdict == "survived"
+    assert slow.duration >= 3.0
 
 
 def test_shared_state_does_not_leak_between_mutants(project: Path, settings: Settings) -> None:
