@@ -64,12 +64,23 @@ def mine_constants(source: str) -> dict[str, tuple[Constant, ...]]:
 
 
 def constants_for(mined: dict[str, tuple[Constant, ...]], qualname: str) -> tuple[Constant, ...]:
-    """What a callable may use: its own constants, its class's, then the module's."""
-    scopes = [qualname]
+    """What a callable may use: its own constants (a class's constructor: its ``__init__``'s
+    and ``__new__``'s), its class's, the module's, then every doctest's in the module (an
+    example written for one function is often a valid input to its neighbours)."""
+    scopes = [qualname, f"{qualname}.__init__", f"{qualname}.__new__"]
     if "." in qualname:
         scopes.append(qualname.rsplit(".", 1)[0])
     scopes.append(MODULE_SCOPE)
-    return tuple(c for scope in dict.fromkeys(scopes) for c in mined.get(scope, ()))
+    own = [c for scope in dict.fromkeys(scopes) for c in mined.get(scope, ())]
+    examples = [c for found in mined.values() for c in found if c.kind == "doctest"]
+    seen: set[tuple[type, Scalar, Kind]] = set()
+    unique = []
+    for constant in [*own, *examples]:
+        key = (type(constant.value), constant.value, constant.kind)  # 1 and True stay apart
+        if key not in seen:
+            seen.add(key)
+            unique.append(constant)
+    return tuple(unique)
 
 
 def _with_example(constant: Constant) -> tuple[Constant, ...]:

@@ -3,14 +3,19 @@
 Round 0 runs the planned calls (:func:`tddforge.builtin.explore.plan_calls`).
 Each later round runs the untried *neighbours* of the calls kept so far (one
 argument mutated at a time, staying within its hint) and keeps those that
-reach new arcs. The search stops when a round keeps nothing (coverage has
-stopped rising), when there is nothing untried left, or when the budget is
+reach new arcs. When that frontier runs dry, the search *widens*, at most
+twice, for one round: it tries neighbours of every call run so far, kept or not (a call
+that reached nothing new may be one step from a branch: ``resolve`` on a path
+that fails is one keyword away from returning its ``default``), taking the
+functions in turn. The search stops when a widening finds nothing (coverage
+has stopped rising), when there is nothing untried left, or when the budget is
 spent; it says which.
 """
 
 from __future__ import annotations
 
 import ast
+import itertools
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -32,8 +37,9 @@ from tddforge.builtin.explore import (
 from tddforge.builtin.values import LIMIT, fits, mutations, parse_hint
 from tddforge.sandbox import Sandbox
 
-MAX_ROUNDS = 8
+MAX_ROUNDS = 16
 MAX_BATCH = 400  # calls per round (each runs twice, in a fork of its own)
+MAX_WIDENINGS = 2
 _POSITIONAL = ("positional_only", "positional_or_keyword")
 _KEYWORD = ("positional_or_keyword", "keyword_only")
 _NEW_ARGUMENT_VALUES = 4
@@ -131,6 +137,7 @@ def search(
     covered: frozenset[Arc] = frozenset()
     tried: set[Call] = set()
     rounds = 0
+    widenings = 0
 
     def result(stopped: str) -> SearchResult:
         return SearchResult(tuple(kept), covered, rounds, len(tried), stopped, tuple(seen))
@@ -168,11 +175,30 @@ def search(
         new, covered = keep_new_coverage(results, covered)
         kept += new
         if not new and not pending:
-            return result("coverage stopped rising")
+            wider = [c for c in widen(seen, funcs, options) if c not in tried]
+            if widenings >= MAX_WIDENINGS or not wider:
+                return result("coverage stopped rising")
+            widenings += 1
+            pending = wider[:MAX_BATCH]  # one round each: breadth, every function in turn
+            continue
         # the newest finds' neighbours first, then what earlier rounds left over
         fresh = [c for c in all_neighbours(new, funcs, options) if c not in tried]
         pending = list(dict.fromkeys([*fresh, *pending]))
     return result("round limit")
+
+
+def widen(
+    results: Sequence[CallResult],
+    funcs: Mapping[str, CallableInfo],
+    options: Mapping[str, Mapping[str, Sequence[str]]],
+) -> list[Call]:
+    """The neighbours of every call run, kept or not, one target at a time in turn (so a
+    function with many neighbours does not crowd out the others within a round)."""
+    by_target: dict[str, list[Call]] = {}
+    for call in all_neighbours(results, funcs, options):
+        by_target.setdefault(call.target, []).append(call)
+    turns = itertools.zip_longest(*by_target.values())
+    return [call for turn in turns for call in turn if call is not None]
 
 
 def all_neighbours(

@@ -131,19 +131,26 @@ class _Uses(ast.NodeVisitor):
         if isinstance(node, ast.Name) and node.id in self.tracked:
             self.found.setdefault(self.tracked[node.id], {}).setdefault(rank, hint)
 
-    def note_types(self, node: ast.AST, types: list[str]) -> None:
-        """``isinstance`` checks add up: ``Duration | timedelta`` when a body tests both."""
+    def note_types(self, node: ast.AST, types: list[str], *, checked: bool = False) -> None:
+        """Types add up: ``Duration | timedelta | None`` when a body tests both.
+
+        After an ``isinstance`` check (``checked``), ``None`` comes last, standing
+        for "none of these": the branch taken when every check fails
+        (``else: raise TypeError``) needs such an input too.
+        """
         if isinstance(node, ast.Name) and node.id in self.tracked:
             ranks = self.found.setdefault(self.tracked[node.id], {})
             known = ranks[1].split(" | ") if 1 in ranks else []
-            ranks[1] = " | ".join(dict.fromkeys([*known, *types]))
+            otherwise = checked or "None" in known
+            members = [t for t in dict.fromkeys([*known, *types]) if t != "None"]
+            ranks[1] = " | ".join([*members, *(["None"] if otherwise else [])])
 
     def visit_Call(self, node: ast.Call) -> None:
         callee, args = node.func, node.args
         name = callee.attr if isinstance(callee, ast.Attribute) else _name(callee)
         if name == "isinstance" and len(args) == 2:
             types = args[1].elts if isinstance(args[1], ast.Tuple) else [args[1]]
-            self.note_types(args[0], [ast.unparse(t) for t in types])
+            self.note_types(args[0], [ast.unparse(t) for t in types], checked=True)
         self.note(callee, 2, "Callable")
         if name in _CALLERS and args:
             self.note(args[0], 2, "Callable")

@@ -176,6 +176,14 @@ def f(n: int) -> str:
 def slow(n: int) -> int:
     time.sleep(0.4)
     return n
+
+
+def k(s: str) -> str:
+    if len(s) > 2:
+        if s.startswith("xyxy"):
+            return "double"
+        return "long"
+    return "short"
 """
 
 
@@ -196,8 +204,25 @@ def test_search_reaches_a_branch_through_a_neighbour_then_stops(tmp_path: Path) 
         (("8",), "'eight'"),  # 7 + 1, in round 1
     ]
     # round 1 ran 7's mutations (8, 6, -7, 0) and the other int candidates (1, -1, 100);
-    # round 2 tries the neighbours of 8 not yet run (9, -8) and finds nothing new
-    assert (found.rounds, found.calls_run, found.stopped) == (3, 10, "coverage stopped rising")
+    # round 2 tries the neighbours of 8 not yet run (9, -8) and finds nothing new;
+    # rounds 3 and 4 widen to the neighbours of every call run (the most there are),
+    # find nothing new either, and the search stops
+    assert (found.rounds, found.stopped) == (5, "coverage stopped rising")
+    assert found.calls_run == 29
+
+
+def test_search_widens_to_the_neighbours_of_calls_it_did_not_keep(tmp_path: Path) -> None:
+    project, module, box, info = searched(tmp_path)
+    first = [Call("k", ("'abc'",)), Call("k", ("'a'",)), Call("k", ("'xy'",))]
+    found = search(project, module, info, {}, python=PY, sandbox=box, first=first)
+    # 'xy' reaches nothing 'a' did not, so it is not kept and its neighbours wait for a
+    # widening: there 'xy' doubled reaches the branch no kept call is one step from
+    assert [(r.call.args, r.outcome.repr) for r in found.kept] == [
+        (("'abc'",), "'long'"),
+        (("'a'",), "'short'"),
+        (("'xyxy'",), "'double'"),
+    ]
+    assert found.stopped == "coverage stopped rising"
 
 
 def test_search_respects_the_budget(tmp_path: Path) -> None:

@@ -116,6 +116,31 @@ def test_constants_for_a_method_include_its_class_and_the_module() -> None:
     assert constants_for(found, "missing") == (Constant(1, "number"),)
 
 
+CONSTRUCTED = '''
+class P:
+    def __init__(self, path):
+        self.parts = path.split("/")
+
+
+def get(p, path):
+    """
+    >>> get({}, "/a/b")
+    1
+    """
+    return 1 if path else True
+'''
+
+
+def test_constants_for_a_constructor_include_its_init_then_every_doctest_example() -> None:
+    found = mine_constants(CONSTRUCTED)
+    assert constants_for(found, "P") == (
+        Constant("/", "argument"), Constant("/a/b", "doctest"),
+    )  # fmt: skip
+    own = constants_for(found, "get")
+    assert Constant(1, "number") in own and Constant(True, "number") in own  # 1 and True apart
+    assert own.count(Constant("/a/b", "doctest")) == 1  # its own example, once
+
+
 def test_a_regex_brings_a_string_it_matches_into_its_scope() -> None:
     source = """
         import re

@@ -27,18 +27,27 @@ def get_in(keys, coll, default=None, no_default=False):
 @pytest.mark.parametrize(
     ("source", "expected"),
     [
-        # 1. isinstance: the types as written, every one the body tests, as a union
-        ("def f(x):\n    return isinstance(x, Mapping)", {"x": "Mapping"}),
-        ("def f(x):\n    return isinstance(x, (abc.Sequence, str))", {"x": "abc.Sequence | str"}),
+        # 1. isinstance: the types as written, every one the body tests, as a union,
+        #    and None last for "none of them" (the branch where every check fails)
+        ("def f(x):\n    return isinstance(x, Mapping)", {"x": "Mapping | None"}),
+        (
+            "def f(x):\n    return isinstance(x, (abc.Sequence, str))",
+            {"x": "abc.Sequence | str | None"},
+        ),
         (
             "def f(x):\n    if isinstance(x, Box):\n        return 1\n"
             "    return isinstance(x, (int, Box))",
-            {"x": "Box | int"},
+            {"x": "Box | int | None"},
         ),
+        (
+            "def f(x):\n    return isinstance(x, (int, type(None)))",
+            {"x": "int | type(None) | None"},
+        ),
+        ("def f(x):\n    return isinstance(x, None) or x is None", {"x": "None"}),
         # duck typing adds stdlib types: .year/.month/.day is a date, .days/.seconds a timedelta
         (
             "def f(x):\n    if isinstance(x, Box):\n        return 1\n    return x.year + x.month + x.day",
-            {"x": "Box | date | datetime"},
+            {"x": "Box | date | datetime | None"},
         ),
         ("def f(x):\n    return x.days * 86400 + x.seconds", {"x": "timedelta"}),
         # 2. called, or handed over as a callable
@@ -89,7 +98,7 @@ def test_each_kind_of_evidence(source: str, expected: dict[str, str]) -> None:
     [
         # the strongest kind wins, wherever it appears
         ("def f(x):\n    for v in x:\n        pass\n    return x()", "x", "Callable"),
-        ("def f(x):\n    x.append(1)\n    return isinstance(x, Foo)", "x", "Foo"),
+        ("def f(x):\n    x.append(1)\n    return isinstance(x, Foo)", "x", "Foo | None"),
         ("def f(x):\n    x[0]\n    return x.items()", "x", "dict"),
         ("def f(x):\n    x + 1\n    return x.split()", "x", "str"),
         ("def f(x):\n    if x > 0:\n        return x[1]", "x", "list"),
