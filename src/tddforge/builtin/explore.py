@@ -18,7 +18,8 @@ from __future__ import annotations
 import itertools
 import json
 import shutil
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -34,6 +35,7 @@ from tddforge.sandbox import Sandbox, SandboxResult
 
 RUNNER_SOURCE = Path(__file__).with_name("runner.py")
 _HASH_SEEDS = ("1", "2")
+_PARALLEL = 2  # runner processes side by side (this machine has two cores)
 EXTRA_KEYWORD = "unexpected"  # what a call passes to **kwargs
 Arc = tuple[int, int]
 
@@ -48,6 +50,7 @@ class Call:
     init_args: tuple[str, ...] | None = None  # an instance method: the constructor's arguments
     init_kwargs: tuple[tuple[str, str], ...] = ()
     consume: bool = False  # a generator function: collect what it yields
+    attribute: bool = False  # not a call: the value of the module's data ``target``
 
     def to_json(self, ident: int) -> dict[str, Any]:
         """The call as the runner reads it."""
@@ -55,7 +58,8 @@ class Call:
         if self.init_args is not None:
             init = {"args": list(self.init_args), "kwargs": dict(self.init_kwargs)}
         return {"id": ident, "target": self.target, "args": list(self.args),
-                "kwargs": dict(self.kwargs), "init": init, "consume": self.consume}  # fmt: skip
+                "kwargs": dict(self.kwargs), "init": init, "consume": self.consume,
+                "attribute": self.attribute}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -108,10 +112,14 @@ def run_calls(
     timeout: float = 60.0,
     call_timeout: float = 2.0,
 ) -> list[CallResult]:
-    """Run ``calls`` twice in the sandbox; results of the calls the first run finished."""
+    """Run ``calls`` twice in the sandbox, side by side (each run is one process, so two
+    cores finish both in the time of one); results of the calls the first run finished."""
     project = project.resolve()
-    with _runner_dir(project, _config(project, module, calls, call_timeout)) as private:
-        runs = [_run_once(private, project, python, sandbox, timeout, seed) for seed in _HASH_SEEDS]
+    config = _config(project, module, calls, call_timeout)
+    with _runner_dir(project, config) as private, ThreadPoolExecutor(len(_HASH_SEEDS)) as pool:
+        runs = list(pool.map(
+            lambda seed: _run_once(private, project, python, sandbox, timeout, seed), _HASH_SEEDS
+        ))  # fmt: skip
     return merge_runs(calls, *runs)
 
 
@@ -128,16 +136,23 @@ def run_against_mutants(
 ) -> dict[str, dict[int, Outcome]]:
     """Each call's outcome with each mutant switched on: ``(id, mutated source, call indexes)``.
 
-    One run (each mutant in its own child of the imported module); a mutant
-    the run did not reach within ``timeout`` is missing from the result.
+    The mutants are split between two runs side by side; in each, every mutant
+    gets its own child of the imported module. A mutant a run did not reach
+    within ``timeout`` is missing from the result.
     """
     project = project.resolve()
-    config = _config(project, module, calls, call_timeout)
-    config["mutants"] = [{"id": m, "source": src, "calls": list(ids)} for m, src, ids in mutants]
-    with _runner_dir(project, config) as private:
-        out = private / "mutants.jsonl"
-        _start_runner(private, out, project, python, sandbox, timeout, seed="1")
-        lines = out.read_text(encoding="utf-8").splitlines() if out.exists() else []
+    shares = [list(mutants[start::_PARALLEL]) for start in range(_PARALLEL)]
+
+    def one_run(share: Sequence[tuple[str, str, Sequence[int]]]) -> list[str]:
+        config = _config(project, module, calls, call_timeout)
+        config["mutants"] = [{"id": m, "source": src, "calls": list(ids)} for m, src, ids in share]
+        with _runner_dir(project, config) as private:
+            out = private / "mutants.jsonl"
+            _start_runner(private, out, project, python, sandbox, timeout, seed="1")
+            return out.read_text(encoding="utf-8").splitlines() if out.exists() else []
+
+    with ThreadPoolExecutor(_PARALLEL) as pool:
+        lines = [line for run in pool.map(one_run, [s for s in shares if s]) for line in run]
     found: dict[str, dict[int, Outcome]] = {}
     for row in map(json.loads, lines):
         found[row["mutant"]] = {int(k): _outcome(v) for k, v in row["outcomes"].items()}
@@ -219,6 +234,45 @@ def keep_new_coverage(
             kept.append(result)
             covered |= result.arcs
     return kept, covered
+
+
+def smallest_cover(results: Sequence[CallResult], source: str | None = None) -> list[CallResult]:
+    """A subset reaching everything ``results`` reach together, in their order.
+
+    Chosen greedily: most new coverage first, the earlier call on a tie. A call
+    the search kept early, whose coverage later finds all reach, would add a
+    test that adds nothing (it still stays in the mutant phase's pool). With
+    the module's ``source``, coverage is what coverage.py measures: its
+    statements and the arcs it counts (an exception's way out of a function is
+    not one of them).
+    """
+    count = _measured(source) if source is not None else lambda arcs: arcs
+    reach = [count(r.arcs) for r in results]
+    left: set[Any] = set().union(*reach) if reach else set()
+    chosen: set[int] = set()
+    while left:
+        best = max(range(len(results)), key=lambda i: (len(reach[i] & left), -i))
+        gain = reach[best] & left
+        if not gain:
+            break
+        chosen.add(best)
+        left -= gain
+    return [r for i, r in enumerate(results) if i in chosen]
+
+
+def _measured(source: str) -> Callable[[frozenset[Arc]], frozenset[Any]]:
+    """Arcs to what coverage.py counts of them: statements run, and arcs it knows."""
+    from coverage.parser import PythonParser
+
+    parser = PythonParser(text=source)
+    parser.parse_source()
+    statements, possible = parser.statements, parser.arcs()
+
+    def count(arcs: frozenset[Arc]) -> frozenset[Any]:
+        lines = {("line", n) for arc in arcs for n in arc if n in statements}
+        return frozenset(lines | {a for a in arcs if a in possible})
+
+    return count
 
 
 def plan_calls(

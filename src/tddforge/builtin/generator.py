@@ -24,7 +24,13 @@ from tddforge.agents.cover import CoverTarget, GeneratedSuite
 from tddforge.analysis.static import format_source
 from tddforge.builtin.constants import mine_constants
 from tddforge.builtin.discover import ModuleInfo, discover
-from tddforge.builtin.explore import Call, CallResult, run_against_mutants, run_calls
+from tddforge.builtin.explore import (
+    Call,
+    CallResult,
+    run_against_mutants,
+    run_calls,
+    smallest_cover,
+)
 from tddforge.builtin.search import all_neighbours, search
 from tddforge.builtin.targeting import (
     call_site_strings,
@@ -34,6 +40,7 @@ from tddforge.builtin.targeting import (
     kills,
     line_strings,
     plan,
+    public_data,
     users_of_line,
 )
 from tddforge.builtin.usage import annotate, usage_hints
@@ -88,7 +95,11 @@ class BuiltinSuiteGenerator:
         found = search(target.project, module, info, mine_constants(target.source),
                        python=self.python, sandbox=box, budget=self.budget * SEARCH_SHARE,
                        clock=self.clock)  # fmt: skip
-        self._kept, self._pool = list(found.kept), list(found.seen)
+        self._kept = smallest_cover(found.kept, target.source)
+        # the calls the cover left out reached something new when found: aimed at first
+        written = {r.call for r in self._kept}
+        spare = [r for r in found.kept if r.call not in written]
+        self._pool = [*spare, *(r for r in found.seen if r.call not in {s.call for s in spare})]
         summary = (
             f"coverage search: {found.calls_run} calls in {found.rounds} round(s), "
             f"{len(found.kept)} kept, {len(found.covered)} arcs; stopped: {found.stopped}"
@@ -125,6 +136,10 @@ class BuiltinSuiteGenerator:
         rest = [m for m in fresh if m.id not in killed]
         if rest:
             more, killed = self._aim_with_line_inputs(target, rest, self._deadline - self.clock())
+            added += more
+            rest = [m for m in rest if m.id not in killed]
+        if rest:
+            more, killed = self._aim_with_module_data(target, rest, self._deadline - self.clock())
             added += more
             rest = [m for m in rest if m.id not in killed]
         if rest:
@@ -170,6 +185,26 @@ class BuiltinSuiteGenerator:
                             sandbox=self._box(target), timeout=seconds / 2)  # fmt: skip
         self._pool += results
         return self._aim(target, mutants, self._deadline - self.clock())[0]
+
+    def _aim_with_module_data(
+        self, target: CoverTarget, mutants: Sequence[Mutant], seconds: float
+    ) -> tuple[list[CallResult], set[str]]:
+        """The module's public data (``PLURALS``, ``__version__``), read with each mutant on:
+        a table built at import time is checked where it is, as a test of its value."""
+        if seconds < 1.0:
+            return [], set()
+        reads = [Call(name, attribute=True) for name in public_data(target.source)]
+        if not reads:
+            return [], set()
+        module = target.project / target.module_rel
+        results = run_calls(target.project, module, reads, python=self.python,
+                            sandbox=self._box(target), timeout=seconds / 3)  # fmt: skip
+        usable = [r for r in results if r.deterministic and r.outcome.literal]
+        if not usable:
+            return [], set()
+        every = tuple(range(len(usable)))
+        jobs = [(m.id, apply_mutant(target.source, m), every) for m in mutants]
+        return self._judge(target, usable, jobs, max(self._deadline - self.clock(), 1.0))
 
     def _aim_with_line_inputs(
         self, target: CoverTarget, mutants: Sequence[Mutant], seconds: float

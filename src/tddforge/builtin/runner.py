@@ -176,7 +176,7 @@ def run_call(
         if trace:
             sys.settrace(tracer)
         try:
-            value = func(*args, **kwargs)
+            value = func if call.get("attribute") else func(*args, **kwargs)
             if call.get("consume"):
                 value = list(itertools.islice(value, MAX_ITEMS))
         finally:

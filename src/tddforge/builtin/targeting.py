@@ -201,6 +201,25 @@ def call_site_strings(source: str, line: int) -> list[str]:
     return list(dict.fromkeys(s for s in found if s.strip()))
 
 
+def public_data(source: str) -> list[str]:
+    """Names the module binds to data at its top level, public by their spelling (and
+    ``__version__``), in source order: values a test can check where they live."""
+    found: list[str] = []
+    for statement in _parsed(source).body:
+        if isinstance(statement, ast.Assign):
+            targets = statement.targets
+        elif isinstance(statement, ast.AnnAssign) and statement.value is not None:
+            targets = [statement.target]
+        else:
+            continue
+        for node in targets:
+            if isinstance(node, ast.Name) and (
+                not node.id.startswith("_") or node.id == "__version__"
+            ):
+                found.append(node.id)
+    return list(dict.fromkeys(found))
+
+
 @functools.lru_cache(maxsize=4)
 def _parsed(source: str) -> ast.Module:
     """The module's tree, parsed once for all the mutants asked about (read, never changed)."""

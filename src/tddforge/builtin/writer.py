@@ -155,6 +155,8 @@ def _call_expression(call: Call) -> tuple[list[str], str]:
     """Lines that build the instance (for a method), and the call itself."""
     arguments = ", ".join([*call.args, *(f"{k}={v}" for k, v in call.kwargs)])
     parts = call.target.split(".")
+    if call.attribute:  # the module's data, read: ``PLURALS``
+        return [], call.target
     if len(parts) == 1:
         return [], f"{parts[0]}({arguments})"
     if call.init_args is None:  # static or class method
@@ -219,6 +221,8 @@ def _unique_name(call: Call, outcome: Outcome, names: set[str]) -> str:
 
 
 def _scenario(call: Call, outcome: Outcome) -> str:
+    if call.attribute:
+        return "value"
     if outcome.kind == "raise":
         return f"raises_{_snake(outcome.type.split('.')[-1])}"
     if call.target[:1].isupper() and "." not in call.target:

@@ -239,6 +239,13 @@ def inc(x):
     return x + 1
 
 
+def _table(n):
+    return [i * 2 for i in range(n)]
+
+
+TABLE = _table(3)
+
+
 def stop(x):
     while x:
         pass
@@ -251,11 +258,13 @@ def test_calls_run_against_mutants_in_the_sandbox(tmp_path: Path) -> None:
     project.mkdir()
     module = project / "mutated.py"
     module.write_text(MUTATED, encoding="utf-8")
-    calls = [Call("inc", ("1",)), Call("inc", ("-1",)), Call("stop", ("0",)), Call("stop", ("1",))]
+    calls = [Call("inc", ("1",)), Call("inc", ("-1",)), Call("stop", ("0",)), Call("stop", ("1",)),
+             Call("TABLE", attribute=True)]  # fmt: skip
     mutants = [
         ("minus", MUTATED.replace("x + 1", "x - 1"), [0, 1]),
         ("import-breaks", MUTATED + "raise RuntimeError('at import')\n", [0]),
         ("hangs", MUTATED.replace("while x:", "while not x:"), [2]),
+        ("table", MUTATED.replace("i * 2", "i * 3"), [4]),  # data built at import, read
     ]
     found = run_against_mutants(project, module, calls, mutants, python=PY,
                                 sandbox=Sandbox(project, LIMITS), call_timeout=0.5)  # fmt: skip
@@ -265,8 +274,11 @@ def test_calls_run_against_mutants_in_the_sandbox(tmp_path: Path) -> None:
         "minus": {0: ("return", "0"), 1: ("return", "-2")},
         "import-breaks": {0: ("raise", "at import")},
         "hangs": {2: ("timeout", "")},
+        "table": {4: ("return", "[0, 3, 6]")},
     }
     assert module.read_text(encoding="utf-8") == MUTATED  # the mutants never touched the file
+    (read,) = run_calls(project, module, [calls[4]], python=PY, sandbox=Sandbox(project, LIMITS))
+    assert (read.outcome.repr, read.deterministic, read.arcs) == ("[0, 2, 4]", True, frozenset())
 
 
 VECTORS = """\

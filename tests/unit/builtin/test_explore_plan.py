@@ -17,6 +17,7 @@ from tddforge.builtin.explore import (
     keep_new_coverage,
     merge_runs,
     plan_calls,
+    smallest_cover,
 )
 
 
@@ -156,6 +157,25 @@ def test_keep_new_coverage() -> None:
     kept, covered = keep_new_coverage(results, frozenset({(9, 9)}))
     assert [r.call.target for r in kept] == ["a", "c"]
     assert covered == {(9, 9), (1, 2), (2, 3)}
+
+
+@pytest.mark.parametrize(
+    ("arcs", "expected"),
+    [
+        ([{(1, 2)}, {(1, 2), (2, 3)}], ["c1"]),  # the later call reaches all the first did
+        ([{(1, 2)}, {(2, 3)}, {(1, 2), (2, 3)}], ["c2"]),
+        ([{(1, 2), (2, 3)}, {(1, 2)}, {(3, 4)}], ["c0", "c2"]),
+        ([{(1, 2), (2, 3)}, {(2, 3), (3, 4)}, {(1, 2), (3, 4)}], ["c0", "c1"]),  # greedy, in order
+        ([{(1, 2)}, {(1, 2)}], ["c0"]),  # a tie: the earlier call
+        ([set(), set()], []),
+        ([], []),
+    ],
+)
+def test_smallest_cover_keeps_every_arc_with_fewer_calls(
+    arcs: list[set[tuple[int, int]]], expected: list[str]
+) -> None:
+    results = [result(f"c{i}", a) for i, a in enumerate(arcs)]
+    assert [r.call.target for r in smallest_cover(results)] == expected
 
 
 @pytest.mark.parametrize(

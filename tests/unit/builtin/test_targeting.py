@@ -14,6 +14,7 @@ from tddforge.builtin.targeting import (
     line_strings,
     observed,
     plan,
+    public_data,
     users_of_line,
 )
 from tddforge.mutation.mutant import Mutant
@@ -179,3 +180,12 @@ def test_a_mutant_in_an_import_time_helper_gets_its_call_sites_words() -> None:
     ]  # fmt: skip
     assert users_of_line(IRREGULAR, 5) == {"pluralize"}  # reads PLURALS, which _irregular fills
     assert call_site_strings(IRREGULAR, 9) == []  # pluralize is not called at import
+
+
+def test_public_data_is_what_the_module_binds_at_top_level_in_source_order() -> None:
+    source = (
+        "import re\n__version__ = '1.0'\n__all__ = ['f']\n_CACHE = {}\n"
+        "RULES = [('a', 'b')]\nLIMIT: int = 3\nLATER: int\nA = B = 1\nRULES = RULES + []\n"
+        "def f():\n    INNER = 1\n"
+    )
+    assert public_data(source) == ["__version__", "RULES", "LIMIT", "A", "B"]

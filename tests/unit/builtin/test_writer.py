@@ -275,3 +275,13 @@ def test_reflected_operators_put_the_instance_on_the_right() -> None:
     ])  # fmt: skip
     assert "    money = Money(1)\n    assert (10 - money) == 9\n" in source
     assert "def test_money_rsub_returns_9()" in source
+
+
+def test_module_data_is_read_not_called_and_named_after_the_name() -> None:
+    source = write_module("inflect", [
+        returned(Call("PLURALS", attribute=True), "[('x', 'xs')]"),
+        returned(Call("__version__", attribute=True), "'0.5.1'"),
+    ])  # fmt: skip
+    assert "from inflect import PLURALS, __version__" in source
+    assert "def test_plurals_value() -> None:\n    assert PLURALS == [('x', 'xs')]" in source
+    assert "def test_version_value() -> None:\n    assert __version__ == '0.5.1'" in source
