@@ -72,6 +72,9 @@ class CoverConfig(_Frozen):
     lint_downgrade_at: int = Field(default=5, gt=0)  # this many lint/type issues: one level down
     lint_low_at: int = Field(default=30, gt=0)  # this many: two levels down
     reruns: int = Field(default=3, ge=1)  # runs a kept test must pass (shuffled after the first)
+    # the shuffled reruns two at a time: for suites whose tests rarely touch files (the
+    # builtin's); a test whose files race the other run's then fails and is dropped
+    parallel_reruns: bool = False
     mypy: bool = True  # type-check generated suites when mypy is installed
     max_survivors_in_prompt: int = Field(default=10, ge=0)
     test_timeout_seconds: float = Field(default=300.0, gt=0)

@@ -36,7 +36,9 @@ OPERATORS = {
     "__repr__": "repr({self})", "__bool__": "bool({self})", "__getitem__": "{self}[{0}]",
     "__contains__": "({0} in {self})", "__iter__": "list({self})",
     "__radd__": "({0} + {self})", "__rsub__": "({0} - {self})", "__rmul__": "({0} * {self})",
+    "__setitem__": "{self}[{0}] = {1}", "__delitem__": "del {self}[{0}]",
 }  # fmt: skip
+STATEMENTS = frozenset({"__setitem__", "__delitem__"})  # run with exec, written as a line
 
 _KINDS = {
     inspect.Parameter.POSITIONAL_ONLY: "positional_only",

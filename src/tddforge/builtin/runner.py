@@ -39,9 +39,9 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from tddforge.builtin.probe import OPERATORS, is_literal
+    from tddforge.builtin.probe import OPERATORS, STATEMENTS, is_literal
 else:  # the probe is shipped beside this file under this name
-    from tddforge_discovery_probe import OPERATORS, is_literal
+    from tddforge_discovery_probe import OPERATORS, STATEMENTS, is_literal
 
 MAX_REPR = 2000
 STDLIB_MODULES = ("datetime", "decimal", "fractions")  # as values.STDLIB_MODULES
@@ -80,10 +80,11 @@ def resolve(module: Any, call: dict[str, Any]) -> tuple[Any, Any]:
         *(literal(a, module) for a in init["args"]),
         **{k: literal(v, module) for k, v in init["kwargs"].items()},
     )
-    if parts[1] in OPERATORS:  # spelled as a test spells it: ``a + b``, ``len(a)``
+    if parts[1] in OPERATORS:  # spelled as a test spells it: ``a + b``, ``len(a)``, ``a[0] = 1``
         template = OPERATORS[parts[1]]
-        return (lambda *args: eval(template.format(*map(_arg, range(len(args))), self="_self"),
-                                   {"_self": instance, **{_arg(i): a for i, a in enumerate(args)}})
+        run = exec if parts[1] in STATEMENTS else eval  # a statement gives None
+        return (lambda *args: run(template.format(*map(_arg, range(len(args))), self="_self"),
+                                  {"_self": instance, **{_arg(i): a for i, a in enumerate(args)}})
                 ), instance  # fmt: skip
     return getattr(instance, parts[1]), instance
 

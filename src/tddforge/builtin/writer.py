@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tddforge.builtin.explore import Call, CallResult, Outcome
-from tddforge.builtin.probe import OPERATORS
+from tddforge.builtin.probe import OPERATORS, STATEMENTS
 from tddforge.builtin.values import STDLIB_MODULES
 
 _SLUG_MAX = 30
@@ -125,8 +125,11 @@ def _test(
                *(v for _, v in call.init_kwargs)]  # fmt: skip
     imports.update(name for source in sources for name in module_names(source))
     setup, expr = _call_expression(call)
-    if outcome.after and outcome.repr == "None" and outcome.literal:
-        checks = [expr]  # a method run for its effect: assert the effect, not the None
+    statement = call.target.split(".")[-1] in STATEMENTS and call.init_args is not None
+    if (statement and outcome.kind == "return") or (
+        outcome.after and outcome.repr == "None" and outcome.literal
+    ):
+        checks = [expr]  # run for its effect (``box[0] = 1``): assert the effect, not the None
     else:
         checks = _assertions(expr, outcome, module, imports, call.consume, style)
         if result.readable_repr and outcome.kind == "return":

@@ -11,6 +11,7 @@ original bytes (a generated test that writes to it is undone and reported).
 from __future__ import annotations
 
 import random
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -131,8 +132,15 @@ class SuiteLab:
             order = nodeids[:]
             random.Random(f"{self._runs}-{index}").shuffle(order)
             orders.append(order)
-        # one after the other: tests may write files in the project, so parallel runs could race
-        reruns = [self.pytest(order, coverage=False, notes=found.notes) for order in orders]
+        # one after the other: tests may write files in the project, so parallel runs could
+        # race; two at a time when the suite's author says its tests touch no files
+        if self.cfg.parallel_reruns and len(orders) > 1:
+            with ThreadPoolExecutor(max_workers=2) as pool:
+                reruns = list(
+                    pool.map(lambda o: self.pytest(o, coverage=False, notes=found.notes), orders)
+                )
+        else:
+            reruns = [self.pytest(order, coverage=False, notes=found.notes) for order in orders]
         found.verdicts = stability([first, *reruns])
         if found.stable:
             found.mutation = self.score(found, found.notes)

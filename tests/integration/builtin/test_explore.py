@@ -293,6 +293,14 @@ class V:
 
     def __repr__(self):
         return f"V({self.x})"
+
+    def __setitem__(self, index, value):
+        if index != 0:
+            raise IndexError(index)
+        self.x = value
+
+    def __delitem__(self, index):
+        self.x = 0
 """
 
 
@@ -304,10 +312,17 @@ def test_special_methods_run_as_operators(tmp_path: Path) -> None:
     calls = [
         Call("V.__add__", ("V(2)",), init_args=("1",)),
         Call("V.__add__", ("3",), init_args=()),
+        Call("V.__setitem__", ("0", "7"), init_args=("1",)),
+        Call("V.__setitem__", ("1", "7"), init_args=("1",)),
+        Call("V.__delitem__", ("0",), init_args=("5",)),
     ]
     results = run_calls(project, module, calls, python=PY, sandbox=Sandbox(project, LIMITS))
-    added, refused = (r.outcome for r in results)
+    added, refused, stored, out_of_range, deleted = (r.outcome for r in results)
     assert (added.kind, added.repr, added.state) == ("return", "V(3)", (("x", "3"),))
     assert results[0].readable_repr  # stable in both runs, no address: asserted by repr too
     # V.__add__(3) returns NotImplemented; ``V() + 3``, as a test writes it, raises
     assert (refused.kind, refused.type) == ("raise", "TypeError")
+    # ``v[0] = 7`` and ``del v[0]`` run as statements: None, and the state they leave
+    assert (stored.kind, stored.repr, stored.after) == ("return", "None", (("x", "7"),))
+    assert (out_of_range.kind, out_of_range.type) == ("raise", "IndexError")
+    assert (deleted.repr, deleted.after) == ("None", (("x", "0"),))

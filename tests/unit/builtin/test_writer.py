@@ -285,3 +285,16 @@ def test_module_data_is_read_not_called_and_named_after_the_name() -> None:
     assert "from inflect import PLURALS, __version__" in source
     assert "def test_plurals_value() -> None:\n    assert PLURALS == [('x', 'xs')]" in source
     assert "def test_version_value() -> None:\n    assert __version__ == '0.5.1'" in source
+
+
+def test_item_assignment_and_deletion_are_written_as_statements() -> None:
+    stored = CallResult(
+        Call("Box.__setitem__", ("0", "7"), init_args=()), frozenset(),
+        Outcome("return", "NoneType", "builtins", "None", literal=True, after=(("x", "7"),)),
+        True,
+    )  # fmt: skip
+    missing = raised(Call("Box.__delitem__", ("5",), init_args=()), "IndexError", "5")
+    source = write_module("shapes", [stored, missing])
+    assert "    box = Box()\n    box[0] = 7\n    assert box.x == 7\n" in source
+    assert "    with pytest.raises(IndexError, match='5'):\n        del box[5]\n" in source
+    ast.parse(source)
