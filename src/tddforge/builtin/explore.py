@@ -244,10 +244,14 @@ def smallest_cover(results: Sequence[CallResult], source: str | None = None) -> 
     test that adds nothing (it still stays in the mutant phase's pool). With
     the module's ``source``, coverage is what coverage.py measures: its
     statements and the arcs it counts (an exception's way out of a function is
-    not one of them).
+    not one of them). Each way a callable was seen to end (returning a value of
+    some type, raising some exception) is kept once as well: those are the
+    tests most likely to tell mutants apart.
     """
     count = _measured(source) if source is not None else lambda arcs: arcs
-    reach = [count(r.arcs) for r in results]
+    # each way a callable was seen to end (a value's type, an exception) counts too
+    reach = [count(r.arcs) | {("ends", r.call.target, r.outcome.kind, r.outcome.type)}
+             for r in results]  # fmt: skip
     left: set[Any] = set().union(*reach) if reach else set()
     chosen: set[int] = set()
     while left:

@@ -162,20 +162,36 @@ def test_keep_new_coverage() -> None:
 @pytest.mark.parametrize(
     ("arcs", "expected"),
     [
-        ([{(1, 2)}, {(1, 2), (2, 3)}], ["c1"]),  # the later call reaches all the first did
-        ([{(1, 2)}, {(2, 3)}, {(1, 2), (2, 3)}], ["c2"]),
-        ([{(1, 2), (2, 3)}, {(1, 2)}, {(3, 4)}], ["c0", "c2"]),
-        ([{(1, 2), (2, 3)}, {(2, 3), (3, 4)}, {(1, 2), (3, 4)}], ["c0", "c1"]),  # greedy, in order
-        ([{(1, 2)}, {(1, 2)}], ["c0"]),  # a tie: the earlier call
-        ([set(), set()], []),
+        ([{(1, 2)}, {(1, 2), (2, 3)}], ["1"]),  # the later call reaches all the first did
+        ([{(1, 2)}, {(2, 3)}, {(1, 2), (2, 3)}], ["2"]),
+        ([{(1, 2), (2, 3)}, {(1, 2)}, {(3, 4)}], ["0", "2"]),
+        ([{(1, 2), (2, 3)}, {(2, 3), (3, 4)}, {(1, 2), (3, 4)}], ["0", "1"]),  # greedy, in order
+        ([{(1, 2)}, {(1, 2)}], ["0"]),  # a tie: the earlier call
+        ([set(), set()], ["0"]),  # nothing reached, but the way it ends is kept once
         ([], []),
     ],
 )
 def test_smallest_cover_keeps_every_arc_with_fewer_calls(
     arcs: list[set[tuple[int, int]]], expected: list[str]
 ) -> None:
-    results = [result(f"c{i}", a) for i, a in enumerate(arcs)]
-    assert [r.call.target for r in smallest_cover(results)] == expected
+    results = [CallResult(Call("f", (str(i),)), frozenset(a), Outcome("return", "int"), True)
+               for i, a in enumerate(arcs)]  # fmt: skip
+    assert [r.call.args[0] for r in smallest_cover(results)] == expected
+
+
+def test_smallest_cover_keeps_each_way_a_callable_ends() -> None:
+    def ends(arg: str, outcome: Outcome, target: str = "f") -> CallResult:
+        return CallResult(Call(target, (arg,)), frozenset({(1, 2)}), outcome, True)
+
+    results = [
+        ends("1", Outcome("return", "int")),
+        ends("2", Outcome("return", "int")),  # same arcs, same ending: left out
+        ends("3", Outcome("raise", "ValueError")),
+        ends("4", Outcome("raise", "TypeError")),
+        ends("5", Outcome("return", "str")),
+        ends("6", Outcome("return", "int"), target="g"),
+    ]
+    assert [r.call.args[0] for r in smallest_cover(results)] == ["1", "3", "4", "5", "6"]
 
 
 @pytest.mark.parametrize(
