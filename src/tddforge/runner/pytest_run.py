@@ -87,19 +87,25 @@ def _inside(project_dir: Path, work_dir: Path) -> Path:
 def private_dir(work_dir: Path) -> Iterator[Path]:
     """A fresh directory under ``<work dir>/.tddforge/tmp``, removed afterwards.
 
-    The parents it had to create are removed too when they are left empty, so
-    a command that fails on bad input leaves the project as it found it.
+    ``tmp`` goes too once it is empty, whichever of several overlapping runs
+    leaves last; ``.tddforge`` goes when this call created it and it is left
+    empty, so a command that fails on bad input leaves the project as it found it.
     """
     base = work_dir / ".tddforge" / "tmp"
-    created = [d for d in (base.parent, base) if not d.exists()]
-    base.mkdir(parents=True, exist_ok=True)
-    private = Path(tempfile.mkdtemp(prefix="run-", dir=base))
+    created = not base.parent.exists()
+    while True:
+        base.mkdir(parents=True, exist_ok=True)
+        try:
+            private = Path(tempfile.mkdtemp(prefix="run-", dir=base))
+            break
+        except FileNotFoundError:  # an overlapping run removed the empty ``tmp`` just now
+            continue
     try:
         yield private
     finally:
         shutil.rmtree(private, ignore_errors=True)
-        for made in reversed(created):
-            with suppress(OSError):  # not empty: something else lives there now
+        for made in (base, *([base.parent] if created else [])):
+            with suppress(OSError):  # not empty: another run, or something else, lives there
                 made.rmdir()
 
 
