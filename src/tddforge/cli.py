@@ -215,8 +215,6 @@ def mutate(module: Path, tests: tuple[Path, ...], project: str, workers: int | N
     from tddforge.mutation.cache import VerdictCache
     from tddforge.mutation.engine import (
         MutationJob,
-        ground_truth_startup,
-        ground_truth_timeout,
         inside_project,
         run_ground_truth,
         score,
@@ -248,9 +246,7 @@ def mutate(module: Path, tests: tuple[Path, ...], project: str, workers: int | N
     code = 0 if fail_under is None or (report.score or 0.0) >= fail_under else 1
     if verify:
         mutants = [r.mutant for r in report.results]
-        truth = run_ground_truth(job, settings, mutants, _counter("ground truth"),
-                                 cpu_limit=lambda m: ground_truth_timeout(report, m),
-                                 startup=ground_truth_startup(report))  # fmt: skip
+        truth = run_ground_truth(job, settings, mutants, _counter("ground truth"), report=report)
         diffs = verdict_differences(report, truth)
         data["verify"] = {
             "differences": [{"id": i, "ours": a, "ground_truth": b} for i, a, b in diffs]

@@ -249,7 +249,6 @@ def smallest_cover(results: Sequence[CallResult], source: str | None = None) -> 
     tests most likely to tell mutants apart.
     """
     count = _measured(source) if source is not None else lambda arcs: arcs
-    # each way a callable was seen to end (a value's type, an exception) counts too
     reach = [count(r.arcs) | {("ends", r.call.target, r.outcome.kind, r.outcome.type)}
              for r in results]  # fmt: skip
     left: set[Any] = set().union(*reach) if reach else set()

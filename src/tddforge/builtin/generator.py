@@ -99,7 +99,8 @@ class BuiltinSuiteGenerator:
         # the calls the cover left out reached something new when found: aimed at first
         written = {r.call for r in self._kept}
         spare = [r for r in found.kept if r.call not in written]
-        self._pool = [*spare, *(r for r in found.seen if r.call not in {s.call for s in spare})]
+        spared = {r.call for r in spare}
+        self._pool = [*spare, *(r for r in found.seen if r.call not in spared)]
         summary = (
             f"coverage search: {found.calls_run} calls in {found.rounds} round(s), "
             f"{len(found.kept)} kept, {len(found.covered)} arcs; stopped: {found.stopped}"

@@ -521,17 +521,17 @@ def run_ground_truth(
     mutants: Sequence[Mutant],
     progress: Progress | None = None,
     *,
-    cpu_limit: Callable[[Mutant], tuple[float, str]] | None = None,
-    startup: float | None = None,
+    report: MutationReport | None = None,
 ) -> dict[str, str]:
     """Each mutant in a fresh interpreter, every test in file order: the reference verdicts.
 
-    ``cpu_limit`` (a mutant's CPU seconds, and the phase they count from) makes
-    slowness a timeout by the engine's rule (see ``ground_truth_timeout``), with
-    ``startup`` seconds before that phase; the wall-clock limit is a roomy
-    backstop for a mutant that blocks without using CPU.
+    With the engine's ``report``, slowness is a timeout by the engine's rule: each
+    mutant gets ``ground_truth_timeout`` CPU seconds, ``ground_truth_startup``
+    before them; the wall-clock limit is a roomy backstop for a mutant that
+    blocks without using CPU.
     """
     prep = prepare(job, None)
+    start_up = ground_truth_startup(report) if report is not None else 0.0
     verdicts: dict[str, str] = {}
     with _workspace(job.project) as private:
         config = private / "config.json"
@@ -546,10 +546,10 @@ def run_ground_truth(
             out = private / f"gt-{index}.json"
             argv = [str(job.python), worker, "--ground-truth", str(config), mutant.id, str(out)]
             wall = 60.0
-            if cpu_limit is not None:
-                limit, phase = cpu_limit(mutant)
-                argv += [str(limit), str(startup or STARTUP_ALLOWANCE), phase]
-                wall = max(wall, 3 * (limit + (startup or STARTUP_ALLOWANCE)))
+            if report is not None:
+                limit, phase = ground_truth_timeout(report, mutant)
+                argv += [str(limit), str(start_up), phase]
+                wall = max(wall, 3 * (limit + start_up))
             result = sandbox.run(argv, cwd=job.project, timeout=wall, extra_env=_env(job))
             return mutant.id, _ground_verdict(result.timed_out, out)
 

@@ -111,8 +111,7 @@ def _limit_cpu(seconds: float, backstop: float | None = None) -> None:
     backstop a second or more later, set once, at ``backstop`` seconds from now
     when given (a hard limit can only be lowered).
     """
-    with contextlib.suppress(AttributeError, ValueError, OSError):
-        signal.setitimer(signal.ITIMER_PROF, max(seconds, 0.001))
+    _cpu_timer(seconds)
     try:
         import resource
 
@@ -121,6 +120,12 @@ def _limit_cpu(seconds: float, backstop: float | None = None) -> None:
         resource.setrlimit(resource.RLIMIT_CPU, (limit, limit + 1))
     except (ImportError, ValueError, OSError):
         pass
+
+
+def _cpu_timer(seconds: float) -> None:
+    """SIGPROF once this process has used ``seconds`` more CPU time (exactly)."""
+    with contextlib.suppress(AttributeError, ValueError, OSError):
+        signal.setitimer(signal.ITIMER_PROF, max(seconds, 0.001))
 
 
 _OUT_OF_CPU = (signal.SIGPROF, signal.SIGXCPU, signal.SIGKILL)
@@ -678,12 +683,8 @@ class Blocks:
             raise LookupError(f"mutant {m['id']} is in no top-level statement")
         begin = self.offsets[start - 1]
         stop = self.offsets[end] if end < len(self.offsets) else len(self.source)
-        first = self.offsets[m["line"] - 1] + m["col"] - begin
-        last = self.offsets[m["end_line"] - 1] + m["end_col"] - begin
-        block = self.source[begin:stop]
-        if block[first:last] != m["original"]:
-            raise ValueError(f"mutant {m['id']} does not match the source")
-        mutated = block[:first] + str(m["replacement"]) + block[last:]
+        grown = len(str(m["replacement"])) - len(m["original"])
+        mutated = apply_mutant(self.source, self.offsets, m)[begin : stop + grown]
         code: types.CodeType = compile(
             "\n" * (start - 1) + mutated, target, "exec", flags=self.flags, dont_inherit=True
         )
@@ -944,19 +945,15 @@ class CpuBudget:
         self.seconds = seconds
         self.phase = phase
 
-    def _start(self) -> None:
-        with contextlib.suppress(AttributeError, ValueError, OSError):
-            signal.setitimer(signal.ITIMER_PROF, max(self.seconds, 0.001))
-
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionstart(self, session: Any) -> None:
         if self.phase == "session":
-            self._start()
+            _cpu_timer(self.seconds)
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtestloop(self, session: Any) -> None:
         if self.phase == "tests":
-            self._start()
+            _cpu_timer(self.seconds)
 
 
 def reference_child(
@@ -1366,22 +1363,18 @@ def is_unchanged(nodeid: str, unchanged: set[str]) -> bool:
 
 
 def ground_truth(
-    config: dict[str, Any],
-    mutant_id: str,
-    out: str,
-    cpu_limit: float | None,
-    startup: float = 3.0,
-    phase: str = "tests",
+    config: dict[str, Any], mutant_id: str, out: str, limits: tuple[float, float, str] | None
 ) -> dict[str, Any]:
     """One mutant in this fresh interpreter, all tests in file order: the reference verdict.
 
-    With ``cpu_limit``, the run gets that much CPU time from the start of
-    ``phase`` (``"session"``: collection; ``"tests"``: the first test), and
-    ``startup`` seconds before it; running out is a timeout, the rule by which
-    the engine calls a mutant slow.
+    With ``limits`` (CPU seconds, start-up seconds, phase), the run gets that
+    much CPU time from the start of the phase (``"session"``: collection;
+    ``"tests"``: the first test), and the start-up seconds before it; running
+    out is a timeout, the rule by which the engine calls a mutant slow.
     """
     budget = None
-    if cpu_limit is not None:
+    if limits is not None:
+        cpu_limit, startup, phase = limits
 
         def out_of_time(signum: int, frame: Any) -> None:
             with open(out, "w", encoding="utf-8") as handle:
@@ -1472,10 +1465,8 @@ def main(argv: list[str]) -> int:
         return 0
     if argv[:1] == ["--ground-truth"]:
         config = json.load(open(argv[1], encoding="utf-8"))  # noqa: SIM115
-        cpu_limit = float(argv[4]) if len(argv) > 4 else None
-        startup = float(argv[5]) if len(argv) > 5 else 3.0
-        phase = argv[6] if len(argv) > 6 else "tests"
-        result = ground_truth(config, argv[2], argv[3], cpu_limit, startup, phase)
+        limits = (float(argv[4]), float(argv[5]), argv[6]) if len(argv) > 6 else None
+        result = ground_truth(config, argv[2], argv[3], limits)
         with open(argv[3], "w", encoding="utf-8") as handle:
             json.dump(result, handle)
         return 0

@@ -133,14 +133,11 @@ class SuiteLab:
             random.Random(f"{self._runs}-{index}").shuffle(order)
             orders.append(order)
         # one after the other: tests may write files in the project, so parallel runs could
-        # race; two at a time when the suite's author says its tests touch no files
-        if self.cfg.parallel_reruns and len(orders) > 1:
-            with ThreadPoolExecutor(max_workers=2) as pool:
-                reruns = list(
-                    pool.map(lambda o: self.pytest(o, coverage=False, notes=found.notes), orders)
-                )
-        else:
-            reruns = [self.pytest(order, coverage=False, notes=found.notes) for order in orders]
+        # race; two at a time when the suite's author says its tests rarely touch files
+        with ThreadPoolExecutor(max_workers=2 if self.cfg.parallel_reruns else 1) as pool:
+            reruns = list(
+                pool.map(lambda o: self.pytest(o, coverage=False, notes=found.notes), orders)
+            )
         found.verdicts = stability([first, *reruns])
         if found.stable:
             found.mutation = self.score(found, found.notes)

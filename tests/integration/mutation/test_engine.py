@@ -12,8 +12,6 @@ from tddforge.errors import BaselineError, InputError
 from tddforge.mutation.cache import VerdictCache
 from tddforge.mutation.engine import (
     WarmWorker,
-    ground_truth_startup,
-    ground_truth_timeout,
     run_ground_truth,
     score,
     verdict_differences,
@@ -46,8 +44,7 @@ def test_score_gives_exact_verdicts_that_match_the_ground_truth(
     assert report.counts["error"] == 0
     assert report.tests == 6
     truth = run_ground_truth(job_for(project), settings, [r.mutant for r in report.results],
-                             cpu_limit=lambda m: ground_truth_timeout(report, m),
-                             startup=ground_truth_startup(report))  # fmt: skip
+                             report=report)  # fmt: skip
     assert verdict_differences(report, truth) == []
     assert 0 < report.score < 100  # type: ignore[operator]
 
