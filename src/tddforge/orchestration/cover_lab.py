@@ -10,8 +10,7 @@ original bytes (a generated test that writes to it is undone and reported).
 
 from __future__ import annotations
 
-import random
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -118,47 +117,64 @@ class SuiteLab:
         if not found.static.syntax_ok:
             return found
         self.write(code)
-        try:
-            first = self.pytest([self.target.test_path], coverage=True, notes=found.notes)
-        except RunnerError as exc:
-            found.run_error = str(exc)
-            return found
-        found.collected = len(first.outcomes)
-        found.run_error = _collection_error(first)
-        found.coverage = first.coverage.file(self.target.module_rel) if first.coverage else None
-        nodeids = [o.nodeid for o in first.outcomes]
-        orders = []
-        for index in range(1, self.cfg.reruns if nodeids else 1):
-            order = nodeids[:]
-            random.Random(f"{self._runs}-{index}").shuffle(order)
-            orders.append(order)
+        path = [self.target.test_path]
+        seeds = [f"{self._runs}-{index}" for index in range(1, self.cfg.reruns)]
         # one after the other: tests may write files in the project, so parallel runs could
-        # race; two at a time when the suite's author says its tests rarely touch files
-        with ThreadPoolExecutor(max_workers=2 if self.cfg.parallel_reruns else 1) as pool:
-            reruns = list(
-                pool.map(lambda o: self.pytest(o, coverage=False, notes=found.notes), orders)
-            )
+        # race; two at a time when the suite's author says its tests rarely touch files. The
+        # reruns shuffle the tests themselves, so they need not wait for the first run.
+        side_by_side = self.cfg.parallel_reruns
+        with ThreadPoolExecutor(max_workers=2 if side_by_side else 1) as pool:
+
+            def rerun(seed: str) -> Future[TestRun]:
+                return pool.submit(self.pytest, path, coverage=False, notes=found.notes,
+                                   shuffle=seed)  # fmt: skip
+
+            covered = pool.submit(self.pytest, path, coverage=True, notes=found.notes)
+            started = [rerun(seed) for seed in seeds] if side_by_side else []
+            try:
+                first = covered.result()
+            except RunnerError as exc:
+                for job in started:
+                    job.cancel()
+                found.run_error = str(exc)
+                return found
+            found.collected = len(first.outcomes)
+            found.run_error = _collection_error(first)
+            found.coverage = first.coverage.file(self.target.module_rel) if first.coverage else None
+            if not side_by_side and first.outcomes:
+                started = [rerun(seed) for seed in seeds]
+            reruns = [job.result() for job in started] if first.outcomes else []
         found.verdicts = stability([first, *reruns])
         if found.stable:
             found.mutation = self.score(found, found.notes)
         return found
 
     def pytest(
-        self, paths: list[str], *, coverage: bool, notes: list[str], isolate: bool = False
+        self,
+        paths: list[str],
+        *,
+        coverage: bool,
+        notes: list[str],
+        isolate: bool = False,
+        shuffle: str | None = None,
     ) -> TestRun:
         """One sandboxed pytest run of ``paths``; the module's bytes are checked afterwards.
 
-        ``isolate`` runs each test in its own child forked after collection.
+        ``isolate`` runs each test in its own child forked after collection;
+        ``shuffle`` runs the tests in an order shuffled with that seed.
         """
         self._runs += 1
         env = {"COVERAGE_RCFILE": str(self.rcfile)}
         if isolate:
             env["TDDFORGE_ISOLATE"] = "1"
+        if shuffle is not None:
+            env["TDDFORGE_SHUFFLE"] = shuffle
         try:
             return run_pytest(
                 self.project, python=self.python, sandbox=self.sandbox, paths=paths,
                 timeout=self.cfg.test_timeout_seconds,
                 coverage_source=[str(self.module.parent)] if coverage else None,
+                coverage_include=[self.module],
                 extra_args=self.pytest_args, env=env,
             )  # fmt: skip
         finally:

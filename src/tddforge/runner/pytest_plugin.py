@@ -8,6 +8,10 @@ installed, so it imports only the standard library and pytest.
 Lines go to the file named by ``TDDFORGE_RESULTS``, appended and flushed one
 by one, so a run killed mid-test still leaves every finished phase behind.
 
+With ``TDDFORGE_SHUFFLE=SEED`` the collected tests run in an order shuffled
+with that seed (the same seed gives the same order), so reruns in new orders
+need not wait for a first run to learn the test ids.
+
 With ``TDDFORGE_ISOLATE=1`` every test runs in its own child forked from the
 collected session, so each test sees the state collection left and nothing
 an earlier test did: one run checks that every test passes *alone*. The
@@ -27,6 +31,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import re
 import traceback
 from typing import IO, Any
@@ -39,6 +44,7 @@ _WRAPPERS = {"CollectError", "ConftestImportFailure"}
 _KEY = "_tddforge_failure"
 _sink: IO[str] | None = None
 _isolate = False
+_shuffle: str | None = None
 
 
 def _write(record: dict[str, Any]) -> None:
@@ -49,11 +55,19 @@ def _write(record: dict[str, Any]) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     """Open the results file named by ``TDDFORGE_RESULTS`` (append mode)."""
-    global _sink, _isolate
+    global _sink, _isolate, _shuffle
     _isolate = os.environ.pop("TDDFORGE_ISOLATE", "") == "1" and hasattr(os, "fork")
+    _shuffle = os.environ.pop("TDDFORGE_SHUFFLE", None) or None
     path = os.environ.pop("TDDFORGE_RESULTS", None)
     if path and _sink is None:
         _sink = open(path, "a", encoding="utf-8")  # noqa: SIM115 - open for the session
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Shuffle the tests (after every other plugin chose and ordered them) when asked to."""
+    if _shuffle is not None:
+        random.Random(_shuffle).shuffle(items)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

@@ -55,10 +55,16 @@ def run_pytest(
     paths: Sequence[str] = (),
     timeout: float,
     coverage_source: Sequence[str] | None = None,
+    coverage_include: Sequence[Path] = (),
     extra_args: Sequence[str] = (),
     env: Mapping[str, str] | None = None,
 ) -> TestRun:
-    """Run pytest on ``project_dir`` in ``sandbox`` and return per-test outcomes."""
+    """Run pytest on ``project_dir`` in ``sandbox`` and return per-test outcomes.
+
+    With ``coverage_source``, coverage.py measures those directories; its report
+    covers only the ``coverage_include`` files when given (reporting a package's
+    every module means parsing each of them, which costs more than the tests).
+    """
     interpreter = _checked_python(python)
     project = _inside(project_dir, sandbox.work_dir)
     with private_dir(sandbox.work_dir) as private:
@@ -70,7 +76,9 @@ def run_pytest(
         _check_started(result, lines, interpreter, coverage_source)
         coverage = None
         if coverage_source is not None and not result.timed_out:
-            coverage = _coverage_report(sandbox, interpreter, project, private, run_env)
+            coverage = _coverage_report(
+                sandbox, interpreter, project, private, run_env, coverage_include
+            )
     return _test_run(result, lines, coverage)
 
 
@@ -172,10 +180,15 @@ def _coverage_report(
     project: Path,
     private: Path,
     env: Mapping[str, str],
+    include: Sequence[Path] = (),
 ) -> CoverageReport | None:
     """Turn the run's coverage data into a report; None when nothing was measured."""
     report = private / "coverage.json"
     argv = [str(python), "-m", "coverage", "json", "-q", "-o", str(report)]
+    if include and not any(set("*?[") & set(str(path)) for path in include):
+        # coverage.py reads --include as globs: a path with glob characters is reported
+        # with everything else rather than matched wrongly
+        argv.append("--include=" + ",".join(str(Path(path).resolve()) for path in include))
     result = sandbox.run(argv, cwd=project, timeout=120.0, extra_env=env)
     if result.returncode != 0 or not report.is_file():
         return None  # "No data to report": no test ran any measured code

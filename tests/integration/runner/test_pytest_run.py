@@ -218,6 +218,30 @@ def test_branch_coverage_reports_the_branch_not_taken(project: Path, sandbox: Sa
     assert result.coverage.totals.line_percent == pytest.approx(75.0)
 
 
+def test_the_report_covers_only_the_included_files(project: Path, sandbox: Sandbox) -> None:
+    everything = run(project, sandbox, "cov", coverage_source=[str(project)])
+    assert everything.coverage is not None
+    assert {"calc.py", "cov/test_cov.py"} <= {f.path for f in everything.coverage.files}
+    only = run(project, sandbox, "cov", coverage_source=[str(project)],
+               coverage_include=[project / "calc.py"])  # fmt: skip
+    assert only.coverage is not None
+    assert [f.path for f in only.coverage.files] == ["calc.py"]
+    assert only.coverage.totals.branch_percent == pytest.approx(50.0)
+
+
+def test_a_shuffle_seed_gives_its_own_order_every_time(project: Path, sandbox: Sandbox) -> None:
+    def order(seed: str | None) -> list[str]:
+        env = {} if seed is None else {"TDDFORGE_SHUFFLE": seed}
+        result = run(project, sandbox, "tests/test_outcomes.py", env=env)
+        return [o.nodeid.split("::")[-1] for o in result.outcomes]
+
+    in_file = order(None)
+    shuffled = order("1-1")
+    assert shuffled != in_file and sorted(shuffled) == sorted(in_file)
+    assert order("1-1") == shuffled
+    assert order("1-2") not in (shuffled, in_file)
+
+
 def test_isolated_tests_each_start_from_the_collected_state(
     project: Path, sandbox: Sandbox
 ) -> None:
