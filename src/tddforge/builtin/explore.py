@@ -5,6 +5,10 @@ only) with the discovery probe into a private directory of the project and
 runs the same calls twice under the project's interpreter, with two hash
 seeds. A call's result is *deterministic* when both runs saw the same outcome
 (timeouts and crashes never are), so only those values are fit to assert on.
+A large batch can instead run once (``confirm=False``, split between two
+processes): its results are then *unconfirmed*, presumed deterministic while
+the search chooses, and ``confirm_calls`` runs the second seed only on the few
+a caller is about to keep; only confirmed results are ever written.
 
 ``plan_calls`` (pure) turns discovery and input synthesis into calls: per
 callable, one base call with the first candidate of each required parameter,
@@ -92,6 +96,7 @@ class CallResult:
     deterministic: bool
     other: Outcome | None = field(default=None, compare=False)  # the second run's, when it differs
     stable_repr: bool = False  # a non-literal value whose repr was the same in both runs
+    confirmed: bool = True  # False: one run only, ``deterministic`` is presumed (see confirm_calls)
 
     @property
     def readable_repr(self) -> bool:
@@ -111,16 +116,69 @@ def run_calls(
     sandbox: Sandbox,
     timeout: float = 60.0,
     call_timeout: float = 2.0,
+    confirm: bool = True,
 ) -> list[CallResult]:
     """Run ``calls`` twice in the sandbox, side by side (each run is one process, so two
-    cores finish both in the time of one); results of the calls the first run finished."""
+    cores finish both in the time of one); results of the calls the first run finished.
+
+    With ``confirm=False`` the calls run once, with the first seed, half in each
+    of two processes: the results are unconfirmed (see ``confirm_calls``).
+    """
     project = project.resolve()
+    if not confirm:
+        first = _run_split(project, module, calls, python, sandbox, timeout, call_timeout, "1")
+        return [replace(r, confirmed=False) for r in merge_runs(calls, first, first)]
     config = _config(project, module, calls, call_timeout)
     with _runner_dir(project, config) as private, ThreadPoolExecutor(len(_HASH_SEEDS)) as pool:
         runs = list(pool.map(
             lambda seed: _run_once(private, project, python, sandbox, timeout, seed), _HASH_SEEDS
         ))  # fmt: skip
     return merge_runs(calls, *runs)
+
+
+def confirm_calls(
+    project: Path,
+    module: Path,
+    results: Sequence[CallResult],
+    *,
+    python: Path,
+    sandbox: Sandbox,
+    timeout: float = 60.0,
+    call_timeout: float = 2.0,
+) -> list[CallResult]:
+    """``results`` confirmed: their calls run again with the second seed, and each is
+    deterministic only when both runs agree (a call the run did not reach is not)."""
+    todo = [r for r in results if not r.confirmed]
+    if not todo:
+        return list(results)
+    calls = [r.call for r in todo]
+    second = _run_split(project.resolve(), module, calls, python, sandbox, timeout,
+                        call_timeout, _HASH_SEEDS[1])  # fmt: skip
+    again = {r.call: second.get(i) for i, r in enumerate(todo)}
+    return [
+        r if r.confirmed else _merged(r.call, r.arcs, r.outcome, again[r.call]) for r in results
+    ]
+
+
+_SPLIT_FROM = 40  # fewer calls than this run in one process (a second one costs its start-up)
+
+
+def _run_split(
+    project: Path, module: Path, calls: Sequence[Call], python: Path, sandbox: Sandbox,
+    timeout: float, call_timeout: float, seed: str,
+) -> dict[int, dict[str, Any]]:  # fmt: skip
+    """Every call run once with ``seed``, split between processes side by side; by index."""
+    parts = _PARALLEL if len(calls) >= _SPLIT_FROM else 1
+    shares = [list(range(start, len(calls), parts)) for start in range(parts)]
+
+    def one_run(share: list[int]) -> dict[int, dict[str, Any]]:
+        config = _config(project, module, [calls[i] for i in share], call_timeout)
+        with _runner_dir(project, config) as private:
+            found = _run_once(private, project, python, sandbox, timeout, seed)
+        return {share[local]: row for local, row in found.items()}
+
+    with ThreadPoolExecutor(parts) as pool:
+        return {i: row for run in pool.map(one_run, shares) for i, row in run.items()}
 
 
 def run_against_mutants(
@@ -206,15 +264,19 @@ def merge_runs(
     for ident, call in enumerate(calls):
         if ident not in first:
             continue
-        outcome = _outcome(first[ident]["outcome"])
-        again = _outcome(second[ident]["outcome"]) if ident in second else None
-        stable = outcome.same_as(again) and outcome.kind in ("return", "raise")
         arcs = frozenset((a, b) for a, b in first[ident]["arcs"])
-        same_repr = again is not None and again.repr == outcome.repr
-        results.append(
-            CallResult(call, arcs, outcome, stable, None if stable else again, same_repr)
-        )
+        results.append(_merged(call, arcs, _outcome(first[ident]["outcome"]), second.get(ident)))
     return results
+
+
+def _merged(
+    call: Call, arcs: frozenset[Arc], outcome: Outcome, second: dict[str, Any] | None
+) -> CallResult:
+    """One call's result from its first run's outcome and the second run's row (if any)."""
+    again = _outcome(second["outcome"]) if second is not None else None
+    stable = outcome.same_as(again) and outcome.kind in ("return", "raise")
+    same_repr = again is not None and again.repr == outcome.repr
+    return CallResult(call, arcs, outcome, stable, None if stable else again, same_repr)
 
 
 def _outcome(raw: dict[str, Any]) -> Outcome:

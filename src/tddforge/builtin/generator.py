@@ -27,6 +27,7 @@ from tddforge.builtin.discover import ModuleInfo, discover
 from tddforge.builtin.explore import (
     Call,
     CallResult,
+    confirm_calls,
     run_against_mutants,
     run_calls,
     smallest_cover,
@@ -183,7 +184,8 @@ class BuiltinSuiteGenerator:
             return []
         module = target.project / target.module_rel
         results = run_calls(target.project, module, fresh[:400], python=self.python,
-                            sandbox=self._box(target), timeout=seconds / 2)  # fmt: skip
+                            sandbox=self._box(target), timeout=seconds / 2,
+                            confirm=False)  # fmt: skip
         self._pool += results
         return self._aim(target, mutants, self._deadline - self.clock())[0]
 
@@ -253,8 +255,25 @@ class BuiltinSuiteGenerator:
             python=self.python, sandbox=self._box(target), timeout=seconds,
         )  # fmt: skip
         killers = kills(pool, runs)
-        chosen = choose(killers)
-        return [pool[i] for i in chosen], {m for i in chosen for m in killers[i]}
+        pool = list(pool)
+        while True:  # a call is kept only once both hash seeds agree on its outcome
+            chosen = choose(killers)
+            todo = [pool[i] for i in chosen if not pool[i].confirmed]
+            if not todo:
+                return [pool[i] for i in chosen], {m for i in chosen for m in killers[i]}
+            done = {r.call: r for r in self._confirm(target, todo)}
+            for i in chosen:
+                pool[i] = done.get(pool[i].call, pool[i])
+                if not pool[i].confirmed or not pool[i].deterministic:
+                    killers.pop(i, None)
+            self._pool = [done.get(r.call, r) for r in self._pool]
+
+    def _confirm(self, target: CoverTarget, results: list[CallResult]) -> list[CallResult]:
+        """``results`` run again with the second hash seed (see ``confirm_calls``)."""
+        return confirm_calls(
+            target.project, target.project / target.module_rel, results, python=self.python,
+            sandbox=self._box(target), timeout=max(self._deadline - self.clock(), 5.0),
+        )  # fmt: skip
 
     def _box(self, target: CoverTarget) -> Sandbox:
         if self._sandbox is None:

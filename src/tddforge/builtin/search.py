@@ -27,6 +27,7 @@ from tddforge.builtin.explore import (
     Arc,
     Call,
     CallResult,
+    confirm_calls,
     constructor_calls,
     keep_new_coverage,
     object_sources,
@@ -140,7 +141,12 @@ def search(
     widenings = 0
 
     def result(stopped: str) -> SearchResult:
-        return SearchResult(tuple(kept), covered, rounds, len(tried), stopped, tuple(seen))
+        # the rounds ran each call once: confirm what is kept, with the second seed
+        cover, reached, everything = confirmed_cover(
+            seen, lambda todo: confirm_calls(project, module, todo, python=python,
+                                             sandbox=sandbox, timeout=max(deadline - clock(), 5.0))
+        )  # fmt: skip
+        return SearchResult(cover, reached, rounds, len(tried), stopped, everything)
 
     working: dict[str, list[Call]] = {}
     builders = constructor_calls(info, mined) if first is None else []
@@ -167,10 +173,10 @@ def search(
         batch, pending = pending[:MAX_BATCH], pending[MAX_BATCH:]
         tried.update(batch)
         rounds += 1
-        # run_calls runs the batch twice: each run gets half of what is left
-        results = run_calls(
-            project, module, batch, python=python, sandbox=sandbox, timeout=max(left / 2, 1.0)
-        )
+        # once each, unconfirmed (``result`` confirms the calls kept); each round gets at
+        # most half of what is left
+        results = run_calls(project, module, batch, python=python, sandbox=sandbox,
+                            timeout=max(left / 2, 1.0), confirm=False)  # fmt: skip
         seen += results
         new, covered = keep_new_coverage(results, covered)
         kept += new
@@ -185,6 +191,30 @@ def search(
         fresh = [c for c in all_neighbours(new, funcs, options) if c not in tried]
         pending = list(dict.fromkeys([*fresh, *pending]))
     return result("round limit")
+
+
+def confirmed_cover(
+    seen: Sequence[CallResult],
+    confirm: Callable[[list[CallResult]], list[CallResult]],
+) -> tuple[tuple[CallResult, ...], frozenset[Arc], tuple[CallResult, ...]]:
+    """The calls kept from ``seen`` (in order, each reaching new arcs), every one confirmed.
+
+    ``confirm`` runs the second seed on unconfirmed results. A kept call that
+    turns out not to be deterministic leaves its arcs to the later calls that
+    reach them, which are then confirmed in turn. Returns the kept calls, the
+    arcs they reach, and ``seen`` with the confirmed results in place.
+    """
+    everything = list(seen)
+    while True:
+        kept, covered = keep_new_coverage(everything)
+        todo = [r for r in kept if not r.confirmed]
+        if not todo:
+            return tuple(kept), covered, tuple(everything)
+        answered = {r.call: r for r in confirm(todo) if r.confirmed}
+        # a call the confirming run did not answer for cannot be kept
+        done = {r.call: answered.get(r.call, replace(r, deterministic=False, confirmed=True))
+                for r in todo}  # fmt: skip
+        everything = [done.get(r.call, r) for r in everything]
 
 
 def widen(

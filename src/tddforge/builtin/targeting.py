@@ -18,6 +18,7 @@ import ast
 import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from itertools import zip_longest
 
 from tddforge.builtin.explore import Call, CallResult, Outcome
 from tddforge.builtin.regex_example import examples_for
@@ -53,19 +54,21 @@ def plan(
 ) -> list[MutantPlan]:
     """For each mutant, up to ``per_mutant`` deterministic calls worth trying, nearest first."""
     usable = [i for i, r in enumerate(pool) if r.deterministic]
+    deterministic = set(usable)
+    by_line: dict[int, set[int]] = {}  # line → the pool calls whose arcs start or end there
+    for index, result in enumerate(pool):
+        for arc in result.arcs:
+            for line in arc:
+                by_line.setdefault(line, set()).add(index)
     plans = []
     for mutant in survivors:
-        lines = set(mutant.lines)
-        touching = [i for i in usable if _touches(pool[i], lines)]
-        if not touching and not any(_touches(pool[i], lines) for i in range(len(pool))):
+        reached = set().union(*(by_line.get(line, ()) for line in mutant.lines))
+        touching = sorted(reached & deterministic)
+        if not reached:
             touching = usable  # import-time code: any call may see it
         if touching:
             plans.append(MutantPlan(mutant, tuple(_spread(touching, pool, per_mutant))))
     return plans
-
-
-def _touches(result: CallResult, lines: set[int]) -> bool:
-    return any(a in lines or b in lines for a, b in result.arcs)
 
 
 def _spread(indexes: list[int], pool: Sequence[CallResult], limit: int) -> list[int]:
@@ -73,13 +76,8 @@ def _spread(indexes: list[int], pool: Sequence[CallResult], limit: int) -> list[
     by_target: dict[str, list[int]] = {}
     for i in indexes:
         by_target.setdefault(pool[i].call.target, []).append(i)
-    chosen: list[int] = []
-    queues = list(by_target.values())
-    while len(chosen) < limit and any(queues):
-        for queue in queues:
-            if queue and len(chosen) < limit:
-                chosen.append(queue.pop(0))
-    return chosen
+    rounds = zip_longest(*by_target.values())  # each target's first call, then the seconds
+    return [i for round_ in rounds for i in round_ if i is not None][:limit]
 
 
 def kills(
@@ -165,20 +163,14 @@ def users_of_line(source: str, line: int) -> set[str] | None:
     statement = _statement_at(tree, line)
     if statement is None:
         return None
+    data: frozenset[str] | set[str]
     if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        module_names = {n.id for s in tree.body if not isinstance(s, _DEFS)
-                        for n in ast.walk(s) if isinstance(n, ast.Name)
-                        and isinstance(n.ctx, ast.Store)}  # fmt: skip
-        data = {n.id for n in ast.walk(statement) if isinstance(n, ast.Name)} & module_names
+        data = _names(statement) & _module_names(source)
     else:
         data = {n.id for n in ast.walk(statement) if isinstance(n, ast.Name)
                 and isinstance(n.ctx, ast.Store)}  # fmt: skip
-    users: set[str] = set()
-    for qualname, func in _functions(tree):
-        if func is not statement and any(
-            isinstance(n, ast.Name) and n.id in data for n in ast.walk(func)
-        ):
-            users.add(qualname)
+    users = {qualname for qualname, func in _functions(tree)
+             if func is not statement and not data.isdisjoint(_names(func))}  # fmt: skip
     return users or None
 
 
@@ -226,6 +218,20 @@ def _parsed(source: str) -> ast.Module:
     return ast.parse(source)
 
 
+@functools.lru_cache(maxsize=4)
+def _module_names(source: str) -> frozenset[str]:
+    """The names the module's top-level code (outside definitions) assigns."""
+    return frozenset(n.id for s in _parsed(source).body if not isinstance(s, _DEFS)
+                     for n in ast.walk(s) if isinstance(n, ast.Name)
+                     and isinstance(n.ctx, ast.Store))  # fmt: skip
+
+
+@functools.lru_cache(maxsize=256)
+def _names(node: ast.AST) -> frozenset[str]:
+    """Every name ``node`` mentions (nodes of a cached tree, so asked about again and again)."""
+    return frozenset(n.id for n in ast.walk(node) if isinstance(n, ast.Name))
+
+
 def _statement_at(tree: ast.Module, line: int) -> ast.stmt | None:
     return next((s for s in tree.body if s.lineno <= line <= (s.end_lineno or s.lineno)), None)
 
@@ -241,12 +247,17 @@ def _functions(tree: ast.Module) -> list[tuple[str, ast.AST]]:
     return found
 
 
-def _string_positions(call: Call) -> list[int]:
+def _string_positions(call: Call) -> tuple[int, ...]:
+    return _string_args(call.args)
+
+
+@functools.lru_cache(maxsize=4096)
+def _string_args(args: tuple[str, ...]) -> tuple[int, ...]:
     positions = []
-    for index, source in enumerate(call.args):
+    for index, source in enumerate(args):
         try:
             if isinstance(ast.literal_eval(source), str):
                 positions.append(index)
         except (ValueError, SyntaxError):
             continue
-    return positions
+    return tuple(positions)

@@ -70,7 +70,8 @@ def write_module(module: str, results: Sequence[CallResult], framework: str = "p
     per function or class under test.
     """
     style = PYTEST if framework == "pytest" else UNITTEST
-    kept = [r for r in results if r.deterministic and r.outcome.kind in ("return", "raise")]
+    kept = [r for r in results
+            if r.deterministic and r.confirmed and r.outcome.kind in ("return", "raise")]  # fmt: skip
     first_seen: dict[str, int] = {}
     for r in kept:
         first_seen.setdefault(r.call.target.split(".")[0], len(first_seen))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import sys
 from pathlib import Path
 
@@ -9,7 +10,14 @@ import pytest
 
 from tddforge.builtin.constants import mine_constants
 from tddforge.builtin.discover import ModuleInfo, discover
-from tddforge.builtin.explore import Call, CallResult, explore, run_against_mutants, run_calls
+from tddforge.builtin.explore import (
+    Call,
+    CallResult,
+    confirm_calls,
+    explore,
+    run_against_mutants,
+    run_calls,
+)
 from tddforge.builtin.search import search
 from tddforge.sandbox import Limits, Sandbox
 
@@ -126,6 +134,23 @@ def test_values_that_vary_are_not_deterministic(project: Path) -> None:
     assert results[0].other is not None and results[0].other.kind == "return"
 
 
+def test_a_batch_run_once_is_split_and_confirmed_later(project: Path) -> None:
+    box = Sandbox(project, LIMITS)
+    calls = [Call("now"), Call("pick"), Call("order"), Call("spin"),
+             *(Call("classify", (str(n),)) for n in range(-20, 40))]  # fmt: skip
+    once = run_calls(project, project / "sample.py", calls, python=PY, sandbox=box,
+                     call_timeout=0.5, confirm=False)  # fmt: skip
+    assert [r.call for r in once] == calls  # both halves answered, in the calls' order
+    assert not any(r.confirmed for r in once)
+    assert [r.deterministic for r in once[:4]] == [True, True, True, False]  # presumed
+    sure = confirm_calls(project, project / "sample.py", [*once[:3], once[-1]], python=PY,
+                         sandbox=box, call_timeout=0.5)  # fmt: skip
+    assert [(r.confirmed, r.deterministic) for r in sure] == [
+        (True, False), (True, False), (True, False), (True, True),
+    ]  # fmt: skip
+    assert sure[3].outcome.repr == "'small'" and sure[3].arcs == once[-1].arcs
+
+
 def test_objects_compare_by_type_and_public_literal_state(project: Path) -> None:
     (built,) = run(project, Call("Box", ("2.0",)))
     assert built.outcome.kind == "return" and not built.outcome.literal
@@ -227,7 +252,8 @@ def test_search_widens_to_the_neighbours_of_calls_it_did_not_keep(tmp_path: Path
 
 def test_search_respects_the_budget(tmp_path: Path) -> None:
     project, module, box, info = searched(tmp_path)
-    ticks = iter([0.0, 0.0, 5.0])  # start, before round 0, before round 1: past the budget
+    # start, before round 0; from round 1 on (and while confirming): past the budget
+    ticks = itertools.chain([0.0, 0.0], itertools.repeat(5.0))
     found = search(project, module, info, {}, python=PY, sandbox=box, budget=2.0,
                    first=[Call("slow", ("1",))], clock=lambda: next(ticks))  # fmt: skip
     assert (found.rounds, found.stopped) == (1, "budget spent")

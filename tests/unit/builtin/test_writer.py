@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+from dataclasses import replace
 
 from tddforge.builtin.explore import Call, CallResult, Outcome
 from tddforge.builtin.writer import write_module
@@ -158,9 +159,11 @@ def test_nothing_unstable_is_written() -> None:
         Call("now"), frozenset(), Outcome("return", "float", repr="1.5", literal=True), False
     )
     timeout = CallResult(Call("spin"), frozenset(), Outcome("timeout"), False)
-    source = write_module("m", [unstable, timeout])
+    unconfirmed = replace(returned(Call("pick"), "0.5"), confirmed=False)  # seen in one run only
+    source = write_module("m", [unstable, timeout, unconfirmed])
     assert "def test" not in source
     compile(source, "generated.py", "exec")
+    assert "def test_pick" in write_module("m", [replace(unconfirmed, confirmed=True)])
 
 
 def test_unittest_style_one_test_case_per_function_or_class() -> None:

@@ -1,0 +1,52 @@
+"""Confirming the search's kept calls: only calls both hash seeds agree on are kept."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from tddforge.builtin.explore import Call, CallResult, Outcome
+from tddforge.builtin.search import confirmed_cover
+
+
+def once(name: str, *arcs: tuple[int, int], confirmed: bool = False) -> CallResult:
+    """A result seen in one run: presumed deterministic until confirmed."""
+    outcome = Outcome("return", "int", "builtins", repr="1", literal=True)
+    return CallResult(Call(name), frozenset(arcs), outcome, True, confirmed=confirmed)
+
+
+SEEN = [once("a", (1, 2)), once("b", (1, 2)), once("c", (3, 4), confirmed=True), once("d", (1, 2))]
+
+
+@pytest.mark.parametrize(
+    ("varies", "unanswered", "kept", "asked"),
+    [
+        ((), (), ["a", "c"], [["a"]]),  # a holds: b and d reach nothing new
+        (("a",), (), ["b", "c"], [["a"], ["b"]]),  # a varies: its arcs go to b, confirmed next
+        (("a", "b"), (), ["d", "c"], [["a"], ["b"], ["d"]]),
+        (("a", "b", "d"), (), ["c"], [["a"], ["b"], ["d"]]),  # c was confirmed before
+        ((), ("a",), ["b", "c"], [["a"], ["b"]]),  # the confirming run never reached a
+    ],
+)
+def test_kept_calls_are_confirmed_and_a_varying_one_hands_its_arcs_on(
+    varies: tuple[str, ...], unanswered: tuple[str, ...], kept: list[str], asked: list[list[str]]
+) -> None:
+    calls: list[list[str]] = []
+
+    def confirm(todo: list[CallResult]) -> list[CallResult]:
+        calls.append([r.call.target for r in todo])
+        return [
+            replace(r, confirmed=True, deterministic=r.call.target not in varies)
+            for r in todo
+            if r.call.target not in unanswered
+        ]
+
+    cover, covered, seen = confirmed_cover(SEEN, confirm)
+    assert sorted(r.call.target for r in cover) == sorted(kept)
+    assert [r.call.target for r in cover] == [r.call.target for r in seen if r in cover]
+    assert all(r.confirmed and r.deterministic for r in cover)
+    assert calls == asked
+    assert covered == frozenset().union(*(r.arcs for r in cover))
+    assert [r.call.target for r in seen] == ["a", "b", "c", "d"]  # every result, in order
+    assert all(not r.deterministic for r in seen if r.call.target in varies + unanswered)
