@@ -4,9 +4,9 @@
 constants and runs the coverage-guided search; it writes one test per call
 that reached new arcs. ``enhance`` (attempts 1+) is the mutant-directed
 phase: it runs calls against the mutants that survived the last measurement
-(and, when those are not enough, untried neighbours of the calls that ran
-the mutants' lines) and adds the calls whose observed outcome differs on
-some mutant. Both phases share one time budget (``--budget``), the search
+(the calls the search ran, new calls fed the mutated lines' own literals, and
+reads of the module's public data) and adds the calls whose observed outcome
+differs on some mutant. Both phases share one time budget (``--budget``), the search
 getting most of it; when nothing is left to add, ``enhance`` returns the
 suite unchanged, the loop sees no progress, and the Router stops.
 
@@ -32,7 +32,7 @@ from tddforge.builtin.explore import (
     run_calls,
     smallest_cover,
 )
-from tddforge.builtin.search import all_neighbours, search
+from tddforge.builtin.search import search
 from tddforge.builtin.targeting import (
     call_site_strings,
     calls_with_inputs,
@@ -144,8 +144,6 @@ class BuiltinSuiteGenerator:
             more, killed = self._aim_with_module_data(target, rest, self._deadline - self.clock())
             added += more
             rest = [m for m in rest if m.id not in killed]
-        if rest:
-            added += self._aim_with_neighbours(target, rest, self._deadline - self.clock())
         summary = (
             f"mutant-directed phase: {len(fresh)} surviving mutant(s), {len(added)} call(s) added"
         )
@@ -168,26 +166,6 @@ class BuiltinSuiteGenerator:
             return [], set()
         jobs = [(p.mutant.id, apply_mutant(target.source, p.mutant), p.calls) for p in plans]
         return self._judge(target, pool, jobs, seconds)
-
-    def _aim_with_neighbours(
-        self, target: CoverTarget, mutants: Sequence[Mutant], seconds: float
-    ) -> list[CallResult]:
-        """Untried neighbours of the calls that ran the mutants' lines, when time is left."""
-        if seconds < MIN_PHASE_SECONDS or self._info is None:
-            return []
-        lines = {line for m in mutants for line in m.lines}
-        funcs = {f.qualname: f for f in self._info.callables()}
-        near = [r for r in self._pool if any(a in lines or b in lines for a, b in r.arcs)]
-        tried = {r.call for r in self._pool}
-        fresh = [c for c in all_neighbours(near, funcs, {}, instances=False) if c not in tried]
-        if not fresh:
-            return []
-        module = target.project / target.module_rel
-        results = run_calls(target.project, module, fresh[:400], python=self.python,
-                            sandbox=self._box(target), timeout=seconds / 2,
-                            confirm=False)  # fmt: skip
-        self._pool += results
-        return self._aim(target, mutants, self._deadline - self.clock())[0]
 
     def _aim_with_module_data(
         self, target: CoverTarget, mutants: Sequence[Mutant], seconds: float

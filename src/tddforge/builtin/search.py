@@ -235,18 +235,16 @@ def all_neighbours(
     results: Iterable[CallResult],
     funcs: Mapping[str, CallableInfo],
     options: Mapping[str, Mapping[str, Sequence[str]]],
-    *,
-    instances: bool = True,
 ) -> list[Call]:
-    """The neighbours of every result's call, once each; with ``instances``, also the
-    same method call on instances built with one constructor argument changed."""
+    """The neighbours of every result's call, once each, and the same method call on
+    instances built with one constructor argument changed."""
     found: list[Call] = []
     for result in results:
         func = funcs.get(result.call.target)
         if func is not None:
             found += neighbours(result.call, func, options.get(func.qualname))
         owner = result.call.target.split(".")[0]
-        if instances and result.call.init_args is not None and owner in funcs:
+        if result.call.init_args is not None and owner in funcs:
             found += instance_neighbours(result.call, funcs[owner], options.get(owner))
     return list(dict.fromkeys(found))
 

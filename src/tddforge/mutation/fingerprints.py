@@ -5,7 +5,10 @@ A test's fingerprint hashes its own source (a test function, or the whole
 (imports, helpers, fixtures, parametrize data), and every ``conftest.py``
 between the project root and the file. A ``from m import a, b`` counts as the
 import of ``m`` plus, per test, the bindings of the names that test reads, so
-importing one more name for a new test does not change the others. Any edit to any of those changes the
+importing one more name for a new test does not change the others. Importing
+pytest itself runs nothing (the tests run under it), so ``import pytest``
+counts only for the tests that read the name: adding or dropping it with the
+tests that use ``pytest.raises`` leaves the others unchanged. Any edit to any of those changes the
 fingerprint, so a cached verdict is reused only when nothing the test could
 depend on inside the test code has changed.
 """
@@ -79,7 +82,7 @@ def file_fingerprints(project: Path, test_file: Path) -> dict[str, str]:
     # for a test, a ``from m import a, b`` counts by the names the test reads: adding a
     # name another test needs leaves it unchanged (its verdicts stay reusable)
     bindings = _from_imports(others)
-    shared = _sha(conftests, *(_import_key(n, segment) for n in others))
+    shared = _sha(conftests, *(k for n in others if (k := _import_key(n, segment))))
     classes = [n for n in tree.body if isinstance(n, ast.ClassDef) and _is_test(n)]
     all_classes = _sha(shared, *(segment(c) for c in classes), *_bound(classes, bindings))
     found = {rel: _sha(exact, *(segment(c) for c in classes), *_import_time_parts(tree, segment))}
@@ -91,21 +94,36 @@ def file_fingerprints(project: Path, test_file: Path) -> dict[str, str]:
     return found
 
 
+_ALREADY_IMPORTED = frozenset({"pytest"})  # under pytest, importing these only binds a name
+
+
 def _from_imports(nodes: Iterable[ast.stmt]) -> dict[str, str]:
-    """Name → the ``from ... import`` that binds it (the last one wins, as at run time)."""
+    """Name → the import that binds it (the last one wins, as at run time): every
+    ``from ... import``, and ``import pytest``."""
     bound: dict[str, str] = {}
     for node in nodes:
         if isinstance(node, ast.ImportFrom) and not any(a.name == "*" for a in node.names):
             source = "." * node.level + (node.module or "")
             for alias in node.names:
                 bound[alias.asname or alias.name] = f"from {source} import {alias.name}"
+        elif isinstance(node, ast.Import) and _binds_only(node):
+            for alias in node.names:
+                bound[alias.asname or alias.name] = f"import {alias.name} as {alias.asname}"
     return bound
 
 
+def _binds_only(node: ast.stmt) -> bool:
+    """``import pytest`` (or ``as`` another name): nothing runs but the binding."""
+    return isinstance(node, ast.Import) and all(a.name in _ALREADY_IMPORTED for a in node.names)
+
+
 def _import_key(node: ast.stmt, segment: Callable[[ast.AST], str]) -> str:
-    """A ``from m import names`` as what it runs (importing ``m``); anything else as written."""
+    """A ``from m import names`` as what it runs (importing ``m``), ``import pytest`` as
+    nothing (it runs nothing); anything else as written."""
     if isinstance(node, ast.ImportFrom) and not any(a.name == "*" for a in node.names):
         return f"from {'.' * node.level}{node.module or ''} import ..."
+    if isinstance(node, ast.Import) and _binds_only(node):
+        return ""
     return segment(node)
 
 

@@ -181,6 +181,15 @@ def test_b():
         # another module is imported: everything may differ
         (("from math import floor", "from math import floor\nfrom os import sep"),
          {"test_a", "test_b"}, True),
+        (("from math import floor", "from math import floor\nimport os"),
+         {"test_a", "test_b"}, True),
+        # importing pytest runs nothing under pytest: only a test reading the name changes
+        (("from math import floor", "from math import floor\nimport pytest"), set(), True),
+        (("from math import floor\n", "from math import floor\nimport pytest\n\n\n"
+          "def test_c():\n    with pytest.raises(ValueError):\n        int('x')\n"),
+         set(), True),
+        (("assert floor(1.5) == 1", "assert pytest.approx(floor(1.5)) == 1"), {"test_a"},
+         False),
     ],
 )  # fmt: skip
 def test_from_imports_count_by_the_names_each_test_reads(
