@@ -714,6 +714,8 @@ def data_lines(source: str) -> dict[int, set[int]]:
 
     A statement's data is the names it mentions, and for a call of one of the module's
     functions (``_irregular("person", "people")``), the module names that function reads.
+    That function's own lines count too: a mutant there changes what the call made while
+    the module was imported, and ``rebind`` runs the call again with the mutant on.
     Only the order in which tests run depends on this: every test still runs.
     """
     import ast
@@ -733,6 +735,7 @@ def data_lines(source: str) -> dict[int, set[int]]:
             continue  # ``__all__`` decides what star imports elsewhere took: import it fresh
         names = reads(statement)  # what it assigns, and what it changes (``RULES.append``)
         call = getattr(statement, "value", None)
+        called = None
         if isinstance(call, ast.Call) and isinstance(call.func, ast.Name):
             called = functions.get(call.func.id)
             names |= reads(called) if called is not None else set()
@@ -742,6 +745,9 @@ def data_lines(source: str) -> dict[int, set[int]]:
                 readers |= body_lines(function)
         for line in range(statement.lineno, (statement.end_lineno or statement.lineno) + 1):
             found[line] = readers
+        if called is not None:  # the function it runs at import
+            for line in range(called.lineno, (called.end_lineno or called.lineno) + 1):
+                found.setdefault(line, set()).update(readers)
     return found
 
 
@@ -1023,9 +1029,10 @@ class Session:
         graft_list, fresh_list = [], []
         data = data_lines(self.source) if self.config.get("rebind", True) else {}
         for m, covering in todo:
-            if m["strategy"] == "fresh" and m["line"] in data and not m.get("graft_name"):
-                # switched on by rebind in the collector; the tests running the functions
-                # that read the mutated data first, then every other test
+            if m["strategy"] == "fresh" and m["line"] in data:
+                # switched on by rebind in the collector (data, or a function the module
+                # calls to make it); the tests running the functions that read the mutated
+                # data first, then every other test
                 likely = self._tests_running(data[m["line"]])
                 first = [n for n in covering if n in likely]
                 graft_list.append((m, first + [n for n in covering if n not in likely]))

@@ -37,6 +37,13 @@ class Box:
 
 
 _register = RULES.append(("child", "children"))
+
+
+def _irregular(single, many):
+    RULES.insert(0, (single, many))
+
+
+_irregular("person", "people")
 """
 
 
@@ -56,12 +63,15 @@ def target(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[types.Mo
 
 def test_data_lines_are_simple_top_level_statements_with_their_readers() -> None:
     found = data_lines(SOURCE)
-    assert set(found) == {4, 5, 6, 7, 24}  # not __all__ (line 2): star imports used it
+    # not __all__ (line 2): star imports used it; _irregular's lines: it only runs at import
+    assert set(found) == {4, 5, 6, 7, 24, 27, 28, 31}
     plural_body, size_body = {10, 11, 12, 13, 14}, {20, 21}
-    assert found[4] == plural_body  # RULES is read by plural only
+    irregular_body = {27, 28}
+    assert found[4] == plural_body | irregular_body  # RULES: read by plural, filled by _irregular
     assert found[5] == plural_body | size_body  # LIMIT: plural's default and Box.size
     assert found[7] == set()  # PATTERN: nobody reads it
-    assert found[24] == plural_body  # the call appends to RULES
+    assert found[24] == plural_body | irregular_body  # the call appends to RULES
+    assert found[27] == found[28] == found[31] == plural_body  # what _irregular fills
 
 
 def test_rebind_switches_data_on_and_keeps_identities(target: types.ModuleType) -> None:
@@ -72,9 +82,21 @@ def test_rebind_switches_data_on_and_keeps_identities(target: types.ModuleType) 
     rebind(mutated, target.__file__)
     assert target.plural is plural and target.Box is box and target.RULES is rules
     assert plural("mouse") == "" and user.plural("mouse") == ""  # held references see it
-    assert user.RULES is rules and rules[-1] == ("child", "children") and len(rules) == 3
+    assert user.RULES is rules and rules[-1] == ("child", "children") and len(rules) == 4
     assert plural("cat") == "cat"  # the default re-evaluated: limit=LIMIT is now 0
     assert user.LIMIT == 0 and box().size() == 0  # rebound where it was imported by name
+
+
+def test_rebind_switches_on_a_function_the_module_calls_while_importing(
+    target: types.ModuleType,
+) -> None:
+    irregular, rules = target._irregular, target.RULES
+    assert rules[0] == ("person", "people") and target.plural("person") == "people"
+    rebind(SOURCE.replace("RULES.insert(0, ", "RULES.insert(1, "), target.__file__)
+    assert target._irregular is irregular and target.RULES is rules  # identities kept
+    assert rules[:2] == [("ox", "oxen"), ("person", "people")]  # filled by the mutated body
+    irregular("cat", "kittens")  # and later calls run it too
+    assert rules[1] == ("cat", "kittens")
 
 
 def test_rebind_needs_the_module_imported(tmp_path: Path) -> None:
