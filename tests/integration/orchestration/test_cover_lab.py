@@ -1,0 +1,89 @@
+"""SuiteLab for real: sandboxed pytest runs of a small project, reruns and the alone check."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from tddforge.config import Settings
+from tddforge.orchestration.cover_lab import SuiteLab
+from tddforge.orchestration.cover_loop import CoverOptions, load_target
+from tddforge.store.rundir import RunDir
+
+pytestmark = pytest.mark.integration
+
+MODULE = "def double(x):\n    return 2 * x\n"
+SUITE = """\
+from counter import double
+
+STATE = []
+
+
+def test_first():
+    STATE.append(1)
+    assert double(2) == 4
+
+
+def test_needs_first():
+    assert STATE, "runs only after test_first"
+
+
+def test_plain():
+    assert double(0) == 0
+"""
+WRITER = """\
+from pathlib import Path
+
+from counter import double
+
+
+def test_writes_the_module():
+    Path(double.__code__.co_filename).write_text("broken(")
+
+
+def test_plain():
+    assert double(1) == 2
+"""
+
+
+def lab(tmp_path: Path, *, parallel: bool) -> SuiteLab:
+    project = tmp_path / "proj"
+    project.mkdir()
+    (project / "counter.py").write_text(MODULE, encoding="utf-8")
+    options = CoverOptions(project, project / "counter.py", Path(sys.executable),
+                           test_path="test_counter_x.py")  # fmt: skip
+    settings = Settings()
+    cover = settings.cover.model_copy(update={"parallel_reruns": parallel, "reruns": 3})
+    settings = settings.model_copy(update={"cover": cover})
+    run = RunDir.create(project, "cover")
+    return SuiteLab(load_target(options), Path(sys.executable), settings, run, workers=1)
+
+
+@pytest.mark.parametrize("parallel", [False, True])
+def test_a_test_that_leans_on_another_fails_alone(tmp_path: Path, parallel: bool) -> None:
+    suite = lab(tmp_path, parallel=parallel)
+    try:
+        found = suite.measure(SUITE)
+        assert found.stable == ["test_first", "test_plain"]
+        assert found.verdicts["test_needs_first"].status == "flaky"
+        assert suite.alone([v for v in found.verdicts.values()]) == {
+            "test_needs_first": "fails when run alone (depends on other tests)"
+        }
+    finally:
+        suite.close()
+
+
+@pytest.mark.parametrize("parallel", [False, True])
+def test_a_test_that_writes_the_module_is_found_and_undone(tmp_path: Path, parallel: bool) -> None:
+    suite = lab(tmp_path, parallel=parallel)
+    try:
+        found = suite.measure(WRITER)
+        assert (suite.module.read_text(), found.ran) == (MODULE, True)
+        why = suite.alone(list(found.verdicts.values()))
+        assert why == {"test_writes_the_module":
+                       "modifies the module under test (counter.py)"}  # fmt: skip
+        assert suite.module.read_text() == MODULE
+    finally:
+        suite.close()
