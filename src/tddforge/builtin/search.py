@@ -7,8 +7,10 @@ reach new arcs. When that frontier runs dry, the search *widens*, at most
 twice, for one round: it tries neighbours of every call run so far, kept or not (a call
 that reached nothing new may be one step from a branch: ``resolve`` on a path
 that fails is one keyword away from returning its ``default``), taking the
-functions in turn. The search stops when a widening finds nothing (coverage
-has stopped rising), when there is nothing untried left, or when the budget is
+functions in turn. A second widening goes on where the first stopped, even when
+the first found nothing (jsonpointer's missing branches are found there). The
+search stops when the frontier runs dry after both widenings (coverage has
+stopped rising), when there is nothing untried left, or when the budget is
 spent; it says which.
 """
 
