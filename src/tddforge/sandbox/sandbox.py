@@ -183,7 +183,9 @@ class Sandbox:
         """Start a long-lived confined process with stdin/stdout pipes (stderr discarded).
 
         There is no wall timeout: the caller owns the process and ends it with
-        ``stop``. Used by the mutation engine's warm worker.
+        ``stop``. Used by the mutation engine's warm worker. Start it from a thread
+        that outlives it: bwrap's ``--die-with-parent`` kills the sandbox when the
+        *thread* that started it ends (a pool thread's process dies with the pool).
         """
         full, env, workdir = self._prepare(argv, cwd, extra_env, ())
         try:
@@ -201,7 +203,8 @@ class Sandbox:
             os.killpg(proc.pid, signal.SIGKILL)
         for stream in (proc.stdin, proc.stdout):
             if stream is not None:
-                stream.close()
+                with contextlib.suppress(OSError):  # unsent input to a dead process
+                    stream.close()
         proc.wait()
 
     def _prepare(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import signal
 import socket
+import subprocess
 import sys
 import threading
 import time
@@ -74,6 +75,7 @@ def listener() -> Iterator[int]:
 
 CONNECT = """
 import socket
+import subprocess
 try:
     socket.create_connection(("127.0.0.1", {port}), timeout=3).close()
     print("CONNECTED")
@@ -253,3 +255,13 @@ def test_bad_constructor_arguments(work: Path) -> None:
         Sandbox(work, LIMITS, backend="docker")
     with pytest.raises(SandboxError, match="not a directory"):
         Sandbox(work / "missing", LIMITS)
+
+
+def test_stopping_a_dead_process_with_unsent_input_is_quiet() -> None:
+    proc = subprocess.Popen([PY, "-c", "pass"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            start_new_session=True)  # fmt: skip
+    proc.wait()
+    assert proc.stdin is not None
+    proc.stdin.write(b"x" * 100)  # buffered: sent (and refused) when the pipe is closed
+    Sandbox.stop(proc)  # the broken pipe is not the caller's problem
+    assert proc.stdin.closed and proc.returncode == 0
