@@ -64,11 +64,14 @@ class TestSuiteGenerator(Protocol):
         current: str,
         instruction_block: str,
         survivors: Sequence[Mutant] = (),
+        redundant: Sequence[str] = (),
     ) -> GeneratedSuite:
         """A revised suite that applies ``instruction_block`` to ``current``.
 
         ``survivors`` are the mutants the current suite let live (also described
-        in the block), for a generator that works on them directly.
+        in the block), for a generator that works on them directly; ``redundant``
+        names the current suite's tests that add no coverage and kill no mutant,
+        which the final suite drops anyway: a generator may leave them out now.
         """
         ...
 
@@ -127,8 +130,11 @@ class LLMSuiteGenerator:
         current: str,
         instruction_block: str,
         survivors: Sequence[Mutant] = (),
+        redundant: Sequence[str] = (),
     ) -> GeneratedSuite:
-        """Attempts 1+: the seed's Enhancer prompt; the survivors reach it through the block."""
+        """Attempts 1+: the seed's Enhancer prompt; the survivors reach it through the block.
+
+        The model keeps the tests it wrote (``redundant`` ones are dropped at the end)."""
         variables: dict[str, Any] = {
             "repo": target.repo,
             "version": target.version,

@@ -45,7 +45,7 @@ from tddforge.builtin.targeting import (
     users_of_line,
 )
 from tddforge.builtin.usage import annotate, usage_hints
-from tddforge.builtin.writer import write_module
+from tddforge.builtin.writer import leave_out, write_module
 from tddforge.config import Settings
 from tddforge.mutation.mutant import Mutant, apply_mutant
 from tddforge.sandbox import Limits, Sandbox
@@ -116,16 +116,27 @@ class BuiltinSuiteGenerator:
         current: str,
         instruction_block: str,
         survivors: Sequence[Mutant] = (),
+        redundant: Sequence[str] = (),
     ) -> GeneratedSuite:
-        """The mutant-directed phase: add calls whose outcome tells a survivor apart."""
+        """The mutant-directed phase: add calls whose outcome tells a survivor apart.
+
+        When it adds some, the ``redundant`` tests (no coverage of their own, no
+        kill) are left out of the new suite, so the final one need not drop them
+        and be measured again.
+        """
         started = self.clock()
         try:
-            return self._enhance(target, current, survivors, started)
+            return self._enhance(target, current, survivors, set(redundant), started)
         finally:
             self._spent += self.clock() - started
 
     def _enhance(
-        self, target: CoverTarget, current: str, survivors: Sequence[Mutant], started: float
+        self,
+        target: CoverTarget,
+        current: str,
+        survivors: Sequence[Mutant],
+        redundant: set[str],
+        started: float,
     ) -> GeneratedSuite:
         fresh = [m for m in survivors if m.id not in self._targeted]
         self._deadline = started + self.budget - self._spent
@@ -150,7 +161,8 @@ class BuiltinSuiteGenerator:
         self.progress(summary)
         if not added:
             return GeneratedSuite(current, summary, exhausted=True)
-        self._kept += added
+        kept = leave_out(target.import_name, self._kept, redundant, target.framework)
+        self._kept = kept + added
         return GeneratedSuite(self._write(target), summary)
 
     def _aim(

@@ -14,7 +14,7 @@ from __future__ import annotations
 import ast
 import builtins
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from tddforge.builtin.explore import Call, CallResult, Outcome
@@ -70,15 +70,7 @@ def write_module(module: str, results: Sequence[CallResult], framework: str = "p
     per function or class under test.
     """
     style = PYTEST if framework == "pytest" else UNITTEST
-    kept = [r for r in results
-            if r.deterministic and r.confirmed and r.outcome.kind in ("return", "raise")]  # fmt: skip
-    first_seen: dict[str, int] = {}
-    for r in kept:
-        first_seen.setdefault(r.call.target.split(".")[0], len(first_seen))
-    kept.sort(key=lambda r: first_seen[r.call.target.split(".")[0]])  # grouped by function or class
-    names: set[str] = set()
-    imports: set[str] = set()
-    tests = [(r.call.target.split(".")[0], _test(module, r, names, imports, style)) for r in kept]
+    kept, tests, imports = _written(module, results, style)
     uses_re = any("re.escape(" in line for _, t in tests for line in t.body)
     header = ['"""Tests written by tddforge\'s builtin generator from observed behaviour."""', ""]
     modules = sorted(imports & set(STDLIB_MODULES)) + (["re"] if uses_re else [])
@@ -93,6 +85,44 @@ def write_module(module: str, results: Sequence[CallResult], framework: str = "p
     lines = header + [line for block in blocks for line in [*block, ""]]
     lines += _pytest_functions(tests) if style is PYTEST else _test_cases(tests)
     return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def written_keys(
+    module: str, results: Sequence[CallResult], framework: str = "pytest"
+) -> dict[Call, str]:
+    """Each written call's test, as the cover loop names tests (``name``, or
+    ``TestClass::name`` for a unittest case); calls that are not written are absent."""
+    style = PYTEST if framework == "pytest" else UNITTEST
+    kept, tests, _ = _written(module, results, style)
+    return {
+        r.call: test.name if style is PYTEST else f"Test{_camel(root)}::{test.name}"
+        for r, (root, test) in zip(kept, tests, strict=True)
+    }
+
+
+def leave_out(
+    module: str, results: Sequence[CallResult], keys: Collection[str], framework: str = "pytest"
+) -> list[CallResult]:
+    """``results`` without those whose written test is named in ``keys``."""
+    named = written_keys(module, results, framework)
+    return [r for r in results if named.get(r.call) not in keys]
+
+
+def _written(
+    module: str, results: Sequence[CallResult], style: Style
+) -> tuple[list[CallResult], list[tuple[str, WrittenTest]], set[str]]:
+    """The results that are written, in order (grouped by function or class), each one's
+    test, and the names the tests import from the module."""
+    kept = [r for r in results
+            if r.deterministic and r.confirmed and r.outcome.kind in ("return", "raise")]  # fmt: skip
+    first_seen: dict[str, int] = {}
+    for r in kept:
+        first_seen.setdefault(r.call.target.split(".")[0], len(first_seen))
+    kept.sort(key=lambda r: first_seen[r.call.target.split(".")[0]])  # grouped by function or class
+    names: set[str] = set()
+    imports: set[str] = set()
+    tests = [(r.call.target.split(".")[0], _test(module, r, names, imports, style)) for r in kept]
+    return kept, tests, imports
 
 
 def _pytest_functions(tests: Sequence[tuple[str, WrittenTest]]) -> list[str]:

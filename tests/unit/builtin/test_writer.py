@@ -6,7 +6,7 @@ import ast
 from dataclasses import replace
 
 from tddforge.builtin.explore import Call, CallResult, Outcome
-from tddforge.builtin.writer import write_module
+from tddforge.builtin.writer import leave_out, write_module, written_keys
 
 
 def returned(call: Call, text: str, **extra: object) -> CallResult:
@@ -301,3 +301,33 @@ def test_item_assignment_and_deletion_are_written_as_statements() -> None:
     assert "    box = Box()\n    box[0] = 7\n    assert box.x == 7\n" in source
     assert "    with pytest.raises(IndexError, match='5'):\n        del box[5]\n" in source
     ast.parse(source)
+
+
+def test_each_written_call_is_named_as_the_cover_loop_names_its_test() -> None:
+    results = [
+        returned(Call("classify", ("-1",)), "'negative'"),
+        returned(Call("classify", ("-2",)), "'negative'"),  # the same scenario: told apart
+        obj(Call("Box", ("2.0",)), "Box", (("size", "2.0"),)),
+        CallResult(Call("spin"), frozenset(), Outcome("timeout"), False),  # never written
+    ]
+    assert written_keys("shapes", results) == {
+        Call("classify", ("-1",)): "test_classify_returns_negative",
+        Call("classify", ("-2",)): "test_classify_returns_negative_with_minus_2",
+        Call("Box", ("2.0",)): "test_box_builds",
+    }
+    assert written_keys("shapes", results, framework="unittest") == {
+        Call("classify", ("-1",)): "TestClassify::test_classify_returns_negative",
+        Call("classify", ("-2",)): "TestClassify::test_classify_returns_negative_with_minus_2",
+        Call("Box", ("2.0",)): "TestBox::test_box_builds",
+    }
+    written = write_module("shapes", results)
+    assert all(f"def {key}()" in written for key in written_keys("shapes", results).values())
+
+    kept = leave_out("shapes", results, {"test_classify_returns_negative", "test_nothing"})
+    assert [r.call for r in kept] == [
+        Call("classify", ("-2",)),
+        Call("Box", ("2.0",)),
+        Call("spin"),
+    ]
+    kept = leave_out("shapes", results, {"TestBox::test_box_builds"}, framework="unittest")
+    assert [r.call.target for r in kept] == ["classify", "classify", "spin"]
