@@ -65,13 +65,15 @@ class TestSuiteGenerator(Protocol):
         instruction_block: str,
         survivors: Sequence[Mutant] = (),
         redundant: Sequence[str] = (),
+        killers: Sequence[str] = (),
     ) -> GeneratedSuite:
         """A revised suite that applies ``instruction_block`` to ``current``.
 
         ``survivors`` are the mutants the current suite let live (also described
         in the block), for a generator that works on them directly; ``redundant``
         names the current suite's tests that add no coverage and kill no mutant,
-        which the final suite drops anyway: a generator may leave them out now.
+        which the final suite drops anyway: a generator may leave them out now;
+        ``killers`` names the tests credited with killing a mutant.
         """
         ...
 
@@ -131,6 +133,7 @@ class LLMSuiteGenerator:
         instruction_block: str,
         survivors: Sequence[Mutant] = (),
         redundant: Sequence[str] = (),
+        killers: Sequence[str] = (),
     ) -> GeneratedSuite:
         """Attempts 1+: the seed's Enhancer prompt; the survivors reach it through the block.
 

@@ -22,7 +22,8 @@ from __future__ import annotations
 import itertools
 import json
 import shutil
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections import Counter
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -296,6 +297,23 @@ def keep_new_coverage(
             kept.append(result)
             covered |= result.arcs
     return kept, covered
+
+
+def without_subsumed(
+    results: Sequence[CallResult], protected: Collection[Call] = ()
+) -> list[CallResult]:
+    """``results`` without each unprotected one whose every arc others reach too (the
+    later first: a later call is the likelier repeat). Calls that reach no arc of the
+    module (a read of its data) stay."""
+    counts = Counter(arc for r in results for arc in r.arcs)
+    dropped: set[Call] = set()
+    for result in reversed(results):
+        if result.call in protected or not result.arcs:
+            continue
+        if all(counts[arc] > 1 for arc in result.arcs):
+            dropped.add(result.call)
+            counts.subtract(result.arcs)
+    return [r for r in results if r.call not in dropped]
 
 
 def smallest_cover(results: Sequence[CallResult], source: str | None = None) -> list[CallResult]:

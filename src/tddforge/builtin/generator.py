@@ -31,6 +31,7 @@ from tddforge.builtin.explore import (
     run_against_mutants,
     run_calls,
     smallest_cover,
+    without_subsumed,
 )
 from tddforge.builtin.search import search
 from tddforge.builtin.targeting import (
@@ -45,7 +46,7 @@ from tddforge.builtin.targeting import (
     users_of_line,
 )
 from tddforge.builtin.usage import annotate, usage_hints
-from tddforge.builtin.writer import leave_out, write_module
+from tddforge.builtin.writer import leave_out, write_module, written_keys
 from tddforge.config import Settings
 from tddforge.mutation.mutant import Mutant, apply_mutant
 from tddforge.sandbox import Limits, Sandbox
@@ -117,16 +118,20 @@ class BuiltinSuiteGenerator:
         instruction_block: str,
         survivors: Sequence[Mutant] = (),
         redundant: Sequence[str] = (),
+        killers: Sequence[str] = (),
     ) -> GeneratedSuite:
         """The mutant-directed phase: add calls whose outcome tells a survivor apart.
 
         When it adds some, the ``redundant`` tests (no coverage of their own, no
-        kill) are left out of the new suite, so the final one need not drop them
-        and be measured again.
+        kill) are left out of the new suite, and so are the earlier tests that are
+        not ``killers`` and reach no arc the others do not: the final suite need
+        not drop them and be measured again.
         """
         started = self.clock()
         try:
-            return self._enhance(target, current, survivors, set(redundant), started)
+            return self._enhance(
+                target, current, survivors, (set(redundant), set(killers)), started
+            )
         finally:
             self._spent += self.clock() - started
 
@@ -135,7 +140,7 @@ class BuiltinSuiteGenerator:
         target: CoverTarget,
         current: str,
         survivors: Sequence[Mutant],
-        redundant: set[str],
+        judged: tuple[set[str], set[str]],
         started: float,
     ) -> GeneratedSuite:
         fresh = [m for m in survivors if m.id not in self._targeted]
@@ -161,8 +166,11 @@ class BuiltinSuiteGenerator:
         self.progress(summary)
         if not added:
             return GeneratedSuite(current, summary, exhausted=True)
+        redundant, killers = judged
+        named = written_keys(target.import_name, self._kept, target.framework)
         kept = leave_out(target.import_name, self._kept, redundant, target.framework)
-        self._kept = kept + added
+        protected = {r.call for r in kept if named.get(r.call) in killers}
+        self._kept = without_subsumed(kept + added, protected | {r.call for r in added})
         return GeneratedSuite(self._write(target), summary)
 
     def _aim(

@@ -183,8 +183,10 @@ def search(
         new, covered = keep_new_coverage(results, covered)
         kept += new
         if not new and not pending:
+            if widenings >= MAX_WIDENINGS:
+                return result("coverage stopped rising")
             wider = [c for c in widen(seen, funcs, options) if c not in tried]
-            if widenings >= MAX_WIDENINGS or not wider:
+            if not wider:
                 return result("coverage stopped rising")
             widenings += 1
             pending = wider[:MAX_BATCH]  # one round each: breadth, every function in turn

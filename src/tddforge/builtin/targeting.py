@@ -163,12 +163,10 @@ def users_of_line(source: str, line: int) -> set[str] | None:
     statement = _statement_at(tree, line)
     if statement is None:
         return None
-    data: frozenset[str] | set[str]
     if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
         data = _names(statement) & _module_names(source)
     else:
-        data = {n.id for n in ast.walk(statement) if isinstance(n, ast.Name)
-                and isinstance(n.ctx, ast.Store)}  # fmt: skip
+        data = _assigned(statement)
     users = {qualname for qualname, func in _functions(tree)
              if func is not statement and not data.isdisjoint(_names(func))}  # fmt: skip
     return users or None
@@ -230,6 +228,14 @@ def _module_names(source: str) -> frozenset[str]:
 def _names(node: ast.AST) -> frozenset[str]:
     """Every name ``node`` mentions (nodes of a cached tree, so asked about again and again)."""
     return frozenset(n.id for n in ast.walk(node) if isinstance(n, ast.Name))
+
+
+@functools.lru_cache(maxsize=256)
+def _assigned(node: ast.AST) -> frozenset[str]:
+    """Every name ``node`` assigns (a node of a cached tree, asked about per mutant)."""
+    return frozenset(
+        n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+    )
 
 
 def _statement_at(tree: ast.Module, line: int) -> ast.stmt | None:

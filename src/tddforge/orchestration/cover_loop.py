@@ -171,9 +171,9 @@ def _loop(target: CoverTarget, writer: TestSuiteGenerator, client: LLMClient | N
         mutation = attempt.found.mutation
         survivors = tuple(r.mutant for r in mutation.survivors) if mutation else ()
         try:
-            suite = writer.enhance(
-                target, attempt.found.code, block, survivors, redundant=_redundant(attempt.found)
-            )
+            suite = writer.enhance(target, attempt.found.code, block, survivors,
+                                   redundant=_redundant(attempt.found),
+                                   killers=tuple(_kills(attempt.found)))  # fmt: skip
         except LLMError as exc:  # a spent budget or a failed endpoint ends the loop, not the run
             reason = "budget" if "budget" in str(exc) else "llm_error"
             run.event("llm_error", error=str(exc))

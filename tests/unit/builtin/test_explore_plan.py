@@ -18,6 +18,7 @@ from tddforge.builtin.explore import (
     merge_runs,
     plan_calls,
     smallest_cover,
+    without_subsumed,
 )
 
 
@@ -258,3 +259,25 @@ def test_methods_are_called_on_an_instance_that_built() -> None:
     working = {"Ptr": [Call("Ptr", ("'/a'",))]}
     seen = [c for c in plan_calls(info, {}, working=working) if c.target == "Ptr.resolve"]
     assert {c.init_args for c in seen} == {("'/a'",)}
+
+
+@pytest.mark.parametrize(
+    ("arcs", "protected", "expected"),
+    [
+        ([{(1, 2)}, {(1, 2), (2, 3)}], set(), ["1"]),  # the first reaches nothing of its own
+        ([{(1, 2)}, {(1, 2), (2, 3)}], {"0"}, ["0", "1"]),  # a killer stays
+        ([{(1, 2)}, {(1, 2)}], set(), ["0"]),  # a repeat: the later one goes
+        ([{(1, 2)}, {(1, 2)}], {"1"}, ["1"]),
+        ([{(1, 2)}, {(1, 2)}], {"0", "1"}, ["0", "1"]),
+        ([{(1, 2), (2, 3)}, {(1, 2)}, {(2, 3)}], set(), ["0"]),  # the later ones go first
+        ([{(1, 2)}, {(2, 3)}], set(), ["0", "1"]),  # each reaches its own
+        ([set(), {(1, 2)}], set(), ["0", "1"]),  # a read of the module's data stays
+    ],
+)
+def test_without_subsumed_drops_what_the_others_reach_too(
+    arcs: list[set[tuple[int, int]]], protected: set[str], expected: list[str]
+) -> None:
+    results = [CallResult(Call("f", (str(i),)), frozenset(a), Outcome("return", "int"), True)
+               for i, a in enumerate(arcs)]  # fmt: skip
+    guarded = {Call("f", (i,)) for i in protected}
+    assert [r.call.args[0] for r in without_subsumed(results, guarded)] == expected
