@@ -64,16 +64,14 @@ class TestSuiteGenerator(Protocol):
         current: str,
         instruction_block: str,
         survivors: Sequence[Mutant] = (),
-        redundant: Sequence[str] = (),
         killers: Sequence[str] = (),
     ) -> GeneratedSuite:
         """A revised suite that applies ``instruction_block`` to ``current``.
 
         ``survivors`` are the mutants the current suite let live (also described
-        in the block), for a generator that works on them directly; ``redundant``
-        names the current suite's tests that add no coverage and kill no mutant,
-        which the final suite drops anyway: a generator may leave them out now;
-        ``killers`` names the tests credited with killing a mutant.
+        in the block), for a generator that works on them directly; ``killers``
+        names the current tests credited with killing a mutant (the final suite
+        keeps those, and drops tests that neither kill nor cover anything new).
         """
         ...
 
@@ -132,12 +130,9 @@ class LLMSuiteGenerator:
         current: str,
         instruction_block: str,
         survivors: Sequence[Mutant] = (),
-        redundant: Sequence[str] = (),
         killers: Sequence[str] = (),
     ) -> GeneratedSuite:
-        """Attempts 1+: the seed's Enhancer prompt; the survivors reach it through the block.
-
-        The model keeps the tests it wrote (``redundant`` ones are dropped at the end)."""
+        """Attempts 1+: the seed's Enhancer prompt; the survivors reach it through the block."""
         variables: dict[str, Any] = {
             "repo": target.repo,
             "version": target.version,

@@ -300,19 +300,22 @@ def keep_new_coverage(
 
 
 def without_subsumed(
-    results: Sequence[CallResult], protected: Collection[Call] = ()
+    results: Sequence[CallResult], protected: Collection[Call] = (), source: str | None = None
 ) -> list[CallResult]:
     """``results`` without each unprotected one whose every arc others reach too (the
-    later first: a later call is the likelier repeat). Calls that reach no arc of the
-    module (a read of its data) stay."""
-    counts = Counter(arc for r in results for arc in r.arcs)
+    later first: a later call is the likelier repeat). With the module's ``source``,
+    what counts is what coverage.py reports: statements run and branches taken.
+    Calls that reach nothing of the module (a read of its data) stay."""
+    count = _reported(source) if source is not None else lambda arcs: arcs
+    reach = [count(r.arcs) for r in results]
+    counts = Counter(unit for units in reach for unit in units)
     dropped: set[Call] = set()
-    for result in reversed(results):
-        if result.call in protected or not result.arcs:
+    for result, units in zip(reversed(results), reversed(reach), strict=True):
+        if result.call in protected or not units:
             continue
-        if all(counts[arc] > 1 for arc in result.arcs):
+        if all(counts[unit] > 1 for unit in units):
             dropped.add(result.call)
-            counts.subtract(result.arcs)
+            counts.subtract(units)
     return [r for r in results if r.call not in dropped]
 
 
@@ -354,6 +357,23 @@ def _measured(source: str) -> Callable[[frozenset[Arc]], frozenset[Any]]:
     def count(arcs: frozenset[Arc]) -> frozenset[Any]:
         lines = {("line", n) for arc in arcs for n in arc if n in statements}
         return frozenset(lines | {a for a in arcs if a in possible})
+
+    return count
+
+
+def _reported(source: str) -> Callable[[frozenset[Arc]], frozenset[Any]]:
+    """Arcs to what coverage.py reports of them: statements run, and branches (arcs out of
+    a line with more than one way out)."""
+    from coverage.parser import PythonParser
+
+    parser = PythonParser(text=source)
+    parser.parse_source()
+    statements = parser.statements
+    branching = {line for line, exits in parser.exit_counts().items() if exits > 1}
+
+    def count(arcs: frozenset[Arc]) -> frozenset[Any]:
+        lines = {("line", n) for arc in arcs for n in arc if n in statements}
+        return frozenset(lines | {a for a in arcs if a[0] in branching})
 
     return count
 

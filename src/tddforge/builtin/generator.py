@@ -46,7 +46,7 @@ from tddforge.builtin.targeting import (
     users_of_line,
 )
 from tddforge.builtin.usage import annotate, usage_hints
-from tddforge.builtin.writer import leave_out, write_module, written_keys
+from tddforge.builtin.writer import write_module, written_keys
 from tddforge.config import Settings
 from tddforge.mutation.mutant import Mutant, apply_mutant
 from tddforge.sandbox import Limits, Sandbox
@@ -117,21 +117,18 @@ class BuiltinSuiteGenerator:
         current: str,
         instruction_block: str,
         survivors: Sequence[Mutant] = (),
-        redundant: Sequence[str] = (),
         killers: Sequence[str] = (),
     ) -> GeneratedSuite:
         """The mutant-directed phase: add calls whose outcome tells a survivor apart.
 
-        When it adds some, the ``redundant`` tests (no coverage of their own, no
-        kill) are left out of the new suite, and so are the earlier tests that are
-        not ``killers`` and reach no arc the others do not: the final suite need
-        not drop them and be measured again.
+        When it adds some, the earlier tests that are not ``killers`` and reach no
+        arc the others do not are left out of the new suite: the final suite would
+        drop them and be measured a third time. Arcs, not lines, decide, so no
+        branch is lost.
         """
         started = self.clock()
         try:
-            return self._enhance(
-                target, current, survivors, (set(redundant), set(killers)), started
-            )
+            return self._enhance(target, current, survivors, set(killers), started)
         finally:
             self._spent += self.clock() - started
 
@@ -140,7 +137,7 @@ class BuiltinSuiteGenerator:
         target: CoverTarget,
         current: str,
         survivors: Sequence[Mutant],
-        judged: tuple[set[str], set[str]],
+        killers: set[str],
         started: float,
     ) -> GeneratedSuite:
         fresh = [m for m in survivors if m.id not in self._targeted]
@@ -166,11 +163,10 @@ class BuiltinSuiteGenerator:
         self.progress(summary)
         if not added:
             return GeneratedSuite(current, summary, exhausted=True)
-        redundant, killers = judged
         named = written_keys(target.import_name, self._kept, target.framework)
-        kept = leave_out(target.import_name, self._kept, redundant, target.framework)
-        protected = {r.call for r in kept if named.get(r.call) in killers}
-        self._kept = without_subsumed(kept + added, protected | {r.call for r in added})
+        protected = {r.call for r in self._kept if named.get(r.call) in killers}
+        protected |= {r.call for r in added}
+        self._kept = without_subsumed(self._kept + added, protected, target.source)
         return GeneratedSuite(self._write(target), summary)
 
     def _aim(

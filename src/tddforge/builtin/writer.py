@@ -14,7 +14,7 @@ from __future__ import annotations
 import ast
 import builtins
 import re
-from collections.abc import Collection, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tddforge.builtin.explore import Call, CallResult, Outcome
@@ -98,14 +98,6 @@ def written_keys(
         r.call: test.name if style is PYTEST else f"Test{_camel(root)}::{test.name}"
         for r, (root, test) in zip(kept, tests, strict=True)
     }
-
-
-def leave_out(
-    module: str, results: Sequence[CallResult], keys: Collection[str], framework: str = "pytest"
-) -> list[CallResult]:
-    """``results`` without those whose written test is named in ``keys``."""
-    named = written_keys(module, results, framework)
-    return [r for r in results if named.get(r.call) not in keys]
 
 
 def _written(

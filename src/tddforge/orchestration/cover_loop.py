@@ -171,9 +171,9 @@ def _loop(target: CoverTarget, writer: TestSuiteGenerator, client: LLMClient | N
         mutation = attempt.found.mutation
         survivors = tuple(r.mutant for r in mutation.survivors) if mutation else ()
         try:
-            suite = writer.enhance(target, attempt.found.code, block, survivors,
-                                   redundant=_redundant(attempt.found),
-                                   killers=tuple(_kills(attempt.found)))  # fmt: skip
+            suite = writer.enhance(
+                target, attempt.found.code, block, survivors, killers=tuple(_kills(attempt.found))
+            )
         except LLMError as exc:  # a spent budget or a failed endpoint ends the loop, not the run
             reason = "budget" if "budget" in str(exc) else "llm_error"
             run.event("llm_error", error=str(exc))
@@ -353,14 +353,6 @@ def _remeasure(lab: SuiteLab, code: str, final: _Final) -> Measurement:
     found = lab.measure(code)
     final.notes += found.notes
     return found
-
-
-def _redundant(found: Measurement) -> tuple[str, ...]:
-    """The stable tests that add no coverage and kill no mutant (what ``_assemble`` drops)."""
-    if not found.stable or found.coverage is None:
-        return ()
-    lines = suites.lines_by_test(found.coverage.contexts, found.stable)
-    return tuple(suites.select_tests(found.stable, lines, _kills(found)).dropped)
 
 
 def _kills(found: Measurement) -> dict[str, set[str]]:

@@ -6,7 +6,7 @@ import ast
 from dataclasses import replace
 
 from tddforge.builtin.explore import Call, CallResult, Outcome
-from tddforge.builtin.writer import leave_out, write_module, written_keys
+from tddforge.builtin.writer import write_module, written_keys
 
 
 def returned(call: Call, text: str, **extra: object) -> CallResult:
@@ -322,12 +322,3 @@ def test_each_written_call_is_named_as_the_cover_loop_names_its_test() -> None:
     }
     written = write_module("shapes", results)
     assert all(f"def {key}()" in written for key in written_keys("shapes", results).values())
-
-    kept = leave_out("shapes", results, {"test_classify_returns_negative", "test_nothing"})
-    assert [r.call for r in kept] == [
-        Call("classify", ("-2",)),
-        Call("Box", ("2.0",)),
-        Call("spin"),
-    ]
-    kept = leave_out("shapes", results, {"TestBox::test_box_builds"}, framework="unittest")
-    assert [r.call.target for r in kept] == ["classify", "classify", "spin"]
