@@ -189,23 +189,19 @@ class SuiteLab:
     def alone(self, verdicts: list[Verdict]) -> dict[str, str]:
         """Why each test cannot be kept when run on its own (fails, or writes the module).
 
-        One run with every test isolated in its own fork (two halves side by side
-        when the reruns may run so); only when some test wrote the module are the
-        tests run one by one, to find which.
+        One run with every test isolated in its own fork (one run, never two side
+        by side: a test that writes the module would break the other's collection);
+        only when some test wrote the module are the tests run one by one, to find
+        which.
         """
         notes: list[str] = []
         nodeids = [n for v in verdicts for n in v.nodeids]
         if not nodeids:
             return {}
-        halves = [nodeids[::2], nodeids[1::2]] if self.cfg.parallel_reruns else [nodeids]
-        with ThreadPoolExecutor(max_workers=len(halves)) as pool:
-            runs = list(pool.map(
-                lambda half: self.pytest(half, coverage=False, notes=notes, isolate=True),
-                [half for half in halves if half],
-            ))  # fmt: skip
+        run = self.pytest(nodeids, coverage=False, notes=notes, isolate=True)
         if notes:
             return {v.key: why for v in verdicts if (why := self._alone_one(v)) is not None}
-        passed = {o.nodeid for run in runs for o in run.outcomes if o.outcome == "passed"}
+        passed = {o.nodeid for o in run.outcomes if o.outcome == "passed"}
         return {
             v.key: "fails when run alone (depends on other tests)"
             for v in verdicts
