@@ -306,7 +306,7 @@ def without_subsumed(
     later first: a later call is the likelier repeat). With the module's ``source``,
     what counts is what coverage.py reports: statements run and branches taken.
     Calls that reach nothing of the module (a read of its data) stay."""
-    count = _reported(source) if source is not None else lambda arcs: arcs
+    count = _units(source, branches=True) if source is not None else lambda arcs: arcs
     reach = [count(r.arcs) for r in results]
     counts = Counter(unit for units in reach for unit in units)
     dropped: set[Call] = set()
@@ -331,7 +331,7 @@ def smallest_cover(results: Sequence[CallResult], source: str | None = None) -> 
     some type, raising some exception) is kept once as well: those are the
     tests most likely to tell mutants apart.
     """
-    count = _measured(source) if source is not None else lambda arcs: arcs
+    count = _units(source, branches=False) if source is not None else lambda arcs: arcs
     reach = [count(r.arcs) | {("ends", r.call.target, r.outcome.kind, r.outcome.type)}
              for r in results]  # fmt: skip
     left: set[Any] = set().union(*reach) if reach else set()
@@ -346,34 +346,23 @@ def smallest_cover(results: Sequence[CallResult], source: str | None = None) -> 
     return [r for i, r in enumerate(results) if i in chosen]
 
 
-def _measured(source: str) -> Callable[[frozenset[Arc]], frozenset[Any]]:
-    """Arcs to what coverage.py counts of them: statements run, and arcs it knows."""
-    from coverage.parser import PythonParser
-
-    parser = PythonParser(text=source)
-    parser.parse_source()
-    statements, possible = parser.statements, parser.arcs()
-
-    def count(arcs: frozenset[Arc]) -> frozenset[Any]:
-        lines = {("line", n) for arc in arcs for n in arc if n in statements}
-        return frozenset(lines | {a for a in arcs if a in possible})
-
-    return count
-
-
-def _reported(source: str) -> Callable[[frozenset[Arc]], frozenset[Any]]:
-    """Arcs to what coverage.py reports of them: statements run, and branches (arcs out of
-    a line with more than one way out)."""
+def _units(source: str, *, branches: bool) -> Callable[[frozenset[Arc]], frozenset[Any]]:
+    """Arcs to what coverage.py makes of them: statements run, and the arcs it knows, or
+    with ``branches`` only those it reports (out of a line with more than one way out)."""
     from coverage.parser import PythonParser
 
     parser = PythonParser(text=source)
     parser.parse_source()
     statements = parser.statements
     branching = {line for line, exits in parser.exit_counts().items() if exits > 1}
+    possible = parser.arcs()
+
+    def counted(arc: Arc) -> bool:
+        return arc[0] in branching if branches else arc in possible
 
     def count(arcs: frozenset[Arc]) -> frozenset[Any]:
         lines = {("line", n) for arc in arcs for n in arc if n in statements}
-        return frozenset(lines | {a for a in arcs if a[0] in branching})
+        return frozenset(lines | {a for a in arcs if counted(a)})
 
     return count
 

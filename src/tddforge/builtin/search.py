@@ -135,7 +135,6 @@ def search(
     """Search within ``budget`` seconds; ``first`` replaces the planned round 0 (for tests)."""
     deadline = clock() + budget
     funcs = {f.qualname: f for f in info.callables()}
-    kept: list[CallResult] = []
     seen: list[CallResult] = []
     covered: frozenset[Arc] = frozenset()
     tried: set[Call] = set()
@@ -157,7 +156,7 @@ def search(
                           timeout=max((deadline - clock()) / 4, 1.0))  # fmt: skip
         tried.update(builders)
         seen += built
-        kept, covered = keep_new_coverage(built, covered)
+        covered = keep_new_coverage(built, covered)[1]
         for r in built:
             if r.deterministic and r.outcome.kind == "return":
                 working.setdefault(r.call.target, []).append(r.call)
@@ -181,7 +180,6 @@ def search(
                             timeout=max(left / 2, 1.0), confirm=False)  # fmt: skip
         seen += results
         new, covered = keep_new_coverage(results, covered)
-        kept += new
         if not new and not pending:
             if widenings >= MAX_WIDENINGS:
                 return result("coverage stopped rising")

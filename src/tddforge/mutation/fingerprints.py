@@ -19,6 +19,7 @@ import ast
 import hashlib
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
+from typing import TypeGuard
 
 from tddforge.analysis.testsource import is_test_class
 
@@ -106,13 +107,13 @@ def _from_imports(nodes: Iterable[ast.stmt]) -> dict[str, str]:
             source = "." * node.level + (node.module or "")
             for alias in node.names:
                 bound[alias.asname or alias.name] = f"from {source} import {alias.name}"
-        elif isinstance(node, ast.Import) and _binds_only(node):
+        elif _binds_only(node):
             for alias in node.names:
                 bound[alias.asname or alias.name] = f"import {alias.name} as {alias.asname}"
     return bound
 
 
-def _binds_only(node: ast.stmt) -> bool:
+def _binds_only(node: ast.stmt) -> TypeGuard[ast.Import]:
     """``import pytest`` (or ``as`` another name): nothing runs but the binding."""
     return isinstance(node, ast.Import) and all(a.name in _ALREADY_IMPORTED for a in node.names)
 
@@ -122,7 +123,7 @@ def _import_key(node: ast.stmt, segment: Callable[[ast.AST], str]) -> str:
     nothing (it runs nothing); anything else as written."""
     if isinstance(node, ast.ImportFrom) and not any(a.name == "*" for a in node.names):
         return f"from {'.' * node.level}{node.module or ''} import ..."
-    if isinstance(node, ast.Import) and _binds_only(node):
+    if _binds_only(node):
         return ""
     return segment(node)
 

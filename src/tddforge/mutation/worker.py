@@ -701,9 +701,6 @@ class Blocks:
         return code
 
 
-_NO_CODE = compile("", "<rebind>", "exec")  # a rebind mutant compiles the whole module itself
-
-
 def graft(
     statement_code: types.CodeType, m: dict[str, Any], live: dict[tuple[str, int], list[Any]]
 ) -> None:
@@ -1278,22 +1275,22 @@ class GraftPlugin:
 
             # compiled here, in the parent's warm memory, while earlier children run: a
             # compile in a fresh child costs several times more (its memory is all new)
-            try:
-                code: types.CodeType | Exception = (
-                    blocks.compile(m, s.target) if m["strategy"] != "fresh" else _NO_CODE
-                )
-            except Exception as exc:  # raised again in the child, which decides what it means
-                code = exc
+            code: types.CodeType | Exception | None = None  # rebind compiles the whole module
+            if m["strategy"] != "fresh":
+                try:
+                    code = blocks.compile(m, s.target)
+                except Exception as exc:  # raised again in the child, which decides its meaning
+                    code = exc
 
             def body(
                 m: dict[str, Any] = m,
                 nodeids: list[str] = nodeids,
                 limit: float = limit,
-                code: types.CodeType | Exception = code,
+                code: types.CodeType | Exception | None = code,
             ) -> dict[str, Any]:
                 _limit_cpu(limit)
                 try:
-                    if m["strategy"] == "fresh":
+                    if code is None:
                         rebind(apply_mutant(s.source, s.offsets, m), s.target)
                     elif isinstance(code, Exception):
                         raise code
