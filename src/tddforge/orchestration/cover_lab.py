@@ -2,7 +2,7 @@
 
 ``SuiteLab`` owns what a cover session keeps between attempts: the sandbox,
 the pytest arguments (the project's configuration, or a neutral one), the
-coverage rc file (per-test contexts), one warm mutation worker and its
+coverage rc file, one warm mutation worker and its
 verdict cache in the run directory. It writes the suite only at the test
 path, and after every run checks that the module under test still has its
 original bytes (a generated test that writes to it is undone and reported).
@@ -28,7 +28,8 @@ from tddforge.sandbox import Limits, Sandbox
 from tddforge.store.rundir import RunDir
 from tddforge.workspace.paths import write_file
 
-COVERAGE_RC = "[run]\ndynamic_context = test_function\n[json]\nshow_contexts = True\n"
+# coverage.py settings of our own, so the project's (its omit lists, its contexts) never apply
+COVERAGE_RC = "[run]\nbranch = True\n"
 
 
 @dataclass
@@ -66,11 +67,20 @@ class Measurement:
         return None if score is None else round(score, 2)
 
 
+def lab_sandbox(project: Path, settings: Settings) -> Sandbox:
+    """The sandbox a cover session runs the project's tests in."""
+    return Sandbox(
+        project, Limits.from_config(settings.sandbox, settings.cover.test_timeout_seconds)
+    )
+
+
 class SuiteLab:
     """Runs candidate suites for one cover session."""
 
     def __init__(self, target: CoverTarget, python: Path, settings: Settings, run: RunDir,
-                 workers: int) -> None:  # fmt: skip
+                 workers: int, config: ConfigCheck | None = None) -> None:  # fmt: skip
+        """``config``: the check of the project's pytest configuration, when already made
+        (``check_project_config``); made here otherwise."""
         self.target = target
         self.project = target.project
         self.python = python
@@ -80,10 +90,9 @@ class SuiteLab:
         self.workers = workers
         self.module = self.project / target.module_rel
         self.original = self.module.read_bytes()
-        limits = Limits.from_config(settings.sandbox, self.cfg.test_timeout_seconds)
-        self.sandbox = Sandbox(self.project, limits)
+        self.sandbox = lab_sandbox(self.project, settings)
         self.rcfile = run.write_text("coveragerc", COVERAGE_RC)
-        self.config = check_config(self.project, python, self.sandbox)
+        self.config = config or check_config(self.project, python, self.sandbox)
         self.pytest_args = self._pytest_args(self.config)
         self.cache = VerdictCache(run.path / "mutation-cache")
         self._worker: WarmWorker | None = None
@@ -174,7 +183,7 @@ class SuiteLab:
                 self.project, python=self.python, sandbox=self.sandbox, paths=paths,
                 timeout=self.cfg.test_timeout_seconds,
                 coverage_source=[str(self.module.parent)] if coverage else None,
-                coverage_include=[self.module],
+                coverage_include=[self.module], per_test=coverage,
                 extra_args=self.pytest_args, env=env,
             )  # fmt: skip
         finally:

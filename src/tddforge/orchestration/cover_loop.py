@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 import sys
 from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,7 +26,7 @@ from tddforge.errors import InputError, LLMError
 from tddforge.llm import LLMClient
 from tddforge.mutation.mutant import diff_line
 from tddforge.orchestration import cover_suite as suites
-from tddforge.orchestration.cover_lab import Measurement, SuiteLab
+from tddforge.orchestration.cover_lab import Measurement, SuiteLab, lab_sandbox
 from tddforge.orchestration.critique import (
     AttemptFacts,
     Critique,
@@ -36,6 +37,7 @@ from tddforge.orchestration.critique import (
 )
 from tddforge.orchestration.reliability import StaticFacts, post_execution, pre_execution
 from tddforge.orchestration.router import ENHANCE, decide, stop_reason, track_progress
+from tddforge.runner.pytest_config import check_config
 from tddforge.store.rundir import RunDir
 from tddforge.workspace.paths import confine
 
@@ -125,10 +127,14 @@ def run_cover(
 ) -> CoverOutcome:
     """Generate, measure, critique and enhance until the Router finishes; write the final suite."""
     progress(f"{writer.name} generator: writing tests for {target.module_rel} ({target.framework})")
-    first = writer.generate(target)  # an unreachable endpoint fails here, before any write
+    with ThreadPoolExecutor(max_workers=1) as pool:  # the pytest configuration is checked
+        sandbox = lab_sandbox(target.project, settings)  # while the generator works
+        config = pool.submit(check_config, target.project, options.python, sandbox)
+        first = writer.generate(target)  # an unreachable endpoint fails here, before any write
+        checked = config.result()
     run = RunDir.create(target.project, "cover")
     backup = _backup(target, run)
-    lab = SuiteLab(target, options.python, settings, run, options.workers)
+    lab = SuiteLab(target, options.python, settings, run, options.workers, checked)
     try:
         return _loop(target, writer, client, settings, lab, run, first, backup, progress)
     finally:
@@ -314,13 +320,13 @@ def _assemble(attempts: list[_Attempt], lab: SuiteLab, progress: Progress) -> _F
     if len(stable) < len(found.verdicts):
         found = _remeasure(lab, _pruned(lab, found.code, stable), final)
     killers = _kills(found)
-    lines = found.coverage.contexts if found.coverage else {}
-    selection = suites.select_tests(
-        found.stable, suites.lines_by_test(lines, found.stable), killers
-    )
+    units = suites.units_by_test(found.coverage, found.stable) if found.coverage else {}
+    selection = suites.select_tests(found.stable, units, killers)
     final.dropped.update(selection.dropped)
     if selection.dropped:
-        pruned = _remeasure(lab, _pruned(lab, found.code, selection.kept), final)
+        pruned = _without(lab, found, selection, final) or _remeasure(
+            lab, _pruned(lab, found.code, selection.kept), final
+        )
         if (
             pruned.ran
             and _quality(pruned) >= _quality(found)
@@ -347,6 +353,30 @@ def _pruned(lab: SuiteLab, code: str, keep: Iterable[str]) -> str:
         if format_source(code, path, project) == code
         else pruned
     )
+
+
+def _without(
+    lab: SuiteLab, found: Measurement, selection: suites.Selection, final: _Final
+) -> Measurement | None:
+    """``found`` without the dropped tests, without running the suite again, when that is
+    exact: they ran no arc that no other test ran (so the coverage is the same) and the
+    kept tests passed every run and alone. The mutants are scored again (the verdict
+    cache reuses what is provably unchanged). None when coverage was not measured per test.
+    """
+    coverage = found.coverage and suites.covered_without(found.coverage, selection.dropped)
+    if not coverage:
+        return None
+    code = _pruned(lab, found.code, selection.kept)
+    derived = Measurement(code, lab.analyze(code), coverage=coverage)
+    derived.verdicts = {k: v for k, v in found.verdicts.items() if k in selection.kept}
+    derived.collected = sum(len(v.nodeids) for v in derived.verdicts.values())
+    if not derived.static.syntax_ok:
+        return None
+    lab.write(code)
+    derived.mutation = lab.score(derived, derived.notes)
+    final.notes += derived.notes
+    lab.run.event("pruned_without_rerun", dropped=sorted(selection.dropped))
+    return derived
 
 
 def _remeasure(lab: SuiteLab, code: str, final: _Final) -> Measurement:

@@ -3,19 +3,20 @@
 A test function is identified by its *key*: ``name`` or ``Class::name``
 (parametrised instances share their function's key). ``stability`` folds
 several runs of one suite into a verdict per key; ``select_tests`` keeps the
-tests that kill a mutant or cover a line no kept test covers; ``prune_source``
-writes the module with only the kept tests.
+tests that kill a mutant or cover a line or branch no kept test covers;
+``covered_without`` proves from per-test arcs that leaving tests out loses no
+coverage; ``prune_source`` writes the module with only the kept tests.
 """
 
 from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Collection, Hashable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
 
 from tddforge.analysis.smells import test_functions
-from tddforge.runner import TestRun
+from tddforge.runner import FileCoverage, TestRun
 
 _PARAMS = re.compile(r"\[.*\]$")
 ASSERTION_KINDS = frozenset({"AssertionError", "Failed"})  # Failed: pytest.raises did not raise
@@ -76,19 +77,38 @@ def _fold(
     return Verdict(key, status, nodeids, first[1], first[2])
 
 
-def lines_by_test(
-    contexts: Mapping[int, Iterable[str]], keys: Iterable[str]
-) -> dict[str, set[int]]:
-    """Lines each test ran, from coverage.py ``test_function`` contexts (``pkg.mod.Class.name``)."""
-    wanted = {key: "." + key.replace("::", ".") for key in keys}
-    found: dict[str, set[int]] = {key: set() for key in wanted}
-    for line, names in contexts.items():
-        for name in names:
-            base = name.split("|", 1)[0]
-            for key, suffix in wanted.items():
-                if base.endswith(suffix) or base == suffix[1:]:
-                    found[key].add(line)
+def units_by_test(coverage: FileCoverage, keys: Iterable[str]) -> dict[str, set[Hashable]]:
+    """What each test adds to the module's coverage: the lines it ran and the branches it took.
+
+    From a run measured per test (contexts named by node id); a test that ran
+    nothing, or a run without contexts, gives empty sets.
+    """
+    found: dict[str, set[Hashable]] = {key: set() for key in keys}
+    for line, contexts in coverage.contexts.items():
+        for context in contexts:
+            if context and test_key(context) in found:
+                found[test_key(context)].add(("line", line))
+    branches = {*coverage.executed_branches, *coverage.missing_branches}
+    for context, arcs in coverage.arcs.items():
+        if context and test_key(context) in found:
+            found[test_key(context)].update(arcs & branches)
     return found
+
+
+def covered_without(coverage: FileCoverage, dropped: Collection[str]) -> FileCoverage | None:
+    """The coverage of the same run without the ``dropped`` tests, when it is provably the
+    same: every arc they ran, some other test (or the collection) ran too. None otherwise,
+    and when the run was not measured per test."""
+    if not coverage.arcs:
+        return None
+    kept = {c: a for c, a in coverage.arcs.items() if not c or test_key(c) not in dropped}
+    if frozenset().union(*kept.values()) != frozenset().union(*coverage.arcs.values()):
+        return None
+    contexts = {
+        line: tuple(c for c in names if not c or test_key(c) not in dropped)
+        for line, names in coverage.contexts.items()
+    }
+    return replace(coverage, contexts=contexts, arcs=kept)
 
 
 @dataclass(frozen=True)
@@ -100,11 +120,12 @@ class Selection:
 
 
 def select_tests(
-    candidates: Sequence[str], lines: Mapping[str, set[int]], kills: Mapping[str, set[str]]
+    candidates: Sequence[str], lines: Mapping[str, set[Hashable]], kills: Mapping[str, set[str]]
 ) -> Selection:
-    """Keep every test that kills a mutant, then greedily those adding coverage; drop the rest."""
+    """Keep every test that kills a mutant, then greedily those adding coverage (lines or
+    branches, as ``units_by_test`` gives them); drop the rest."""
     kept = [key for key in candidates if kills.get(key)]
-    covered: set[int] = set().union(*(lines.get(key, set()) for key in kept))
+    covered: set[Hashable] = set().union(*(lines.get(key, set()) for key in kept))
     rest = [key for key in candidates if key not in kept]
     dropped: dict[str, str] = {}
     while rest:

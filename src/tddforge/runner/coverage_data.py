@@ -9,8 +9,10 @@ code object starting at that line", as coverage.py reports it.
 from __future__ import annotations
 
 import json
+import re
+import sqlite3
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -53,8 +55,11 @@ class FileCoverage:
     missing_lines: tuple[int, ...]
     missing_branches: tuple[Branch, ...]
     totals: CoverageTotals
+    executed_branches: tuple[Branch, ...] = ()
     # line -> coverage contexts that ran it (with ``show_contexts``; e.g. per test function)
     contexts: Mapping[int, tuple[str, ...]] = field(default_factory=dict)
+    # context -> the arcs it ran, as recorded (read from the data file when asked for)
+    arcs: Mapping[str, frozenset[Branch]] = field(default_factory=dict)
 
     @property
     def percent_covered(self) -> float:
@@ -106,6 +111,9 @@ def _file(path: str, data: Mapping[str, Any]) -> FileCoverage:
             sorted((int(a), int(b)) for a, b in data.get("missing_branches", ()))
         ),
         totals=_totals(data.get("summary", {})),
+        executed_branches=tuple(
+            sorted((int(a), int(b)) for a, b in data.get("executed_branches", ()))
+        ),
         contexts={int(n): tuple(c) for n, c in (data.get("contexts") or {}).items()},
     )
 
@@ -128,3 +136,40 @@ def read_coverage_json(path: Path) -> CoverageReport:
     if not isinstance(data, Mapping):
         raise RunnerError(f"coverage report {path} is not a JSON object")
     return parse_coverage_json(data)
+
+
+def with_context_arcs(report: CoverageReport, data_file: Path, root: Path) -> CoverageReport:
+    """``report`` with each file's arcs per context, read from coverage.py's data file
+    (the report's relative paths are relative to ``root``).
+
+    The file is read with our own coverage.py; when it cannot be (another data
+    schema, no arcs recorded), the report comes back without them.
+    """
+    from coverage import CoverageData
+    from coverage.exceptions import CoverageException
+
+    try:
+        data = CoverageData(basename=str(data_file))
+        data.read()
+        if not data.has_arcs():
+            return report
+        measured = {Path(name).resolve(): name for name in data.measured_files()}
+        contexts = sorted(data.measured_contexts())
+        files = []
+        for entry in report.files:
+            name = measured.get((root / entry.path).resolve())
+            if name is not None:
+                entry = replace(entry, arcs=_arcs_by_context(data, name, contexts))
+            files.append(entry)
+    except (CoverageException, sqlite3.Error, OSError):
+        return report
+    return replace(report, files=tuple(files))
+
+
+def _arcs_by_context(data: Any, name: str, contexts: list[str]) -> dict[str, frozenset[Branch]]:
+    found = {}
+    for context in contexts:
+        data.set_query_contexts([f"^{re.escape(context)}$"])
+        found[context] = frozenset(data.arcs(name) or ())
+    data.set_query_contexts(None)
+    return found

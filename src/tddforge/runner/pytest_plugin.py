@@ -16,6 +16,11 @@ With ``TDDFORGE_ISOLATE=1`` every test runs in its own child forked from the
 collected session, so each test sees the state collection left and nothing
 an earlier test did: one run checks that every test passes *alone*. The
 child sends its reports back serialized; the parent logs them as usual.
+
+With ``TDDFORGE_CONTEXTS=1`` under coverage.py, each test's setup, call and
+teardown are measured in a coverage context named by its node id, so what
+the test ran is known exactly (fixtures included); code run outside a test
+(collection, imports) stays in the empty context.
 Line shapes::
 
     {"event": "start", "nodeid": ...}                       a test begins
@@ -61,6 +66,32 @@ def pytest_configure(config: pytest.Config) -> None:
     path = os.environ.pop("TDDFORGE_RESULTS", None)
     if path and _sink is None:
         _sink = open(path, "a", encoding="utf-8")  # noqa: SIM115 - open for the session
+    if os.environ.pop("TDDFORGE_CONTEXTS", "") == "1":
+        coverage = _running_coverage()
+        if coverage is not None:
+            config.pluginmanager.register(_Contexts(coverage), "tddforge_contexts")
+
+
+def _running_coverage() -> Any:
+    try:
+        import coverage
+    except ImportError:
+        return None
+    current = getattr(coverage.Coverage, "current", None)
+    return current() if current is not None else None
+
+
+class _Contexts:
+    """Switches coverage.py's context to each test's node id while the test runs."""
+
+    def __init__(self, coverage: Any) -> None:
+        self.coverage = coverage
+
+    @pytest.hookimpl(hookwrapper=True, tryfirst=True)
+    def pytest_runtest_protocol(self, item: pytest.Item) -> Any:
+        self.coverage.switch_context(item.nodeid)
+        yield
+        self.coverage.switch_context("")
 
 
 @pytest.hookimpl(trylast=True)

@@ -19,7 +19,7 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from tddforge.errors import RunnerError
-from tddforge.runner.coverage_data import CoverageReport, read_coverage_json
+from tddforge.runner.coverage_data import CoverageReport, read_coverage_json, with_context_arcs
 from tddforge.runner.results import TestRun, outcomes_from_jsonl
 from tddforge.sandbox import Sandbox, SandboxResult
 
@@ -58,18 +58,23 @@ def run_pytest(
     coverage_include: Sequence[Path] = (),
     extra_args: Sequence[str] = (),
     env: Mapping[str, str] | None = None,
+    per_test: bool = False,
 ) -> TestRun:
     """Run pytest on ``project_dir`` in ``sandbox`` and return per-test outcomes.
 
     With ``coverage_source``, coverage.py measures those directories; its report
     covers only the ``coverage_include`` files when given (reporting a package's
     every module means parsing each of them, which costs more than the tests).
+    ``per_test`` measures each test in its own context (its node id): the report
+    then says which tests ran each line, and which arcs each test ran.
     """
     interpreter = _checked_python(python)
     project = _inside(project_dir, sandbox.work_dir)
     with private_dir(sandbox.work_dir) as private:
         shutil.copyfile(PLUGIN_SOURCE, private / f"{PLUGIN_NAME}.py")
         run_env = _run_env(project, private, env or {})
+        if per_test and coverage_source is not None:
+            run_env["TDDFORGE_CONTEXTS"] = "1"
         argv = _pytest_argv(interpreter, project, paths, extra_args, coverage_source)
         result = sandbox.run(argv, cwd=project, timeout=timeout, extra_env=run_env)
         lines = _read_lines(private / "results.jsonl")
@@ -77,7 +82,7 @@ def run_pytest(
         coverage = None
         if coverage_source is not None and not result.timed_out:
             coverage = _coverage_report(
-                sandbox, interpreter, project, private, run_env, coverage_include
+                sandbox, interpreter, project, private, run_env, coverage_include, per_test
             )
     return _test_run(result, lines, coverage)
 
@@ -181,10 +186,13 @@ def _coverage_report(
     private: Path,
     env: Mapping[str, str],
     include: Sequence[Path] = (),
+    per_test: bool = False,
 ) -> CoverageReport | None:
     """Turn the run's coverage data into a report; None when nothing was measured."""
     report = private / "coverage.json"
     argv = [str(python), "-m", "coverage", "json", "-q", "-o", str(report)]
+    if per_test:
+        argv.append("--show-contexts")
     if include and not any(set("*?[") & set(str(path)) for path in include):
         # coverage.py reads --include as globs: a path with glob characters is reported
         # with everything else rather than matched wrongly
@@ -192,7 +200,8 @@ def _coverage_report(
     result = sandbox.run(argv, cwd=project, timeout=120.0, extra_env=env)
     if result.returncode != 0 or not report.is_file():
         return None  # "No data to report": no test ran any measured code
-    return read_coverage_json(report)
+    found = read_coverage_json(report)
+    return with_context_arcs(found, private / "coverage.data", project) if per_test else found
 
 
 def _test_run(result: SandboxResult, lines: list[str], coverage: CoverageReport | None) -> TestRun:

@@ -1,4 +1,5 @@
-"""SuiteLab for real: sandboxed pytest runs of a small project, reruns and the alone check."""
+"""SuiteLab for real: sandboxed pytest runs of a small project, reruns, the alone check and
+the final suite assembled from them."""
 
 from __future__ import annotations
 
@@ -7,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from tddforge.agents.cover import GeneratedSuite
 from tddforge.config import Settings
 from tddforge.orchestration.cover_lab import SuiteLab
-from tddforge.orchestration.cover_loop import CoverOptions, load_target
+from tddforge.orchestration.cover_loop import CoverOptions, _assemble, _attempt, load_target
 from tddforge.store.rundir import RunDir
 
 pytestmark = pytest.mark.integration
@@ -86,5 +88,59 @@ def test_a_test_that_writes_the_module_is_found_and_undone(tmp_path: Path) -> No
         assert why == {"test_writes_the_module":
                        "modifies the module under test (counter.py)"}  # fmt: skip
         assert suite.module.read_text() == MODULE
+    finally:
+        suite.close()
+
+
+SIGN = "def sign(x):\n    if x < 0:\n        return -1\n    return 1\n"
+REDUNDANT = """\
+import pytest
+
+from counter import sign
+
+
+@pytest.fixture
+def negative():
+    return sign(-4)
+
+
+def test_negative(negative):
+    assert negative == -1
+
+
+def test_positive():
+    assert sign(2) == 1
+
+
+def test_positive_runs():
+    sign(7)
+
+
+def test_zero():
+    assert sign(0) > 0
+"""
+
+
+def test_tests_that_add_nothing_leave_without_a_rerun_and_the_same_figures(
+    tmp_path: Path,
+) -> None:
+    suite = lab(tmp_path, parallel=True)
+    suite.module.write_text(SIGN, encoding="utf-8")
+    suite.original = SIGN.encode()
+    try:
+        attempt = _attempt(0, GeneratedSuite(REDUNDANT, REDUNDANT), suite, None, 0, suite.settings)
+        final = _assemble([attempt], suite, lambda _: None)
+        assert final.source is not None
+        assert final.dropped == {"test_positive_runs": "adds no coverage and kills no mutant"}
+        assert final.kept == ["test_negative", "test_positive", "test_zero"]
+        events = (suite.run.path / "events.jsonl").read_text(encoding="utf-8")
+        assert '"pruned_without_rerun"' in events
+        assert (suite.project / "test_counter_x.py").read_text() == final.source.code
+        again = suite.measure(final.source.code)  # measured for real, the same figures
+        assert again.coverage is not None and final.source.coverage is not None
+        assert again.coverage.totals == final.source.coverage.totals
+        assert again.coverage.missing_branches == final.source.coverage.missing_branches
+        assert again.mutation_score == final.source.mutation_score
+        assert again.stable == final.kept
     finally:
         suite.close()

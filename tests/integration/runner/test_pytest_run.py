@@ -98,6 +98,20 @@ SAMPLE = {
         def test_positive():
             assert sign(5) == 1
     """,
+    "ctx/test_ctx.py": """
+        import pytest
+        from calc import sign
+
+        @pytest.fixture
+        def negative():
+            return sign(-2)
+
+        def test_positive():
+            assert sign(5) == 1
+
+        def test_negative(negative):
+            assert negative == -1
+    """,
     "empty/README.txt": "no tests here\n",
     "shared/test_shared.py": """
         import os
@@ -227,6 +241,23 @@ def test_the_report_covers_only_the_included_files(project: Path, sandbox: Sandb
     assert only.coverage is not None
     assert [f.path for f in only.coverage.files] == ["calc.py"]
     assert only.coverage.totals.branch_percent == pytest.approx(50.0)
+
+
+def test_per_test_coverage_names_each_test_by_node_id(project: Path, sandbox: Sandbox) -> None:
+    result = run(project, sandbox, "ctx", coverage_source=["calc"], per_test=True)
+    assert result.coverage is not None
+    calc = result.coverage.file("calc.py")
+    assert calc is not None
+    positive, negative = "ctx/test_ctx.py::test_positive", "ctx/test_ctx.py::test_negative"
+    assert calc.contexts[1] == ("",)  # the def ran at import, outside any test
+    assert set(calc.contexts[3]) == {positive} and set(calc.contexts[5]) == {negative}
+    assert set(calc.arcs) == {"", positive, negative}
+    assert (2, 3) in calc.arcs[positive] and (2, 3) not in calc.arcs[negative]
+    assert (2, 5) in calc.arcs[negative]  # taken by its fixture, measured with the test
+    assert set(calc.executed_branches) == {(2, 3), (2, 5)}
+    plain = run(project, sandbox, "ctx", coverage_source=["calc"])
+    assert plain.coverage is not None
+    assert plain.coverage.file("calc.py").arcs == {}  # type: ignore[union-attr]
 
 
 def test_a_shuffle_seed_gives_its_own_order_every_time(project: Path, sandbox: Sandbox) -> None:

@@ -10,14 +10,15 @@ from tddforge.agents.cover import CoverTarget, LLMSuiteGenerator, extract_code, 
 from tddforge.config import Settings
 from tddforge.llm import ScriptedClient
 from tddforge.orchestration.cover_suite import (
+    covered_without,
     function_source,
-    lines_by_test,
     prune_source,
     select_tests,
     stability,
+    units_by_test,
 )  # fmt: skip
 from tddforge.orchestration.cover_suite import test_key as key_of
-from tddforge.runner import TestOutcome, TestRun
+from tddforge.runner import CoverageTotals, FileCoverage, TestOutcome, TestRun
 
 
 def run(*outcomes: tuple[str, str, str | None]) -> TestRun:
@@ -66,13 +67,57 @@ def test_select_keeps_killers_then_new_coverage() -> None:
     assert set(chosen.dropped) == {"c", "d"}
 
 
-def test_lines_by_test_reads_coverage_contexts() -> None:
-    contexts = {
-        1: ("", "tests.test_m.test_a"),
-        2: ("tests.test_m.T.test_b|run",),
-        3: ("tests.test_m.test_ab",),
-    }
-    assert lines_by_test(contexts, ["test_a", "T::test_b"]) == {"test_a": {1}, "T::test_b": {2}}
+def measured(**arcs: frozenset[tuple[int, int]]) -> FileCoverage:
+    """Coverage of a run measured per test; ``arcs`` by context ("" is ``collection``)."""
+    by_context = {("" if k == "collection" else f"t.py::{k.replace('__', '::')}"): v
+                  for k, v in arcs.items()}  # fmt: skip
+    lines: dict[int, list[str]] = {}
+    for context, ran in by_context.items():
+        for line in sorted({n for arc in ran for n in arc if n > 0}):
+            lines.setdefault(line, []).append(context)
+    return FileCoverage(
+        path="m.py", executed_lines=tuple(sorted(lines)), missing_lines=(),
+        missing_branches=((2, 4),), executed_branches=((2, 3),),
+        totals=CoverageTotals(4, 3, 2, 1, 70.0),
+        contexts={n: tuple(c) for n, c in lines.items()}, arcs=by_context,
+    )  # fmt: skip
+
+
+ENTRY, THEN, BACK = (-1, 1), (1, 2), (2, 3)
+
+
+def test_units_by_test_are_lines_and_branches_per_node_id() -> None:
+    cov = measured(collection=frozenset({ENTRY}), test_a=frozenset({THEN, BACK}),
+                   T__test_b=frozenset({THEN}))  # fmt: skip
+    units = units_by_test(cov, ["test_a", "T::test_b", "test_c"])
+    assert units["test_a"] == {("line", 1), ("line", 2), ("line", 3), BACK}
+    assert units["T::test_b"] == {("line", 1), ("line", 2)}  # (1, 2) is not a branch
+    assert units["test_c"] == set()
+
+
+@pytest.mark.parametrize(
+    ("arcs", "dropped", "same"),
+    [
+        ({"test_a": {THEN, BACK}, "test_b": {THEN}}, {"test_b"}, True),
+        ({"test_a": {THEN}, "test_b": {THEN, BACK}}, {"test_b"}, False),  # b alone took BACK
+        ({"test_a": {THEN}, "test_b": {ENTRY}}, {"test_b"}, True),  # collection ran ENTRY
+        ({"test_a": {THEN}, "test_p[1]": {BACK}}, {"test_p"}, False),  # a parametrised case
+        ({"test_a": {THEN, BACK}, "test_p[1]": {BACK}}, {"test_p"}, True),
+        ({}, {"test_a"}, False),  # not measured per test
+    ],
+)
+def test_covered_without_only_when_no_arc_is_lost(
+    arcs: dict[str, set[tuple[int, int]]], dropped: set[str], same: bool
+) -> None:
+    cov = measured(**({"collection": frozenset({ENTRY})} if arcs else {}),
+                   **{k: frozenset(v) for k, v in arcs.items()})  # fmt: skip
+    kept = covered_without(cov, dropped)
+    assert (kept is not None) is same
+    if kept is not None:
+        assert kept.totals == cov.totals and kept.missing_branches == cov.missing_branches
+        names = {c for cs in kept.contexts.values() for c in cs} | set(kept.arcs)
+        assert not any(c and key_of(c) in dropped for c in names)
+        assert "" in kept.arcs
 
 
 SUITE = """import pytest
