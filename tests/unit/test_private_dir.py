@@ -15,7 +15,7 @@ def test_overlapping_runs_leave_no_scratch_directory(tmp_path: Path) -> None:
     first.__exit__(None, None, None)  # the first one out cannot remove tmp: b is in it
     assert b.is_dir()
     second.__exit__(None, None, None)
-    assert not (tmp_path / ".tddforge" / "tmp").exists()  # the last one out removes it
+    assert list(tmp_path.iterdir()) == []  # the last one out removes tmp, and .tddforge
 
 
 def test_a_project_without_tddforge_is_left_as_it_was(tmp_path: Path) -> None:
@@ -24,8 +24,12 @@ def test_a_project_without_tddforge_is_left_as_it_was(tmp_path: Path) -> None:
     assert list(tmp_path.iterdir()) == []
 
 
-def test_an_existing_tddforge_directory_stays(tmp_path: Path) -> None:
+def test_an_existing_tddforge_directory_stays_even_when_runs_overlap(tmp_path: Path) -> None:
     (tmp_path / ".tddforge" / "runs").mkdir(parents=True)
-    with private_dir(tmp_path):
+    with private_dir(tmp_path), private_dir(tmp_path):
         pass
+    (tmp_path / ".tddforge" / "runs").rmdir()
+    with private_dir(tmp_path):  # empty now, but it was there before
+        pass
+    (tmp_path / ".tddforge" / "runs").mkdir()
     assert sorted(p.name for p in (tmp_path / ".tddforge").iterdir()) == ["runs"]

@@ -10,7 +10,7 @@ original bytes (a generated test that writes to it is undone and reported).
 
 from __future__ import annotations
 
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -22,7 +22,7 @@ from tddforge.mutation.cache import VerdictCache
 from tddforge.mutation.engine import MutationJob, WarmWorker
 from tddforge.mutation.report import MutationReport
 from tddforge.orchestration.cover_suite import Verdict, stability
-from tddforge.runner import FileCoverage, TestRun, run_pytest
+from tddforge.runner import FileCoverage, TestRun, run_pytest, run_pytest_orders
 from tddforge.runner.pytest_config import ConfigCheck, check_config, neutral_args
 from tddforge.sandbox import Limits, Sandbox
 from tddforge.store.rundir import RunDir
@@ -44,6 +44,8 @@ class Measurement:
     coverage: FileCoverage | None = None
     mutation: MutationReport | None = None
     notes: list[str] = field(default_factory=list)
+    # the stable tests' alone check (``SuiteLab.alone``), when it was started with the reruns
+    alone: Future[dict[str, str]] | None = None
 
     @property
     def ran(self) -> bool:
@@ -96,6 +98,8 @@ class SuiteLab:
         self.pytest_args = self._pytest_args(self.config)
         self.cache = VerdictCache(run.path / "mutation-cache")
         self._worker: WarmWorker | None = None
+        self._background = ThreadPoolExecutor(max_workers=1)
+        self._alone: Future[dict[str, str]] | None = None
         self._runs = 0
 
     def _pytest_args(self, check: ConfigCheck) -> list[str]:
@@ -105,13 +109,20 @@ class SuiteLab:
         return [*neutral_args(ini, self.project), "-p", "no:randomly"]
 
     def close(self) -> None:
-        """Stop the warm worker."""
+        """Stop the warm worker and the alone checks still running."""
+        self._background.shutdown(wait=True, cancel_futures=True)
+        self._close_worker()
+
+    def _close_worker(self) -> None:
         if self._worker is not None:
             self._worker.close()
             self._worker = None
 
     def write(self, code: str) -> None:
-        """Put ``code`` at the test path (the only project file the loop writes)."""
+        """Put ``code`` at the test path (the only project file the loop writes), once the
+        alone check of the suite there is done."""
+        if self._alone is not None:
+            wait([self._alone])
         write_file(self.project, self.target.test_path, code)
 
     def analyze(self, code: str) -> StaticReport:
@@ -128,18 +139,24 @@ class SuiteLab:
         self.write(code)
         path = [self.target.test_path]
         seeds = [f"{self._runs}-{index}" for index in range(1, self.cfg.reruns)]
-        # one after the other: tests may write files in the project, so parallel runs could
-        # race; two at a time when the suite's author says its tests rarely touch files. The
-        # reruns shuffle the tests themselves, so they need not wait for the first run.
+        # one after the other, each in its own interpreter: tests may write files in the
+        # project, so parallel runs could race. When the suite's author says its tests rarely
+        # touch files, two at a time, and two shuffled orders per interpreter (each forked
+        # from the collected session). The reruns shuffle the tests themselves, so they need
+        # not wait for the first run.
         side_by_side = self.cfg.parallel_reruns
+        groups = (
+            [seeds[i : i + 2] for i in range(0, len(seeds), 2)]
+            if side_by_side
+            else [[seed] for seed in seeds]
+        )
         with ThreadPoolExecutor(max_workers=2 if side_by_side else 1) as pool:
 
-            def rerun(seed: str) -> Future[TestRun]:
-                return pool.submit(self.pytest, path, coverage=False, notes=found.notes,
-                                   shuffle=seed)  # fmt: skip
+            def rerun(group: list[str]) -> Future[list[TestRun]]:
+                return pool.submit(self.reruns, path, group, found.notes)
 
             covered = pool.submit(self.pytest, path, coverage=True, notes=found.notes)
-            started = [rerun(seed) for seed in seeds] if side_by_side else []
+            started = [rerun(group) for group in groups] if side_by_side else []
             try:
                 first = covered.result()
             except RunnerError as exc:
@@ -151,9 +168,13 @@ class SuiteLab:
             found.run_error = _collection_error(first)
             found.coverage = first.coverage.file(self.target.module_rel) if first.coverage else None
             if not side_by_side and first.outcomes:
-                started = [rerun(seed) for seed in seeds]
-            reruns = [job.result() for job in started] if first.outcomes else []
+                started = [rerun(group) for group in groups]
+            reruns = [run for job in started for run in job.result()] if first.outcomes else []
         found.verdicts = stability([first, *reruns])
+        if side_by_side and found.stable:
+            # the alone check runs while the mutants are scored: ready if this suite is the last
+            stable = [v for v in found.verdicts.values() if v.status == "stable"]
+            found.alone = self._alone = self._background.submit(self.alone, stable)
         if found.stable:
             found.mutation = self.score(found, found.notes)
         return found
@@ -185,6 +206,21 @@ class SuiteLab:
                 coverage_source=[str(self.module.parent)] if coverage else None,
                 coverage_include=[self.module], per_test=coverage,
                 extra_args=self.pytest_args, env=env,
+            )  # fmt: skip
+        finally:
+            self.guard(notes)
+
+    def reruns(self, paths: list[str], seeds: list[str], notes: list[str]) -> list[TestRun]:
+        """Runs of ``paths`` in the orders shuffled with ``seeds``: one sandboxed pytest run
+        for one seed, one collection forked into a run per seed for several."""
+        if len(seeds) == 1:
+            return [self.pytest(paths, coverage=False, notes=notes, shuffle=seeds[0])]
+        self._runs += 1
+        try:
+            return run_pytest_orders(
+                self.project, python=self.python, sandbox=self.sandbox, orders=seeds,
+                paths=paths, timeout=self.cfg.test_timeout_seconds, extra_args=self.pytest_args,
+                env={"COVERAGE_RCFILE": str(self.rcfile)},
             )  # fmt: skip
         finally:
             self.guard(notes)
@@ -243,7 +279,7 @@ class SuiteLab:
             return self._worker.score(job, cache=self.cache)
         except (BaselineError, RunnerError) as exc:
             notes.append(f"mutation score unavailable: {exc}")
-            self.close()  # a worker that failed is not reused
+            self._close_worker()  # a worker that failed is not reused
             return None
         finally:
             self.guard(notes)

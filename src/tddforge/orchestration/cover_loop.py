@@ -315,7 +315,8 @@ def _assemble(attempts: list[_Attempt], lab: SuiteLab, progress: Progress) -> _F
             final.dropped[key] = (
                 f"{verdict.status}: {verdict.kind or ''} {verdict.message}".strip()[:300]
             )
-    final.dropped.update(lab.alone([v for v in found.verdicts.values() if v.status == "stable"]))
+    stable_verdicts = [v for v in found.verdicts.values() if v.status == "stable"]
+    final.dropped.update(found.alone.result() if found.alone else lab.alone(stable_verdicts))
     stable = [k for k in found.verdicts if k not in final.dropped]
     if len(stable) < len(found.verdicts):
         found = _remeasure(lab, _pruned(lab, found.code, stable), final)

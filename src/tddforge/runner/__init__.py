@@ -11,6 +11,7 @@ from tddforge.runner.pytest_run import interpreter_for as interpreter_for
 from tddforge.runner.pytest_run import private_dir as private_dir
 from tddforge.runner.pytest_run import project_paths as project_paths
 from tddforge.runner.pytest_run import run_pytest as run_pytest
+from tddforge.runner.pytest_run import run_pytest_orders as run_pytest_orders
 from tddforge.runner.results import CollectionError as CollectionError
 from tddforge.runner.results import TestOutcome as TestOutcome
 from tddforge.runner.results import TestRun as TestRun
@@ -30,4 +31,5 @@ __all__ = [
     "project_paths",
     "read_coverage_json",
     "run_pytest",
+    "run_pytest_orders",
 ]

@@ -17,6 +17,13 @@ collected session, so each test sees the state collection left and nothing
 an earlier test did: one run checks that every test passes *alone*. The
 child sends its reports back serialized; the parent logs them as usual.
 
+With ``TDDFORGE_ORDERS=SEED,SEED...`` the collected session runs its tests
+once per seed, each time in a child forked from it (so no run sees what an
+earlier one did) and in that seed's shuffled order: several reruns for one
+interpreter start. Run ``i`` writes its lines to the results file plus
+``.i`` and gets ``TDDFORGE_ORDER_TIMEOUT`` seconds; one cut off there ends
+with ``{"event": "timeout"}``.
+
 With ``TDDFORGE_CONTEXTS=1`` under coverage.py, each test's setup, call and
 teardown are measured in a coverage context named by its node id, so what
 the test ran is known exactly (fixtures included); code run outside a test
@@ -38,6 +45,8 @@ import json
 import os
 import random
 import re
+import signal
+import time
 import traceback
 from typing import IO, Any
 
@@ -50,6 +59,9 @@ _KEY = "_tddforge_failure"
 _sink: IO[str] | None = None
 _isolate = False
 _shuffle: str | None = None
+_results: str | None = None
+_orders: list[str] = []
+_order_timeout = 0.0
 
 
 def _write(record: dict[str, Any]) -> None:
@@ -60,11 +72,15 @@ def _write(record: dict[str, Any]) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     """Open the results file named by ``TDDFORGE_RESULTS`` (append mode)."""
-    global _sink, _isolate, _shuffle
+    global _sink, _isolate, _shuffle, _results, _orders, _order_timeout
     _isolate = os.environ.pop("TDDFORGE_ISOLATE", "") == "1" and hasattr(os, "fork")
     _shuffle = os.environ.pop("TDDFORGE_SHUFFLE", None) or None
+    orders = os.environ.pop("TDDFORGE_ORDERS", "")
+    _orders = [seed for seed in orders.split(",") if seed] if hasattr(os, "fork") else []
+    _order_timeout = float(os.environ.pop("TDDFORGE_ORDER_TIMEOUT", "0") or 0)
     path = os.environ.pop("TDDFORGE_RESULTS", None)
     if path and _sink is None:
+        _results = path
         _sink = open(path, "a", encoding="utf-8")  # noqa: SIM115 - open for the session
     if os.environ.pop("TDDFORGE_CONTEXTS", "") == "1":
         coverage = _running_coverage()
@@ -177,6 +193,56 @@ def _relative(filename: str) -> str:
 def _test_file(node: Any) -> str | None:
     path = getattr(node, "path", None)
     return os.path.abspath(str(path)) if path is not None else None
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtestloop(session: pytest.Session) -> bool | None:
+    """With ``TDDFORGE_ORDERS``, run the tests once per seed, each run in its own child."""
+    if not _orders or session.config.option.collectonly:
+        return None
+    for index, seed in enumerate(_orders):
+        _run_order(session, index, seed)
+    return True
+
+
+def _run_order(session: pytest.Session, index: int, seed: str) -> None:
+    global _sink
+    path = f"{_results}.{index}"
+    pid = os.fork()
+    if pid == 0:  # the child: this order's run, never returning into pytest
+        code = 0
+        try:
+            if _sink is not None:
+                _sink = open(path, "a", encoding="utf-8")  # noqa: SIM115 - the child's own
+            items = list(session.items)
+            random.Random(seed).shuffle(items)
+            for i, item in enumerate(items):
+                nextitem = items[i + 1] if i + 1 < len(items) else None
+                item.config.hook.pytest_runtest_protocol(item=item, nextitem=nextitem)
+            _write({"event": "session", "exitstatus": 1 if session.testsfailed else 0})
+        except BaseException:
+            code = 1
+        finally:
+            os._exit(code)
+    if not _waited(pid, _order_timeout):
+        with open(path, "a", encoding="utf-8") as cut:
+            cut.write(json.dumps({"event": "timeout"}) + "\n")
+
+
+def _waited(pid: int, timeout: float) -> bool:
+    """Reap ``pid``; False when it had to be killed after ``timeout`` seconds (0: no limit)."""
+    deadline = time.monotonic() + timeout
+    while timeout > 0:
+        done, _ = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return True
+        if time.monotonic() >= deadline:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            return False
+        time.sleep(0.005)
+    os.waitpid(pid, 0)
+    return True
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -16,6 +16,7 @@ import sys
 import tempfile
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
+from dataclasses import replace
 from pathlib import Path
 
 from tddforge.errors import RunnerError
@@ -71,8 +72,7 @@ def run_pytest(
     interpreter = _checked_python(python)
     project = _inside(project_dir, sandbox.work_dir)
     with private_dir(sandbox.work_dir) as private:
-        shutil.copyfile(PLUGIN_SOURCE, private / f"{PLUGIN_NAME}.py")
-        run_env = _run_env(project, private, env or {})
+        run_env = _prepared(project, private, env or {})
         if per_test and coverage_source is not None:
             run_env["TDDFORGE_CONTEXTS"] = "1"
         argv = _pytest_argv(interpreter, project, paths, extra_args, coverage_source)
@@ -87,6 +87,52 @@ def run_pytest(
     return _test_run(result, lines, coverage)
 
 
+def run_pytest_orders(
+    project_dir: Path,
+    *,
+    python: str | Path,
+    sandbox: Sandbox,
+    orders: Sequence[str],
+    paths: Sequence[str] = (),
+    timeout: float,
+    extra_args: Sequence[str] = (),
+    env: Mapping[str, str] | None = None,
+) -> list[TestRun]:
+    """Collect once, then run the tests once per shuffle seed in ``orders``: a run each.
+
+    Each run is a child forked from the collected session, so it sees what
+    collection left and nothing an earlier run did, as a new interpreter
+    would (except the hash seed, which the children share). Each has
+    ``timeout`` seconds; a run cut off there has ``timed_out`` set.
+    """
+    interpreter = _checked_python(python)
+    project = _inside(project_dir, sandbox.work_dir)
+    with private_dir(sandbox.work_dir) as private:
+        run_env = _prepared(project, private, env or {})
+        run_env["TDDFORGE_ORDERS"] = ",".join(orders)
+        run_env["TDDFORGE_ORDER_TIMEOUT"] = str(timeout)
+        argv = _pytest_argv(interpreter, project, paths, extra_args, None)
+        result = sandbox.run(argv, cwd=project, timeout=timeout * len(orders) + 30.0,
+                             extra_env=run_env)  # fmt: skip
+        collected = _read_lines(private / "results.jsonl")
+        _check_started(result, collected, interpreter, None)
+        runs = [_read_lines(private / f"results.jsonl.{i}") for i in range(len(orders))]
+    if not any(runs):  # collection failed or pytest stopped before running: one run's facts
+        return [_test_run(result, collected, None)] * len(orders)
+    return [_order_run(result, collected, lines) for lines in runs]
+
+
+def _prepared(project: Path, private: Path, env: Mapping[str, str]) -> dict[str, str]:
+    """Our plugin copied into ``private``; the environment that finds it."""
+    shutil.copyfile(PLUGIN_SOURCE, private / f"{PLUGIN_NAME}.py")
+    return _run_env(project, private, env)
+
+
+def _order_run(result: SandboxResult, collected: list[str], lines: list[str]) -> TestRun:
+    cut = any('"event": "timeout"' in line for line in lines)
+    return _test_run(replace(result, timed_out=result.timed_out or cut), [*collected, *lines], None)
+
+
 def _inside(project_dir: Path, work_dir: Path) -> Path:
     project = Path(project_dir).resolve()
     if not project.is_dir():
@@ -96,17 +142,21 @@ def _inside(project_dir: Path, work_dir: Path) -> Path:
     return project
 
 
+_MADE: set[Path] = set()  # ``.tddforge`` directories a private_dir of this process created
+
+
 @contextmanager
 def private_dir(work_dir: Path) -> Iterator[Path]:
     """A fresh directory under ``<work dir>/.tddforge/tmp``, removed afterwards.
 
     ``tmp`` goes too once it is empty, whichever of several overlapping runs
-    leaves last; ``.tddforge`` goes when this call created it and it is left
-    empty, so a command that fails on bad input leaves the project as it found it.
+    leaves last; so does ``.tddforge`` when this process created it, so a
+    command that fails on bad input leaves the project as it found it.
     """
     base = work_dir / ".tddforge" / "tmp"
-    created = not base.parent.exists()
     while True:
+        if not base.parent.exists():
+            _MADE.add(base.parent)
         base.mkdir(parents=True, exist_ok=True)
         try:
             private = Path(tempfile.mkdtemp(prefix="run-", dir=base))
@@ -117,9 +167,10 @@ def private_dir(work_dir: Path) -> Iterator[Path]:
         yield private
     finally:
         shutil.rmtree(private, ignore_errors=True)
-        for made in (base, *([base.parent] if created else [])):
+        for made in (base, *([base.parent] if base.parent in _MADE else [])):
             with suppress(OSError):  # not empty: another run, or something else, lives there
                 made.rmdir()
+                _MADE.discard(made)
 
 
 def project_paths(project: Path) -> list[str]:

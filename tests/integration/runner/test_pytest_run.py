@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tddforge.errors import RunnerError
-from tddforge.runner import TestRun, interpreter_for, run_pytest
+from tddforge.runner import TestRun, interpreter_for, run_pytest, run_pytest_orders
 from tddforge.sandbox import Limits, Sandbox
 
 pytestmark = pytest.mark.integration
@@ -271,6 +271,34 @@ def test_a_shuffle_seed_gives_its_own_order_every_time(project: Path, sandbox: S
     assert shuffled != in_file and sorted(shuffled) == sorted(in_file)
     assert order("1-1") == shuffled
     assert order("1-2") not in (shuffled, in_file)
+
+
+def test_orders_run_once_per_seed_each_from_the_collected_session(
+    project: Path, sandbox: Sandbox
+) -> None:
+    def names(result: TestRun) -> list[str]:
+        return [o.nodeid.split("::")[-1] for o in result.outcomes]
+
+    runs = run_pytest_orders(project, sandbox=sandbox, python=PY, orders=["1-1", "1-2"],
+                             paths=["tests/test_outcomes.py"], timeout=30)  # fmt: skip
+    alone = [run(project, sandbox, "tests/test_outcomes.py", env={"TDDFORGE_SHUFFLE": seed})
+             for seed in ("1-1", "1-2")]  # fmt: skip
+    assert [names(r) for r in runs] == [names(r) for r in alone]  # each seed's own order
+    assert [summary(r) for r in runs] == [summary(r) for r in alone]
+    assert [r.exit_code for r in runs] == [1, 1] and not any(r.timed_out for r in runs)
+    shared = run_pytest_orders(project, sandbox=sandbox, python=PY, orders=["a", "b", "c"],
+                               paths=["shared/test_shared.py::test_first"], timeout=30)  # fmt: skip
+    # test_first appends to a module list and wants it to hold one item: every run starts afresh
+    assert [summary(r) for r in shared] == [{"test_first": ("passed", None)}] * 3
+
+
+def test_an_order_cut_off_at_the_timeout_leaves_the_others(project: Path, sandbox: Sandbox) -> None:
+    runs = run_pytest_orders(project, sandbox=sandbox, python=PY, orders=["1", "2"],
+                             paths=["hang"], timeout=2)  # fmt: skip
+    assert len(runs) == 2 and all(r.timed_out for r in runs)
+    for result in runs:
+        assert summary(result)["test_hang"] == ("error", "Timeout")
+        assert summary(result).get("test_first", ("passed", None)) == ("passed", None)
 
 
 def test_isolated_tests_each_start_from_the_collected_state(
