@@ -131,8 +131,13 @@ class SuiteLab:
                        module_source=self.target.source, project=self.project,
                        mypy=self.cfg.mypy)  # fmt: skip
 
-    def measure(self, code: str, static: StaticReport | None = None) -> Measurement:
-        """Write ``code``, run it ``reruns`` times (shuffled after the first), score the stable tests."""
+    def measure(
+        self, code: str, static: StaticReport | None = None, *, alone: bool = True
+    ) -> Measurement:
+        """Write ``code``, run it ``reruns`` times (shuffled after the first), score the stable tests.
+
+        ``alone``: start the stable tests' alone check too (side by side only).
+        """
         found = Measurement(code, static or self.analyze(code))
         if not found.static.syntax_ok:
             return found
@@ -171,7 +176,7 @@ class SuiteLab:
                 started = [rerun(group) for group in groups]
             reruns = [run for job in started for run in job.result()] if first.outcomes else []
         found.verdicts = stability([first, *reruns])
-        if side_by_side and found.stable:
+        if side_by_side and alone and found.stable:
             # the alone check runs while the mutants are scored: ready if this suite is the last
             stable = [v for v in found.verdicts.values() if v.status == "stable"]
             found.alone = self._alone = self._background.submit(self.alone, stable)

@@ -4,8 +4,8 @@ A test function is identified by its *key*: ``name`` or ``Class::name``
 (parametrised instances share their function's key). ``stability`` folds
 several runs of one suite into a verdict per key; ``select_tests`` keeps the
 tests that kill a mutant or cover a line or branch no kept test covers;
-``covered_without`` proves from per-test arcs that leaving tests out loses no
-coverage; ``prune_source`` writes the module with only the kept tests.
+``covered_without`` proves from per-test lines and arcs that leaving tests out
+loses no coverage; ``prune_source`` writes the module with only the kept tests.
 """
 
 from __future__ import annotations
@@ -97,18 +97,32 @@ def units_by_test(coverage: FileCoverage, keys: Iterable[str]) -> dict[str, set[
 
 def covered_without(coverage: FileCoverage, dropped: Collection[str]) -> FileCoverage | None:
     """The coverage of the same run without the ``dropped`` tests, when it is provably the
-    same: every arc they ran, some other test (or the collection) ran too. None otherwise,
-    and when the run was not measured per test."""
+    same; None otherwise, and when the run was not measured per test.
+
+    The same means: every line they ran, another test (or the collection) ran too,
+    and each arc only they ran is one coverage.py does not report. That is an arc
+    between two statement starts (as recorded, so no mapping of lines is assumed)
+    that is not one of the module's branches, such as an exception's way out.
+    """
     if not coverage.arcs:
         return None
-    kept = {c: a for c, a in coverage.arcs.items() if not c or test_key(c) not in dropped}
-    if frozenset().union(*kept.values()) != frozenset().union(*coverage.arcs.values()):
+
+    def kept(context: str) -> bool:
+        return not context or test_key(context) not in dropped
+
+    if not all(any(kept(c) for c in names) for names in coverage.contexts.values()):
         return None
+    arcs = {c: a for c, a in coverage.arcs.items() if kept(c)}
+    lost = frozenset().union(*coverage.arcs.values()) - frozenset().union(*arcs.values())
+    statements = {*coverage.executed_lines, *coverage.missing_lines}
+    branches = {*coverage.executed_branches, *coverage.missing_branches}
+    for a, b in lost:
+        if abs(a) not in statements or abs(b) not in statements or (a, b) in branches:
+            return None
     contexts = {
-        line: tuple(c for c in names if not c or test_key(c) not in dropped)
-        for line, names in coverage.contexts.items()
+        line: tuple(c for c in names if kept(c)) for line, names in coverage.contexts.items()
     }
-    return replace(coverage, contexts=contexts, arcs=kept)
+    return replace(coverage, contexts=contexts, arcs=arcs)
 
 
 @dataclass(frozen=True)
