@@ -104,8 +104,9 @@ def covered_without(coverage: FileCoverage, dropped: Collection[str]) -> FileCov
     between two statement starts (as recorded, so no mapping of lines is assumed)
     that is not one of the module's branches, such as an exception's way out.
     """
-    if not coverage.arcs:
-        return None
+    measured = {test_key(c) for c in coverage.arcs if c}
+    if not measured or not measured.issuperset(dropped):  # what a test without a context
+        return None  # of its own ran is not known: it was not measured per test
 
     def kept(context: str) -> bool:
         return not context or test_key(context) not in dropped

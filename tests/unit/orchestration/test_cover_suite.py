@@ -110,6 +110,7 @@ def test_units_by_test_are_lines_and_branches_per_node_id() -> None:
         ({"test_a": {THEN, BACK}, "test_b": {THEN, RAISE}}, {"test_b"}, True),  # not reported
         ({"test_a": {THEN, BACK}, "test_b": {THEN, INNER}}, {"test_b"}, False),  # line 6?
         ({}, {"test_a"}, False),  # not measured per test
+        ({"test_a": {THEN, BACK}}, {"test_b"}, False),  # test_b has no context of its own
     ],
 )
 def test_covered_without_only_when_nothing_reported_is_lost(
