@@ -144,17 +144,14 @@ class SuiteLab:
         self.write(code)
         path = [self.target.test_path]
         seeds = [f"{self._runs}-{index}" for index in range(1, self.cfg.reruns)]
-        # one after the other, each in its own interpreter: tests may write files in the
-        # project, so parallel runs could race. When the suite's author says its tests rarely
-        # touch files, two at a time, and two shuffled orders per interpreter (each forked
-        # from the collected session). The reruns shuffle the tests themselves, so they need
-        # not wait for the first run.
+        # the shuffled reruns share an interpreter: one collection, forked into a run per
+        # order. They follow the first run, since tests may write files in the project and
+        # parallel runs could race; when the suite's author says its tests rarely touch
+        # files, they run beside it, in two interpreters of two orders each. They shuffle
+        # the tests themselves, so they need not wait for the first run to learn the ids.
         side_by_side = self.cfg.parallel_reruns
-        groups = (
-            [seeds[i : i + 2] for i in range(0, len(seeds), 2)]
-            if side_by_side
-            else [[seed] for seed in seeds]
-        )
+        size = 2 if side_by_side else max(1, len(seeds))
+        groups = [seeds[i : i + size] for i in range(0, len(seeds), size)]
         with ThreadPoolExecutor(max_workers=2 if side_by_side else 1) as pool:
 
             def rerun(group: list[str]) -> Future[list[TestRun]]:

@@ -101,9 +101,9 @@ def run_pytest_orders(
     """Collect once, then run the tests once per shuffle seed in ``orders``: a run each.
 
     Each run is a child forked from the collected session, so it sees what
-    collection left and nothing an earlier run did, as a new interpreter
-    would (except the hash seed, which the children share). Each has
-    ``timeout`` seconds; a run cut off there has ``timed_out`` set.
+    collection left and nothing an earlier run did, as a new interpreter with
+    the same hash seed would. Each has ``timeout`` seconds; a run cut off
+    there has ``timed_out`` set.
     """
     interpreter = _checked_python(python)
     project = _inside(project_dir, sandbox.work_dir)

@@ -50,14 +50,14 @@ def test_plain():
 """
 
 
-def lab(tmp_path: Path, *, parallel: bool) -> SuiteLab:
+def lab(tmp_path: Path, *, parallel: bool, reruns: int = 3) -> SuiteLab:
     project = tmp_path / "proj"
     project.mkdir()
     (project / "counter.py").write_text(MODULE, encoding="utf-8")
     options = CoverOptions(project, project / "counter.py", Path(sys.executable),
                            test_path="test_counter_x.py")  # fmt: skip
     settings = Settings()
-    cover = settings.cover.model_copy(update={"parallel_reruns": parallel, "reruns": 3})
+    cover = settings.cover.model_copy(update={"parallel_reruns": parallel, "reruns": reruns})
     settings = settings.model_copy(update={"cover": cover})
     run = RunDir.create(project, "cover")
     return SuiteLab(load_target(options), Path(sys.executable), settings, run, workers=1)
@@ -73,6 +73,19 @@ def test_a_test_that_leans_on_another_fails_alone(tmp_path: Path, parallel: bool
         assert suite.alone([v for v in found.verdicts.values()]) == {
             "test_needs_first": "fails when run alone (depends on other tests)"
         }
+    finally:
+        suite.close()
+
+
+@pytest.mark.parametrize(("parallel", "reruns"), [(False, 1), (False, 5), (True, 4)])
+def test_every_rerun_counts(tmp_path: Path, parallel: bool, reruns: int) -> None:
+    suite = lab(tmp_path, parallel=parallel, reruns=reruns)
+    try:
+        found = suite.measure(SUITE)
+        if reruns == 1:  # one run in file order: test_needs_first passes after test_first
+            assert found.stable == ["test_first", "test_needs_first", "test_plain"]
+        else:  # some shuffled order ran it first
+            assert found.stable == ["test_first", "test_plain"]
     finally:
         suite.close()
 
