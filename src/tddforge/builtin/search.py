@@ -9,9 +9,10 @@ that reached nothing new may be one step from a branch: ``resolve`` on a path
 that fails is one keyword away from returning its ``default``), taking the
 functions in turn. A second widening goes on where the first stopped, even when
 the first found nothing (jsonpointer's missing branches are found there). The
-search stops when the frontier runs dry after both widenings (coverage has
-stopped rising), when there is nothing untried left, or when the budget is
-spent; it says which.
+last round swaps one argument of each kept call for a plain value of another
+type (:func:`off_hint`). The search stops when the frontier runs dry after
+these (coverage has stopped rising), when there is nothing untried left, or
+when the budget is spent; it says which.
 """
 
 from __future__ import annotations
@@ -46,6 +47,8 @@ MAX_WIDENINGS = 2
 _POSITIONAL = ("positional_only", "positional_or_keyword")
 _KEYWORD = ("positional_or_keyword", "keyword_only")
 _NEW_ARGUMENT_VALUES = 4
+# plain values of every common type, and a class (it has ``__getitem__``, is no sequence)
+OFF_HINT = ("None", "0", "''", "[]", "['a']", "{}", "{'a': 1}", "str")
 
 
 @dataclass(frozen=True)
@@ -140,6 +143,7 @@ def search(
     tried: set[Call] = set()
     rounds = 0
     widenings = 0
+    off_hint_done = False
 
     def result(stopped: str) -> SearchResult:
         # the rounds ran each call once: confirm what is kept, with the second seed
@@ -181,9 +185,11 @@ def search(
         seen += results
         new, covered = keep_new_coverage(results, covered)
         if not new and not pending:
-            if widenings >= MAX_WIDENINGS:
-                return result("coverage stopped rising")
-            wider = [c for c in widen(seen, funcs, options) if c not in tried]
+            wider = widen(seen, funcs, options) if widenings < MAX_WIDENINGS else []
+            wider = [c for c in wider if c not in tried]
+            if not wider and not off_hint_done:  # last: other types than the hints say
+                off_hint_done = True
+                wider = [c for c in off_hint(keep_new_coverage(seen)[0], funcs) if c not in tried]
             if not wider:
                 return result("coverage stopped rising")
             widenings += 1
@@ -231,6 +237,14 @@ def widen(
         by_target.setdefault(call.target, []).append(call)
     turns = itertools.zip_longest(*by_target.values())
     return [call for turn in turns for call in turn if call is not None]
+
+
+def off_hint(kept: Sequence[CallResult], funcs: Mapping[str, CallableInfo]) -> list[Call]:
+    """The kept calls with one argument replaced by a plain value of another type
+    (``OFF_HINT``), one target at a time in turn: a hint inferred from use is a guess, and
+    a duck-typed branch (``hasattr(doc, "__getitem__")``) wants what no hint names."""
+    options = {name: {p.name: OFF_HINT for p in f.parameters} for name, f in funcs.items()}
+    return widen(kept, funcs, options)
 
 
 def all_neighbours(

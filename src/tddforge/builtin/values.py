@@ -21,9 +21,12 @@ import itertools
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from tddforge.builtin.constants import Constant
 from tddforge.builtin.discover import Param
+
+T = TypeVar("T")
 
 LIMIT = 12
 _DIGIT = re.compile(r"\d")
@@ -159,6 +162,9 @@ def candidates(
     generic = [Value(v, "hint") for v in values_for_hint(hint)]
     if hint is None:  # untyped: the module's strings must not crowd out dicts, lists, numbers
         found += [v for pair in itertools.zip_longest(fitting, generic) for v in pair if v]
+    elif hint.name == "Union":  # each member in turn: many strings must not crowd out None
+        members = [[v for v in fitting + generic if fits(arg, v.value)] for arg in hint.args]
+        found += _interleave(members)
     else:
         found += fitting + generic
     for seed in [*found[:1], *fitting]:
@@ -270,7 +276,7 @@ def _hashable(value: object) -> bool:
     return True
 
 
-def _interleave(groups: list[list[object]]) -> list[object]:
+def _interleave(groups: Sequence[Sequence[T]]) -> list[T]:
     """First of each group, then second of each, and so on."""
     longest = max((len(g) for g in groups), default=0)
     return [g[i] for i in range(longest) for g in groups if i < len(g)]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import re
+from bisect import bisect_right
 from collections.abc import Collection, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
@@ -100,9 +101,11 @@ def covered_without(coverage: FileCoverage, dropped: Collection[str]) -> FileCov
     same; None otherwise, and when the run was not measured per test.
 
     The same means: every line they ran, another test (or the collection) ran too,
-    and each arc only they ran is one coverage.py does not report. That is an arc
-    between two statement starts (as recorded, so no mapping of lines is assumed)
-    that is not one of the module's branches, such as an exception's way out.
+    and each arc only they ran is one coverage.py does not report, such as an
+    exception's way out: between statement starts, not one of the branches; or
+    from a line inside a statement spanning several lines (coverage.py reports
+    it from the statement's first line), where no line from the nearest
+    statement start up to it is where a branch starts.
     """
     measured = {test_key(c) for c in coverage.arcs if c}
     if not measured or not measured.issuperset(dropped):  # what a test without a context
@@ -115,10 +118,14 @@ def covered_without(coverage: FileCoverage, dropped: Collection[str]) -> FileCov
         return None
     arcs = {c: a for c, a in coverage.arcs.items() if kept(c)}
     lost = frozenset().union(*coverage.arcs.values()) - frozenset().union(*arcs.values())
-    statements = {*coverage.executed_lines, *coverage.missing_lines}
+    starts = sorted({*coverage.executed_lines, *coverage.missing_lines})
     branches = {*coverage.executed_branches, *coverage.missing_branches}
+    branching = {a for a, _ in branches}
     for a, b in lost:
-        if abs(a) not in statements or abs(b) not in statements or (a, b) in branches:
+        if a < 0 or ({a, abs(b)} <= set(starts) and (a, b) not in branches):
+            continue  # into a function (never a branch), or as reported and not a branch
+        first = starts[max(bisect_right(starts, a) - 1, 0)] if starts else a
+        if any(n in branching for n in range(min(first, a), a + 1)):
             return None
     contexts = {
         line: tuple(c for c in names if kept(c)) for line, names in coverage.contexts.items()

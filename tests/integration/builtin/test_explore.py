@@ -209,6 +209,14 @@ def k(s: str) -> str:
             return "double"
         return "long"
     return "short"
+
+
+def part(doc: dict) -> str:
+    if isinstance(doc, dict):
+        return "mapping"
+    if hasattr(doc, "__getitem__"):
+        return "indexable"
+    return "plain"
 """
 
 
@@ -231,9 +239,20 @@ def test_search_reaches_a_branch_through_a_neighbour_then_stops(tmp_path: Path) 
     # round 1 ran 7's mutations (8, 6, -7, 0) and the other int candidates (1, -1, 100);
     # round 2 tries the neighbours of 8 not yet run (9, -8) and finds nothing new;
     # rounds 3 and 4 widen to the neighbours of every call run (the most there are),
-    # find nothing new either, and the search stops
-    assert (found.rounds, found.stopped) == (5, "coverage stopped rising")
-    assert found.calls_run == 29
+    # round 5 gives the kept calls plain values of other types (7: 0 ran already, and
+    # 7 and 8 give the same calls), they find nothing new either, and the search stops
+    assert (found.rounds, found.stopped) == (6, "coverage stopped rising")
+    assert found.calls_run == 29 + 7
+
+
+def test_search_ends_with_values_of_other_types_than_the_hint(tmp_path: Path) -> None:
+    project, module, box, info = searched(tmp_path)
+    found = search(project, module, info, {}, python=PY, sandbox=box, first=[Call("part", ("{}",))])
+    assert [(r.call.args, r.outcome.repr) for r in found.kept] == [
+        (("{}",), "'mapping'"),
+        (("None",), "'plain'"),  # the hint says dict: only the last round tries others
+        (("''",), "'indexable'"),
+    ]
 
 
 def test_search_widens_to_the_neighbours_of_calls_it_did_not_keep(tmp_path: Path) -> None:
@@ -246,8 +265,10 @@ def test_search_widens_to_the_neighbours_of_calls_it_did_not_keep(tmp_path: Path
         (("'abc'",), "'long'"),
         (("'a'",), "'short'"),
         (("'xyxy'",), "'double'"),
+        (("None",), ""),  # the last round: len(None) raises, a new way out of k
     ]
-    assert found.stopped == "coverage stopped rising"
+    assert found.kept[-1].outcome.type == "TypeError"
+    assert found.stopped == "nothing left to try"  # None's neighbours all ran already
 
 
 def test_search_respects_the_budget(tmp_path: Path) -> None:
