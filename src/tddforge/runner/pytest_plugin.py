@@ -212,7 +212,8 @@ def _run_order(session: pytest.Session, index: int, seed: str) -> None:
     if pid == 0:  # the child: this order's run, never returning into pytest
         code = 0
         try:
-            if _sink is not None:
+            if _sink is not None:  # the parent's stays open there; here it is closed, or
+                _sink.close()  # its collection warns (ResourceWarning) inside some test
                 _sink = open(path, "a", encoding="utf-8")  # noqa: SIM115 - the child's own
             items = list(session.items)
             random.Random(seed).shuffle(items)
