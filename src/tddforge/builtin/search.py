@@ -47,8 +47,9 @@ MAX_WIDENINGS = 2
 _POSITIONAL = ("positional_only", "positional_or_keyword")
 _KEYWORD = ("positional_or_keyword", "keyword_only")
 _NEW_ARGUMENT_VALUES = 4
-# plain values of every common type, and a class (it has ``__getitem__``, is no sequence)
-OFF_HINT = ("None", "0", "''", "[]", "['a']", "{}", "{'a': 1}", "str")
+# plain values of every common type, a slice (for ``__getitem__`` and its kin) and a class
+# (it has ``__getitem__`` but is no sequence)
+OFF_HINT = ("None", "0", "''", "[]", "['a']", "{}", "{'a': 1}", "slice(0, 2)", "str")
 
 
 @dataclass(frozen=True)

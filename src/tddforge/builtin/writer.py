@@ -80,7 +80,7 @@ def write_module(module: str, results: Sequence[CallResult], framework: str = "p
         stdlib.append("import unittest")
     uses_pytest = style is PYTEST and any(r.outcome.kind == "raise" for r in kept)
     third = ["import pytest"] if uses_pytest else []
-    own = [f"from {module} import {', '.join(sorted(imports))}"] if imports else []
+    own = [f"from {module} import {', '.join(sorted(imports, key=_isort_key))}"] if imports else []
     blocks = [block for block in (stdlib, third, own) if block]
     lines = header + [line for block in blocks for line in [*block, ""]]
     lines += _pytest_functions(tests) if style is PYTEST else _test_cases(tests)
@@ -191,8 +191,34 @@ def _call_expression(call: Call) -> tuple[list[str], str]:
     init = ", ".join([*call.init_args, *(f"{k}={v}" for k, v in call.init_kwargs)])
     setup = [f"{instance} = {parts[0]}({init})"]
     if parts[1] in OPERATORS and not call.kwargs:  # ``money + 5``, not ``money.__add__(5)``
-        return setup, OPERATORS[parts[1]].format(*call.args, self=instance)
+        template = OPERATORS[parts[1]]
+        args = [_as_slice(a) if "{self}[{0}]" in template and i == 0 else a
+                for i, a in enumerate(call.args)]  # fmt: skip
+        return setup, template.format(*args, self=instance)
     return setup, f"{instance}.{parts[1]}({arguments})"
+
+
+def _isort_key(name: str) -> tuple[int, str, str]:
+    """The order ruff's isort gives imported names: constants, classes, the rest; each
+    group regardless of case (``BarrelList`` before ``BList``)."""
+    cased = [c for c in name if c.isalpha()]
+    kind = 0 if len(name) > 1 and cased and name.upper() == name else 1 if name[:1].isupper() else 2
+    return kind, name.lower(), name
+
+
+def _as_slice(source: str) -> str:
+    """``slice(0, 2)`` as a subscript writes it (``0:2``); any other source unchanged."""
+    try:
+        node = ast.parse(source, mode="eval").body
+    except SyntaxError:
+        return source
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+            and node.func.id == "slice" and 1 <= len(node.args) <= 3 and not node.keywords
+            and not any(isinstance(a, ast.Starred) for a in node.args)):  # fmt: skip
+        return source
+    parts = [ast.unparse(a) for a in node.args]
+    parts = ["" if part == "None" else part for part in parts]
+    return ":".join(["", *parts] if len(parts) == 1 else parts)
 
 
 def _assertions(

@@ -5,8 +5,10 @@ from __future__ import annotations
 import ast
 from dataclasses import replace
 
+import pytest
+
 from tddforge.builtin.explore import Call, CallResult, Outcome
-from tddforge.builtin.writer import write_module, written_keys
+from tddforge.builtin.writer import _as_slice, _isort_key, write_module, written_keys
 
 
 def returned(call: Call, text: str, **extra: object) -> CallResult:
@@ -261,6 +263,33 @@ def test_special_methods_are_written_as_operators() -> None:
     assert "    assert (money == Money(1)) is True\n" in source
     assert "    assert len(money) == 1\n" in source
     assert "def test_money_add_returns_6()" in source and "__" not in source.split("import")[-1]
+
+
+def test_a_slice_is_written_as_a_subscript_writes_it() -> None:
+    source = write_module("shop", [
+        returned(Call("Box.__getitem__", ("slice(0, 2)",), init_args=()), "[]"),
+        returned(Call("Box.__getitem__", ("slice(None, None, -1)",), init_args=("1",)), "[]"),
+        returned(Call("Box.__contains__", ("slice(0, 2)",), init_args=()), "False"),
+    ])  # fmt: skip
+    assert "    assert box[0:2] == []\n" in source and "    assert box[::-1] == []\n" in source
+    assert "(slice(0, 2) in box) is False" in source  # only a subscript has the short form
+
+
+def test_imported_names_in_the_order_ruff_sorts_them() -> None:
+    names = ["merge", "BList", "MAX_N", "BarrelList", "_private", "X", "Assoc", "a1"]
+    assert sorted(names, key=_isort_key) == [
+        "MAX_N", "Assoc", "BarrelList", "BList", "X", "_private", "a1", "merge"
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("source", "written"),
+    [("slice(0, 2)", "0:2"), ("slice(2)", ":2"), ("slice(1, None)", "1:"),
+     ("slice(None, None, -1)", "::-1"), ("slice(*parts)", "slice(*parts)"),
+     ("slice(0, step=2)", "slice(0, step=2)"), ("0", "0"), ("'a:b'", "'a:b'")],
+)  # fmt: skip
+def test_as_slice(source: str, written: str) -> None:
+    assert _as_slice(source) == written
 
 
 def test_stdlib_values_import_their_module() -> None:
