@@ -18,7 +18,7 @@ from tddforge.builtin.explore import (
     run_against_mutants,
     run_calls,
 )
-from tddforge.builtin.search import search
+from tddforge.builtin.search import OFF_HINT, search
 from tddforge.sandbox import Limits, Sandbox
 
 pytestmark = pytest.mark.integration
@@ -239,10 +239,11 @@ def test_search_reaches_a_branch_through_a_neighbour_then_stops(tmp_path: Path) 
     # round 1 ran 7's mutations (8, 6, -7, 0) and the other int candidates (1, -1, 100);
     # round 2 tries the neighbours of 8 not yet run (9, -8) and finds nothing new;
     # rounds 3 and 4 widen to the neighbours of every call run (the most there are),
-    # round 5 gives the kept calls plain values of other types (7: 0 ran already, and
-    # 7 and 8 give the same calls), they find nothing new either, and the search stops
+    # round 5 gives the kept calls values of other types than the hint (8 of OFF_HINT's 9:
+    # 0 ran already, and 7 and 8 give the same calls), they find nothing new either, and
+    # the search stops
     assert (found.rounds, found.stopped) == (6, "coverage stopped rising")
-    assert found.calls_run == 29 + 7
+    assert found.calls_run == 29 + len(OFF_HINT) - 1
 
 
 def test_search_ends_with_values_of_other_types_than_the_hint(tmp_path: Path) -> None:
