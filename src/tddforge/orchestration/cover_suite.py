@@ -118,11 +118,12 @@ def covered_without(coverage: FileCoverage, dropped: Collection[str]) -> FileCov
         return None
     arcs = {c: a for c, a in coverage.arcs.items() if kept(c)}
     lost = frozenset().union(*coverage.arcs.values()) - frozenset().union(*arcs.values())
-    starts = sorted({*coverage.executed_lines, *coverage.missing_lines})
+    statements = {*coverage.executed_lines, *coverage.missing_lines}
+    starts = sorted(statements)
     branches = {*coverage.executed_branches, *coverage.missing_branches}
     branching = {a for a, _ in branches}
     for a, b in lost:
-        if a < 0 or ({a, abs(b)} <= set(starts) and (a, b) not in branches):
+        if a < 0 or ({a, abs(b)} <= statements and (a, b) not in branches):
             continue  # into a function (never a branch), or as reported and not a branch
         first = starts[max(bisect_right(starts, a) - 1, 0)] if starts else a
         if any(n in branching for n in range(min(first, a), a + 1)):
