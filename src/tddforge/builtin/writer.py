@@ -191,9 +191,9 @@ def _call_expression(call: Call) -> tuple[list[str], str]:
     init = ", ".join([*call.init_args, *(f"{k}={v}" for k, v in call.init_kwargs)])
     setup = [f"{instance} = {parts[0]}({init})"]
     if parts[1] in OPERATORS and not call.kwargs:  # ``money + 5``, not ``money.__add__(5)``
-        template = OPERATORS[parts[1]]
-        args = [_as_slice(a) if "{self}[{0}]" in template and i == 0 else a
-                for i, a in enumerate(call.args)]  # fmt: skip
+        template, args = OPERATORS[parts[1]], list(call.args)
+        if "{self}[{0}]" in template:  # ``box[0:2]``, not ``box[slice(0, 2)]``
+            args[0] = _as_slice(args[0])
         return setup, template.format(*args, self=instance)
     return setup, f"{instance}.{parts[1]}({arguments})"
 
@@ -201,8 +201,7 @@ def _call_expression(call: Call) -> tuple[list[str], str]:
 def _isort_key(name: str) -> tuple[int, str, str]:
     """The order ruff's isort gives imported names: constants, classes, the rest; each
     group regardless of case (``BarrelList`` before ``BList``)."""
-    cased = [c for c in name if c.isalpha()]
-    kind = 0 if len(name) > 1 and cased and name.upper() == name else 1 if name[:1].isupper() else 2
+    kind = 0 if len(name) > 1 and name.isupper() else 1 if name[:1].isupper() else 2
     return kind, name.lower(), name
 
 

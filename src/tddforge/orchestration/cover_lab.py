@@ -55,7 +55,12 @@ class Measurement:
     @property
     def stable(self) -> list[str]:
         """Keys of the tests that passed every run."""
-        return [k for k, v in self.verdicts.items() if v.status == "stable"]
+        return [v.key for v in self.stable_verdicts]
+
+    @property
+    def stable_verdicts(self) -> list[Verdict]:
+        """Verdicts of the tests that passed every run."""
+        return [v for v in self.verdicts.values() if v.status == "stable"]
 
     @property
     def coverage_percent(self) -> float | None:
@@ -69,20 +74,29 @@ class Measurement:
         return None if score is None else round(score, 2)
 
 
-def lab_sandbox(project: Path, settings: Settings) -> Sandbox:
-    """The sandbox a cover session runs the project's tests in."""
-    return Sandbox(
-        project, Limits.from_config(settings.sandbox, settings.cover.test_timeout_seconds)
-    )
+@dataclass(frozen=True)
+class Checked:
+    """The sandbox a cover session runs the project's tests in, and the project's pytest
+    configuration as checked there."""
+
+    sandbox: Sandbox
+    config: ConfigCheck
+
+    @classmethod
+    def make(cls, project: Path, python: Path, settings: Settings) -> Checked:
+        """Check the configuration (it writes nothing the project keeps)."""
+        limits = Limits.from_config(settings.sandbox, settings.cover.test_timeout_seconds)
+        sandbox = Sandbox(project, limits)
+        return cls(sandbox, check_config(project, python, sandbox))
 
 
 class SuiteLab:
     """Runs candidate suites for one cover session."""
 
     def __init__(self, target: CoverTarget, python: Path, settings: Settings, run: RunDir,
-                 workers: int, config: ConfigCheck | None = None) -> None:  # fmt: skip
-        """``config``: the check of the project's pytest configuration, when already made
-        (``check_project_config``); made here otherwise."""
+                 workers: int, checked: Checked | None = None) -> None:  # fmt: skip
+        """``checked``: the project's pytest configuration, when already checked
+        (``Checked.make``); checked here otherwise."""
         self.target = target
         self.project = target.project
         self.python = python
@@ -92,9 +106,9 @@ class SuiteLab:
         self.workers = workers
         self.module = self.project / target.module_rel
         self.original = self.module.read_bytes()
-        self.sandbox = lab_sandbox(self.project, settings)
+        checked = checked or Checked.make(self.project, python, settings)
+        self.sandbox, self.config = checked.sandbox, checked.config
         self.rcfile = run.write_text("coveragerc", COVERAGE_RC)
-        self.config = config or check_config(self.project, python, self.sandbox)
         self.pytest_args = self._pytest_args(self.config)
         self.cache = VerdictCache(run.path / "mutation-cache")
         self._worker: WarmWorker | None = None
@@ -175,8 +189,7 @@ class SuiteLab:
         found.verdicts = stability([first, *reruns])
         if side_by_side and alone and found.stable:
             # the alone check runs while the mutants are scored: ready if this suite is the last
-            stable = [v for v in found.verdicts.values() if v.status == "stable"]
-            found.alone = self._alone = self._background.submit(self.alone, stable)
+            found.alone = self._alone = self._background.submit(self.alone, found.stable_verdicts)
         if found.stable:
             found.mutation = self.score(found, found.notes)
         return found

@@ -26,7 +26,7 @@ from tddforge.errors import InputError, LLMError
 from tddforge.llm import LLMClient
 from tddforge.mutation.mutant import diff_line
 from tddforge.orchestration import cover_suite as suites
-from tddforge.orchestration.cover_lab import Measurement, SuiteLab, lab_sandbox
+from tddforge.orchestration.cover_lab import Checked, Measurement, SuiteLab
 from tddforge.orchestration.critique import (
     AttemptFacts,
     Critique,
@@ -37,7 +37,6 @@ from tddforge.orchestration.critique import (
 )
 from tddforge.orchestration.reliability import StaticFacts, post_execution, pre_execution
 from tddforge.orchestration.router import ENHANCE, decide, stop_reason, track_progress
-from tddforge.runner.pytest_config import check_config
 from tddforge.store.rundir import RunDir
 from tddforge.workspace.paths import confine
 
@@ -127,9 +126,9 @@ def run_cover(
 ) -> CoverOutcome:
     """Generate, measure, critique and enhance until the Router finishes; write the final suite."""
     progress(f"{writer.name} generator: writing tests for {target.module_rel} ({target.framework})")
-    with ThreadPoolExecutor(max_workers=1) as pool:  # the pytest configuration is checked
-        sandbox = lab_sandbox(target.project, settings)  # while the generator works
-        config = pool.submit(check_config, target.project, options.python, sandbox)
+    # the project's pytest configuration is checked while the generator works
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        config = pool.submit(Checked.make, target.project, options.python, settings)
         first = writer.generate(target)  # an unreachable endpoint fails here, before any write
         checked = config.result()
     run = RunDir.create(target.project, "cover")
@@ -315,8 +314,7 @@ def _assemble(attempts: list[_Attempt], lab: SuiteLab, progress: Progress) -> _F
             final.dropped[key] = (
                 f"{verdict.status}: {verdict.kind or ''} {verdict.message}".strip()[:300]
             )
-    stable_verdicts = [v for v in found.verdicts.values() if v.status == "stable"]
-    final.dropped.update(found.alone.result() if found.alone else lab.alone(stable_verdicts))
+    final.dropped.update(found.alone.result() if found.alone else lab.alone(found.stable_verdicts))
     stable = [k for k in found.verdicts if k not in final.dropped]
     if len(stable) < len(found.verdicts):
         found = _remeasure(lab, _pruned(lab, found.code, stable), final)
@@ -369,10 +367,10 @@ def _without(
         return None
     code = _pruned(lab, found.code, selection.kept)
     derived = Measurement(code, lab.analyze(code), coverage=coverage)
-    derived.verdicts = {k: v for k, v in found.verdicts.items() if k in selection.kept}
-    derived.collected = sum(len(v.nodeids) for v in derived.verdicts.values())
     if not derived.static.syntax_ok:
         return None
+    derived.verdicts = {k: v for k, v in found.verdicts.items() if k in selection.kept}
+    derived.collected = sum(len(v.nodeids) for v in derived.verdicts.values())
     lab.write(code)
     derived.mutation = lab.score(derived, derived.notes)
     final.notes += derived.notes

@@ -89,7 +89,7 @@ def units_by_test(coverage: FileCoverage, keys: Iterable[str]) -> dict[str, set[
         for context in contexts:
             if context and test_key(context) in found:
                 found[test_key(context)].add(("line", line))
-    branches = {*coverage.executed_branches, *coverage.missing_branches}
+    branches = coverage.branches
     for context, arcs in coverage.arcs.items():
         if context and test_key(context) in found:
             found[test_key(context)].update(arcs & branches)
@@ -118,9 +118,8 @@ def covered_without(coverage: FileCoverage, dropped: Collection[str]) -> FileCov
         return None
     arcs = {c: a for c, a in coverage.arcs.items() if kept(c)}
     lost = frozenset().union(*coverage.arcs.values()) - frozenset().union(*arcs.values())
-    statements = {*coverage.executed_lines, *coverage.missing_lines}
+    statements, branches = coverage.statements, coverage.branches
     starts = sorted(statements)
-    branches = {*coverage.executed_branches, *coverage.missing_branches}
     branching = {a for a, _ in branches}
     for a, b in lost:
         if a < 0 or ({a, abs(b)} <= statements and (a, b) not in branches):

@@ -67,6 +67,16 @@ class FileCoverage:
         return self.totals.percent_covered
 
     @property
+    def statements(self) -> frozenset[int]:
+        """The lines coverage.py counts as statements (each statement's first line)."""
+        return frozenset((*self.executed_lines, *self.missing_lines))
+
+    @property
+    def branches(self) -> frozenset[Branch]:
+        """Every branch coverage.py reports, taken or not."""
+        return frozenset((*self.executed_branches, *self.missing_branches))
+
+    @property
     def num_branches(self) -> int:
         """Branches in the file."""
         return self.totals.num_branches

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from tddforge.errors import RunnerError
 from tddforge.runner.coverage_data import CoverageReport, read_coverage_json, with_context_arcs
-from tddforge.runner.results import TestRun, outcomes_from_jsonl
+from tddforge.runner.results import TestRun, outcomes_from_jsonl, parse_records
 from tddforge.sandbox import Sandbox, SandboxResult
 
 PLUGIN_NAME = "tddforge_results"
@@ -129,7 +129,7 @@ def _prepared(project: Path, private: Path, env: Mapping[str, str]) -> dict[str,
 
 
 def _order_run(result: SandboxResult, collected: list[str], lines: list[str]) -> TestRun:
-    cut = any('"event": "timeout"' in line for line in lines)
+    cut = any(record.get("event") == "timeout" for record in parse_records(lines))
     return _test_run(replace(result, timed_out=result.timed_out or cut), [*collected, *lines], None)
 
 
