@@ -21,9 +21,17 @@ so the project under test never needs tddforge installed. Phases:
    cannot carry over faithfully (a changed class body, an import-time
    closure, an instance of the module's class) falls back to a fresh import.
 3. **Fresh mutants** (other import-time code, or a graft or rebind that cannot be applied).
-   Per mutant a child forked from the pristine process imports the mutated
-   module through an import hook (the user's file is never written), then
-   collects and runs the tests fastest first with ``-x``.
+   One host child starts a pytest session; where collection begins it forks
+   a child per mutant, which imports the mutated module through an import
+   hook (the user's file is never written), collects, and runs the tests
+   fastest first up to the first failure. When the target was imported
+   before collection (a conftest imports it), each mutant's child starts
+   pytest whole from the pristine process instead.
+
+pytest's configuration (options, ini, plugins, conftests) is prepared once,
+in a child of the pristine process, and every phase forks from it. If
+preparing imports the target, that child is spoiled and the pristine
+process scores instead, each child starting pytest itself.
 
 ``--ground-truth CONFIG ID`` runs one mutant the slow, obviously-correct way:
 this fresh interpreter, the import hook, every test in file order.
@@ -49,7 +57,7 @@ import time
 import types
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import pytest
 
@@ -139,6 +147,21 @@ def _send(fd: int, data: dict[str, Any]) -> None:
         view = view[written:]
 
 
+_VERDICT_FD: int | None = None  # in a child forked by ``Pool``: where its verdict goes
+
+
+def deliver(result: dict[str, Any]) -> NoReturn:
+    """End a ``Pool`` child with its verdict, at once: nothing after it can change the verdict,
+    and pytest's session end (summaries, its garbage collections) costs more than a test."""
+    code = 0
+    try:
+        if _VERDICT_FD is not None:
+            _send(_VERDICT_FD, result)
+    except BaseException:
+        code = 1
+    os._exit(code)
+
+
 class SameFile:
     """``co_filename`` may be relative or pass through a symlink: compare real paths, cached."""
 
@@ -169,6 +192,11 @@ class Dispatch:
     def _call(self, name: str, **kwargs: Any) -> Any:
         hook = getattr(self.active, name, None)
         return hook(**kwargs) if hook is not None else None
+
+    @pytest.hookimpl(hookwrapper=True, tryfirst=True)
+    def pytest_collection(self, session: Any) -> Any:
+        self._call("collection_starts", session=session)
+        yield
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_collection_finish(self, session: Any) -> None:
@@ -224,26 +252,31 @@ class Pool:
         ] = {}  # fd -> (pid, deadline, key, buf)
 
     def submit(self, key: Any, timeout: float, body: Any, on_done: Any) -> None:
+        """Fork a child that reports ``body()``."""
+        if self.spawn(key, timeout, on_done):
+            try:
+                result = body()
+            except BaseException as exc:
+                result = {"verdict": "error", "detail": f"{type(exc).__name__}: {exc}"[:500]}
+            deliver(result)
+
+    def spawn(self, key: Any, timeout: float, on_done: Any) -> bool:
+        """Fork a child; True in the child, which must end with ``deliver``."""
+        global _VERDICT_FD
         while len(self.running) >= self.size:
             self._reap_one(on_done)
         read_fd, write_fd = os.pipe()
         pid = os.fork()
-        if pid == 0:  # child
+        if pid == 0:
             os.close(read_fd)
-            code = 0
-            try:
-                _send(write_fd, body())
-            except BaseException as exc:
-                try:
-                    _send(
-                        write_fd,
-                        {"verdict": "error", "detail": f"{type(exc).__name__}: {exc}"[:500]},
-                    )
-                except BaseException:
-                    code = 1
-            os._exit(code)
+            for fd in self.running:  # the siblings' pipes are the parent's business
+                os.close(fd)
+            self.running = {}
+            _VERDICT_FD = write_fd
+            return True
         os.close(write_fd)
         self.running[read_fd] = (pid, time.monotonic() + timeout, key, bytearray())
+        return False
 
     def drain(self, on_done: Any) -> None:
         while self.running:
@@ -1007,12 +1040,39 @@ class Session:
 
     def run(self) -> None:
         """Score the request. Runs in a forked, quiet process (see ``run_request``)."""
-        started = time.monotonic()
         if self.given_starter is not None:
             self.starter = self.given_starter
         else:
             self.starter = Starter(self.config)
+            if self._scored_prepared():
+                return
+        self._score()
+
+    def _scored_prepared(self) -> bool:
+        """Prepare pytest's config in a child and score there; False when preparing imported
+        the target (a conftest did) or pytest could not start.
+
+        Preparing loads the conftests, and a module imported then stays imported
+        in every process forked after: the import hook could no longer serve a
+        mutant of the target, and the baseline would see no line of it run. So
+        a process that imported it is spoiled and left, and this one, still
+        pristine, scores with each child starting pytest by itself.
+        """
+        pid = os.fork()
+        if pid == 0:
             self.starter.prepare(self.target)
+            if self.starter.prepared is None:
+                os._exit(_SPOILED)
+            os._exit(_guarded(self._score, self.out))
+        _, status = os.waitpid(pid, 0)
+        spoiled = os.WIFEXITED(status) and os.WEXITSTATUS(status) == _SPOILED
+        if not spoiled:
+            return True
+        self.starter = Starter(self.config)
+        return False
+
+    def _score(self) -> None:
+        started = time.monotonic()
         gc.collect()
         gc.freeze()  # every child shares this heap instead of copying it on its first collection
         baseline = run_baseline(self.config, self.starter, self._compile_ahead)
@@ -1143,21 +1203,36 @@ class Session:
 
     def _run_graft(self, work: list[tuple[dict[str, Any], list[str]]]) -> list[dict[str, Any]]:
         """Run graft mutants from a collector child; return those that need the fresh path."""
+        handed_back = self._host(lambda fd: GraftPlugin(self, work, fd), [m["id"] for m, _ in work])
+        return [m for m, _ in work if m["id"] in handed_back]
+
+    def _run_fresh(self, mutants: list[dict[str, Any]]) -> None:
+        """Judge fresh mutants, from one started session when nothing imported the target yet."""
+        if not mutants:
+            return
+        ids = [m["id"] for m in mutants]
+        handed_back = self._host(lambda fd: FreshHost(self, mutants, fd), ids)
+        self._run_fresh_each([m for m in mutants if m["id"] in handed_back])
+
+    def _host(self, make_plugin: Callable[[int], Any], ids: list[str]) -> set[str]:
+        """Run pytest in a child with ``make_plugin(fd)`` active; the mutant ids it hands back
+        (all of them if its session ends before it could take them)."""
         read_fd, write_fd = os.pipe()
         pid = os.fork()
         if pid == 0:
             os.close(read_fd)
-            plugin = GraftPlugin(self, work, write_fd)
-            self.starter.main(plugin)
-            _send(write_fd, {"fallback": [m["id"] for m, _ in work]})
+            code = self.starter.main(make_plugin(write_fd))
+            if _VERDICT_FD is not None:  # a mutant's child whose session ended before its verdict
+                deliver({"verdict": "killed", "killer": f"pytest exit {code}", "ran": 0})
+            _send(write_fd, {"fallback": ids})
             os._exit(0)
         os.close(write_fd)
         data = json.loads(_drain(read_fd, pid) or b'{"fallback": []}')
-        ids = set(data["fallback"])
-        return [m for m, _ in work if m["id"] in ids]
+        return set(data["fallback"])
 
-    def _run_fresh(self, mutants: list[dict[str, Any]]) -> None:
-        """Judge fresh mutants: per mutant, a child imports the mutant through the hook and runs."""
+    def _run_fresh_each(self, mutants: list[dict[str, Any]]) -> None:
+        """Per mutant, a child forked from the pristine process starts pytest whole, with the
+        mutant served by the import hook (what a conftest importing the target needs)."""
         pool = Pool(self.workers)
         done = lambda key, result: self._emit_result(key[0], key[1], key[2], result)  # noqa: E731
         for m in mutants:
@@ -1172,12 +1247,8 @@ class Session:
                 sys.meta_path.insert(0, MutatedFinder(self.target, mutated))
                 plugin = FreshPlugin()
                 plugin.order = nodeids
-                code = self.starter.main(plugin)
-                return plugin.result or {
-                    "verdict": "killed",
-                    "killer": f"pytest exit {code}",
-                    "ran": 0,
-                }
+                code = self.starter.main(plugin)  # delivers the verdict when it knows it
+                return {"verdict": "killed", "killer": f"pytest exit {code}", "ran": 0}
 
             pool.submit((m, nodeids, time.monotonic()), wall_limit(limit), body, done)
         pool.drain(done)
@@ -1204,7 +1275,6 @@ class FreshPlugin:
 
     def __init__(self) -> None:
         self.order: list[str] = []
-        self.result: dict[str, Any] | None = None
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, session: Any, config: Any, items: list[Any]) -> None:
@@ -1215,14 +1285,66 @@ class FreshPlugin:
             config.hook.pytest_deselected(items=dropped)
 
     def pytest_collectreport(self, report: Any) -> None:
-        if report.failed and self.result is None:
-            self.result = {"verdict": "killed", "killer": f"collection: {report.nodeid}", "ran": 0}
+        if report.failed:
+            deliver({"verdict": "killed", "killer": f"collection: {report.nodeid}", "ran": 0})
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtestloop(self, session: Any) -> bool:
-        if self.result is None:
-            self.result = run_items(list(session.items))
+        deliver(run_items(list(session.items)))
         return True
+
+
+class FreshHost(FreshPlugin):
+    """Starts one pytest session and forks a child per fresh mutant where collection begins.
+
+    Each child installs the import hook and lets the session go on: it collects
+    (importing the mutated module) and runs the tests fastest first. pytest's
+    configuration and session start (parsing every plugin's fixtures) are paid
+    once instead of once per mutant, and so is the session's end, which each
+    child skips by delivering its verdict as soon as it is known. If something
+    imported the target before collection (a conftest, a plugin), the hook
+    could not serve the mutant: every mutant is handed back for a whole fresh start.
+    """
+
+    def __init__(self, session: Session, mutants: list[dict[str, Any]], fd: int):
+        super().__init__()
+        self.session = session
+        self.mutants = mutants
+        self.fd = fd
+
+    @pytest.hookimpl(hookwrapper=True, tryfirst=True)
+    def pytest_collection(self, session: Any) -> Any:  # registered itself: no prepared config
+        self.collection_starts(session)
+        yield
+
+    def collection_starts(self, session: Any) -> None:
+        """In the host: fork the children, wait for them, hand back, end. A child returns."""
+        s = self.session
+        if _target_imported(s.target):
+            self._hand_back([m["id"] for m in self.mutants])
+        gc.collect()
+        gc.freeze()  # the children share the started session's heap
+        pool = Pool(s.workers)
+        done = lambda key, result: s._emit_result(key[0], key[1], key[2], result)  # noqa: E731
+        for m in self.mutants:
+            nodeids = s.by_speed
+            limit = s._timeout(nodeids, s.collect_seconds * 3)
+            if pool.spawn((m, nodeids, time.monotonic()), wall_limit(limit), done):
+                _limit_cpu(limit)
+                try:
+                    mutated = apply_mutant(s.source, s.offsets, m)
+                except ValueError as exc:
+                    deliver({"verdict": "error", "detail": str(exc)})
+                sys.meta_path.insert(0, MutatedFinder(s.target, mutated))
+                self.order = nodeids
+                return  # this child goes on: pytest collects the mutant and runs its tests
+        pool.drain(done)
+        self._hand_back([])
+
+    def _hand_back(self, ids: list[str]) -> None:
+        _send(self.fd, {"fallback": ids})
+        os.close(self.fd)
+        os._exit(0)
 
 
 def _prepare_config(args: list[str], plugin: Any) -> Any:
@@ -1427,17 +1549,23 @@ def run_request(config: dict[str, Any], starter: Starter | None = None) -> None:
     """Score one request in a forked, quiet child, so this process stays pristine (warm mode)."""
     pid = os.fork()
     if pid == 0:
-        code = 0
-        try:
-            _quiet()  # before pytest's capture saves the real stdout
-            Session(config, starter).run()
-        except BaseException as exc:
-            Results(config["results"]).emit(
-                event="error", kind="worker", message=f"{type(exc).__name__}: {exc}"
-            )
-            code = 1
-        os._exit(code)
+        _quiet()  # before pytest's capture saves the real stdout
+        out = Results(config["results"])
+        os._exit(_guarded(lambda: Session(config, starter).run(), out))
     os.waitpid(pid, 0)
+
+
+_SPOILED = 3  # the exit status of a child whose preparation imported the target
+
+
+def _guarded(call: Callable[[], None], out: Results) -> int:
+    """Run ``call``; report an exception as the request's error. The exit status to use."""
+    try:
+        call()
+    except BaseException as exc:
+        out.emit(event="error", kind="worker", message=f"{type(exc).__name__}: {exc}")
+        return 1
+    return 0
 
 
 def serve() -> None:

@@ -49,6 +49,23 @@ def test_score_gives_exact_verdicts_that_match_the_ground_truth(
     assert 0 < report.score < 100  # type: ignore[operator]
 
 
+def test_a_conftest_importing_the_target_changes_no_verdict(
+    project: Path, settings: Settings
+) -> None:
+    # pytest loads the conftest while preparing its config, before any test is collected: the
+    # process that prepared it has the unmutated target imported for good.
+    plain = _verdicts(score(job_for(project), settings))
+    (project / "tests" / "conftest.py").write_text("import sample  # noqa: F401\n")
+    report = score(job_for(project), settings)
+    assert _verdicts(report) == plain
+    assert plain[(8, "<", ">=")] == "killed"  # a graft
+    assert plain[(7, "0", "1")] == "killed"  # a default: imported fresh
+    assert sum(v == "killed" for v in plain.values()) > len(plain) // 2
+    truth = run_ground_truth(job_for(project), settings, [r.mutant for r in report.results],
+                             report=report)  # fmt: skip
+    assert verdict_differences(report, truth) == []
+
+
 def test_an_infinite_loop_mutant_times_out(project: Path, settings: Settings) -> None:
     report = score(job_for(project), settings)
     assert _verdicts(report)[(23, "+=", "-=")] == "timeout"
