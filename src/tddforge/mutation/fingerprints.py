@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import re
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TypeGuard
@@ -75,9 +76,7 @@ def file_fingerprints(project: Path, test_file: Path) -> dict[str, str]:
     except SyntaxError:
         return {rel: _sha(conftests, source)}
 
-    def segment(node: ast.AST) -> str:
-        return ast.get_source_segment(source, node) or ""
-
+    segment = Segments(source)
     others = [n for n in tree.body if not _is_test(n)]
     exact = _sha(conftests, *(segment(n) for n in others))
     # for a test, a ``from m import a, b`` counts by the names the test reads: adding a
@@ -93,6 +92,26 @@ def file_fingerprints(project: Path, test_file: Path) -> dict[str, str]:
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and _is_test(node):
             found[f"{rel}::{node.name}"] = _sha(shared, segment(node), *_bound([node], bindings))
     return found
+
+
+class Segments:
+    """``ast.get_source_segment`` for many nodes of one source, splitting its lines once
+    (the stdlib splits the whole source again for every node)."""
+
+    def __init__(self, source: str):
+        # the lines as the parser counts them: only \r\n, \r and \n end one
+        self.lines = re.findall(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z", source)
+
+    def __call__(self, node: ast.AST) -> str:
+        first, last = getattr(node, "lineno", None), getattr(node, "end_lineno", None)
+        start, end = getattr(node, "col_offset", None), getattr(node, "end_col_offset", None)
+        if first is None or last is None or start is None or end is None:
+            return ""
+        if first == last:
+            return self.lines[first - 1].encode()[start:end].decode()
+        head = self.lines[first - 1].encode()[start:].decode()
+        tail = self.lines[last - 1].encode()[:end].decode()
+        return "".join([head, *self.lines[first : last - 1], tail])
 
 
 _ALREADY_IMPORTED = frozenset({"pytest"})  # under pytest, importing these only binds a name

@@ -200,3 +200,24 @@ def test_from_imports_count_by_the_names_each_test_reads(
     differing = {k.split("::")[-1] for k in before if "::" in k and before[k] != after.get(k)}
     assert differing == changed
     assert (before["tests/test_x.py"] != after["tests/test_x.py"]) is collection_changes
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "def test_a():\n    assert 1\n",
+        "x = 1\r\ndef test_a():\r\n    assert x\r\n",
+        "x = 1\rdef test_a():\r    assert x\r",
+        "s = '\f'\ndef test_é():\n    assert 'ü' + s == 'ü\f'\n",  # a form feed ends no line
+        "class TestA:\n    def test_a(self):\n        assert [\n            1,\n        ]\n",
+        "x = 1; y = 'ünï'; z = (\n  x,\n  y)",  # no newline at the end
+    ],
+)
+def test_segments_match_the_stdlib(source: str) -> None:
+    import ast
+
+    segment = fp.Segments(source)
+    nodes = list(ast.walk(ast.parse(source)))
+    assert len(nodes) > 3
+    for node in nodes:
+        assert segment(node) == (ast.get_source_segment(source, node) or "")
