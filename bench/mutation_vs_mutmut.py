@@ -3,19 +3,28 @@
 Usage: python bench/mutation_vs_mutmut.py [--targets DIR] [--rounds N] [--workers N]
 
 DIR is what ../shared/bench/fetch_targets.sh downloaded (default ./bench-targets;
-it is fetched when missing). mutmut gets its own venv under DIR. Each round runs
-mutmut (from a clean state) and ``tddforge mutate --no-cache`` alternately on
-separate copies of the same sdist, with the same worker count, and the script
-prints both mutant counts, scores, whole-run mutants/s and their ratio (medians
-over the rounds). Then, in one process, it times a cold run against a warm
-re-score after one test was added to the test file. Wall times include
-everything each tool does for a run. It is a measurement, not a test.
+it is fetched when missing). mutmut gets its own venv under DIR, and that venv's
+interpreter runs the tests for both tools (``tddforge mutate --python``), so
+both use the same Python, pytest and plugins. Each round runs mutmut (from a
+clean state) and ``tddforge mutate --no-cache`` alternately on separate copies
+of the same sdist, with the same worker count, and times one plain pytest run
+of the test file. The script prints both mutant counts and scores and two
+rates with their ratios (medians over the rounds):
+
+- whole run: mutants / wall time of everything each tool does for a run;
+- mutant phase: mutmut's own "mutations/second" (the mutants it tried over the
+  time after its generation, stats and clean-test steps) against ours over the
+  worker's time after its baseline (``mutant_seconds`` in the JSON report).
+
+Then, in one process, it times a cold run against a warm re-score after one
+test was added to the test file. It is a measurement, not a test.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import shutil
 import statistics
 import subprocess
@@ -61,26 +70,35 @@ def mutmut_venv(targets: Path) -> Path:
     return mutmut
 
 
-def run_mutmut(mutmut: Path, work: Path, workers: int) -> tuple[float, Counter[str]]:
-    """One clean mutmut run: wall seconds and verdict counts."""
+def run_mutmut(mutmut: Path, work: Path, workers: int) -> tuple[float, float, Counter[str]]:
+    """One clean mutmut run: wall seconds, its own mutations/second, verdict counts."""
     shutil.rmtree(work / "mutants", ignore_errors=True)
     started = time.perf_counter()
-    subprocess.run([str(mutmut), "run", "--max-children", str(workers)], cwd=work,
-                   capture_output=True, check=True)  # fmt: skip
+    out = subprocess.run([str(mutmut), "run", "--max-children", str(workers)], cwd=work,
+                         capture_output=True, text=True, check=True).stdout  # fmt: skip
     wall = time.perf_counter() - started
+    rate = float(re.findall(r"([0-9.]+) mutations/second", out)[-1])
     listing = subprocess.run([str(mutmut), "results", "--all", "true"], cwd=work,
                              capture_output=True, text=True, check=True).stdout  # fmt: skip
     counts = Counter(line.rsplit(":", 1)[1].strip() for line in listing.splitlines() if ":" in line)
-    return wall, counts
+    return wall, rate, counts
 
 
-def run_ours(work: Path, workers: int) -> tuple[float, dict]:  # type: ignore[type-arg]
+def run_ours(work: Path, workers: int, python: Path) -> tuple[float, dict]:  # type: ignore[type-arg]
     """One cold ``tddforge mutate`` run: wall seconds and its JSON report."""
     command = [sys.executable, "-m", "tddforge", "mutate", MODULE, "--tests", TESTS,
-               "--no-cache", "--json", "--workers", str(workers)]  # fmt: skip
+               "--no-cache", "--json", "--workers", str(workers), "--python", str(python)]  # fmt: skip
     started = time.perf_counter()
     out = subprocess.run(command, cwd=work, capture_output=True, text=True, check=True).stdout
     return time.perf_counter() - started, json.loads(out)
+
+
+def run_plain(work: Path, python: Path) -> float:
+    """Wall seconds of one plain pytest run of the test file: a floor for any engine's run."""
+    command = [str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", TESTS]
+    started = time.perf_counter()
+    subprocess.run(command, cwd=work, capture_output=True, check=True)
+    return time.perf_counter() - started
 
 
 def mutmut_score(counts: Counter[str]) -> float:
@@ -89,18 +107,18 @@ def mutmut_score(counts: Counter[str]) -> float:
     return 100.0 * counts["killed"] / judged if judged else 0.0
 
 
-def warm_vs_cold(work: Path, workers: int, rounds: int) -> tuple[float, float]:
+def warm_vs_cold(work: Path, workers: int, rounds: int, python: Path) -> tuple[float, float]:
     """Median cold run against median warm re-score after adding one test (same process)."""
     from tddforge.config import Settings
     from tddforge.mutation.cache import VerdictCache
     from tddforge.mutation.engine import MutationJob, WarmWorker, score
 
     settings = Settings()
-    job = MutationJob(work, work / MODULE, (TESTS,), Path(sys.executable), workers=workers)
+    job = MutationJob(work, work / MODULE, (TESTS,), python, workers=workers)
     test_file = work / TESTS
     original = test_file.read_text()
     colds, warms = [], []
-    with WarmWorker(work, Path(sys.executable), settings) as warm:
+    with WarmWorker(work, python, settings) as warm:
         for _ in range(rounds):
             cache = VerdictCache(Path(tempfile.mkdtemp()) / "cache")
             test_file.write_text(original)
@@ -131,29 +149,41 @@ def main() -> None:
     shutil.copytree(source, ours)
     with (theirs / "pyproject.toml").open("a") as handle:
         handle.write(MUTMUT_CONFIG)
-    m_walls, o_walls = [], []
+    python = mutmut.parent / "python"  # the tests' interpreter, for both tools
+    m_walls, m_rates, o_walls, o_rates, plains = [], [], [], [], []
     m_counts: Counter[str] = Counter()
     o_report: dict = {}  # type: ignore[type-arg]
     for round_no in range(args.rounds):
-        wall, m_counts = run_mutmut(mutmut, theirs, args.workers)
+        wall, rate, m_counts = run_mutmut(mutmut, theirs, args.workers)
         m_walls.append(wall)
-        wall, o_report = run_ours(ours, args.workers)
+        m_rates.append(rate)
+        wall, o_report = run_ours(ours, args.workers, python)
         o_walls.append(wall)
+        o_rates.append(o_report["mutants"] / o_report["mutant_seconds"])
+        plains.append(run_plain(ours, python))
         print(
-            f"round {round_no + 1}: mutmut {m_walls[-1]:.2f} s, tddforge {o_walls[-1]:.2f} s",
+            f"round {round_no + 1}: mutmut {m_walls[-1]:.2f} s, tddforge {o_walls[-1]:.2f} s, "
+            f"plain pytest {plains[-1]:.2f} s",
             flush=True,
         )
+    med = statistics.median
     m_total, o_total = sum(m_counts.values()), o_report["mutants"]
-    m_rate, o_rate = m_total / statistics.median(m_walls), o_total / statistics.median(o_walls)
+    m_rate, o_rate = m_total / med(m_walls), o_total / med(o_walls)
     print(
-        f"target: {MODULE} with {TESTS} ({o_report['tests']} tests), {args.workers} workers, {args.rounds} rounds"
+        f"target: {MODULE} with {TESTS} ({o_report['tests']} tests), {args.workers} workers, "
+        f"{args.rounds} rounds, tests run by {python}"
     )
     print(f"mutmut 3.8.1 : {m_total} mutants, score {mutmut_score(m_counts):.2f}% {dict(m_counts)}, "
-          f"median wall {statistics.median(m_walls):.2f} s, {m_rate:.1f} mutants/s")  # fmt: skip
+          f"median wall {med(m_walls):.2f} s, {m_rate:.1f} mutants/s; "
+          f"mutant phase {med(m_rates):.1f} mutants/s")  # fmt: skip
     print(f"tddforge     : {o_total} mutants, score {o_report['score']:.2f}% {o_report['counts']}, "
-          f"median wall {statistics.median(o_walls):.2f} s, {o_rate:.1f} mutants/s")  # fmt: skip
-    print(f"ratio (tddforge / mutmut mutants per second): {o_rate / m_rate:.2f}x")
-    cold, warm = warm_vs_cold(ours, args.workers, args.rounds)
+          f"median wall {med(o_walls):.2f} s, {o_rate:.1f} mutants/s; "
+          f"mutant phase {med(o_rates):.1f} mutants/s")  # fmt: skip
+    print(f"ratio (tddforge / mutmut mutants per second): whole run {o_rate / m_rate:.2f}x, "
+          f"mutant phase {med(o_rates) / med(m_rates):.2f}x")  # fmt: skip
+    print(f"10x mutmut's whole-run rate means {o_total} mutants in {o_total / (10 * m_rate):.2f} s; "
+          f"one plain pytest run of the test file takes {med(plains):.2f} s")  # fmt: skip
+    cold, warm = warm_vs_cold(ours, args.workers, args.rounds, python)
     print(
         f"cold run {cold:.2f} s, warm re-score after adding one test {warm:.2f} s: warm/cold = {warm / cold:.2f}"
     )

@@ -36,6 +36,7 @@ def test_json_report_and_fail_under(tmp_path: Path) -> None:
     assert report["counts"]["killed"] > 0 and report["counts"]["survived"] > 0
     assert report["survivors"][0]["diff"].startswith("- ")
     assert "by_operator" in report["chart"]
+    assert 0 < report["mutant_seconds"] < report["elapsed"]  # the phase after the baseline
     runs = list((project / ".tddforge" / "runs").iterdir())
     assert (runs[0] / "mutation.md").read_text().startswith("# Mutation report")
     strict = _mutate(

@@ -406,6 +406,8 @@ def _finish(
     _raise_on_error(lines, stderr)
     verdicts = {row["id"]: row for row in lines if row.get("event") == "mutant"}
     baseline = next((row for row in lines if row.get("event") == "baseline"), {})
+    done = next((row for row in lines if row.get("event") == "done"), {})
+    phases = done.get("timings", {})
     results = [_result(m, verdicts.get(m.id)) for m in prep.mutants]
     if cache is not None:
         merged = {
@@ -422,7 +424,8 @@ def _finish(
                           baseline_seconds=sum(seconds.values()),
                           collect_seconds=baseline.get("collect_seconds", 0.0),
                           test_seconds=seconds, test_lines=covered,
-                          collect_lines=frozenset(baseline.get("collect_lines", ())))  # fmt: skip
+                          collect_lines=frozenset(baseline.get("collect_lines", ())),
+                          mutant_seconds=phases.get("graft", 0.0) + phases.get("fresh", 0.0))  # fmt: skip
 
 
 def _one_line(text: object) -> str:

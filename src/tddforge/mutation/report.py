@@ -42,6 +42,9 @@ class MutationReport:
     test_seconds: dict[str, float] = field(default_factory=dict)  # passing test -> run time
     test_lines: dict[str, tuple[int, ...]] = field(default_factory=dict)  # test -> lines run
     collect_lines: frozenset[int] = frozenset()  # the module's lines run at collection
+    mutant_seconds: float = (
+        0.0  # the worker's mutant phase: after the baseline, to the last verdict
+    )
 
     @property
     def counts(self) -> Counter[str]:
@@ -82,6 +85,7 @@ class MutationReport:
             "mutants_per_second": round(len(self.results) / self.elapsed, 2)
             if self.elapsed
             else None,
+            "mutant_seconds": round(self.mutant_seconds, 3),
             "reused": sum(r.reused for r in self.results),
             "survivors": [self._survivor(r) for r in self.survivors],
             "errors": [
