@@ -100,7 +100,7 @@ class Segments:
 
     def __init__(self, source: str):
         # the lines as the parser counts them: only \r\n, \r and \n end one
-        self.lines = re.findall(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z", source)
+        self.lines: list[str] = re.findall(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z", source)
 
     def __call__(self, node: ast.AST) -> str:
         first, last = getattr(node, "lineno", None), getattr(node, "end_lineno", None)
