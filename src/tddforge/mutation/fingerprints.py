@@ -107,10 +107,11 @@ class Segments:
         start, end = getattr(node, "col_offset", None), getattr(node, "end_col_offset", None)
         if first is None or last is None or start is None or end is None:
             return ""
+        start_line: bytes = self.lines[first - 1].encode()
         if first == last:
-            return self.lines[first - 1].encode()[start:end].decode()
-        head = self.lines[first - 1].encode()[start:].decode()
-        tail = self.lines[last - 1].encode()[:end].decode()
+            return start_line[int(start) : int(end)].decode()
+        head = start_line[int(start) :].decode()
+        tail = self.lines[last - 1].encode()[: int(end)].decode()
         return "".join([head, *self.lines[first : last - 1], tail])
 
 
