@@ -627,13 +627,17 @@ class CodeCache:
     def add_module(self, path: str) -> None:
         with contextlib.suppress(OSError, SyntaxError, ValueError):
             data = Path(path).read_bytes()
-            self.modules[path] = (data, compile(data, path, "exec", dont_inherit=True))
+            if self.modules.get(path, (None,))[0] != data:
+                self.modules[path] = (data, compile(data, path, "exec", dont_inherit=True))
 
     def add_test(self, path: str, config: Any) -> None:
         if self._rewrite is None:
             return
         with contextlib.suppress(Exception):  # pytest's own import then reports any problem
             data = Path(path).read_bytes()
+            known = self.tests.get(path)
+            if known is not None and known[0] == data and known[1] is config:
+                return
             answer = self._rewrite(Path(path), config)
             if Path(path).read_bytes() == data:
                 self.tests[path] = (data, config, answer)
@@ -1134,6 +1138,7 @@ class Session:
 
     def _compile_ahead(self, sources: dict[str, list[str]]) -> None:
         """Compile what the collection imported, once, for every child forked from here."""
+        self.out.emit(event="sources", **sources)  # a warm worker keeps them compiled (serve)
         CODE_CACHE.install()
         for path in sources.get("modules", []):
             CODE_CACHE.add_module(path)
@@ -1581,9 +1586,35 @@ def serve() -> None:
             continue
         started = time.monotonic()
         config = json.loads(line)
-        run_request(config, _starter_for(config, starters))
+        starter = _starter_for(config, starters)
+        run_request(config, starter)
         out.write(json.dumps({"done": True, "elapsed": time.monotonic() - started}) + "\n")
         out.flush()
+        _keep_compiled(config["results"], starter)
+        gc.collect()
+        gc.freeze()  # the next request's collections then skip all of this process's heap
+
+
+def _keep_compiled(results: str, starter: Starter | None) -> None:
+    """Warm mode: compile here what the last request's collection imported, so the next
+    request's children (its baseline's collection first) start with it compiled.
+
+    An entry serves only the exact bytes it was compiled from (``CodeCache``),
+    so a file edited since is compiled anew.
+    """
+    try:
+        with open(results, encoding="utf-8") as handle:
+            rows = [json.loads(row) for row in handle if '"event": "sources"' in row]
+    except (OSError, ValueError):
+        return
+    if not rows:
+        return
+    CODE_CACHE.install()
+    for path in rows[-1].get("modules", []):
+        CODE_CACHE.add_module(path)
+    if starter is not None and starter.prepared is not None:
+        for path in rows[-1].get("tests", []):
+            CODE_CACHE.add_test(path, starter.prepared)
 
 
 def _starter_for(config: dict[str, Any], starters: dict[str, Starter]) -> Starter | None:

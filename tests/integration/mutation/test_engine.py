@@ -150,6 +150,17 @@ def test_warm_worker_matches_a_cold_run_and_rescores_after_a_test_change(
     assert _verdicts(cold)[(12, "value", "None")] == "no-coverage"
 
 
+def test_warm_worker_never_runs_a_module_as_it_was_before_an_edit(
+    project: Path, settings: Settings
+) -> None:
+    with WarmWorker(project, job_for(project).python, settings) as warm:
+        warm.score(job_for(project))  # the worker now keeps sample.py compiled
+        source = (project / "sample.py").read_text()
+        (project / "sample.py").write_text(source.replace("return LIMIT\n", "return LIMIT + 1\n"))
+        with pytest.raises(BaselineError, match="test_clamp_high"):
+            warm.score(job_for(project))
+
+
 def test_since_ref_limits_mutants_to_changed_lines(project: Path, settings: Settings) -> None:
     git = Git(project)
     git.init()
