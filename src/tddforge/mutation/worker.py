@@ -205,6 +205,9 @@ class Dispatch:
     def pytest_collectreport(self, report: Any) -> None:
         self._call("pytest_collectreport", report=report)
 
+    def pytest_runtest_logreport(self, report: Any) -> None:
+        self._call("pytest_runtest_logreport", report=report)
+
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, session: Any, config: Any, items: list[Any]) -> None:
         self._call("pytest_collection_modifyitems", session=session, config=config, items=items)
@@ -318,12 +321,22 @@ class Pool:
 # -- running tests in-process --------------------------------------------------------------
 
 
-def _failed(reports: list[Any]) -> bool:
-    return any(r.failed for r in reports)
-
-
 def _no_failure_text(excinfo: Any, style: Any = None) -> str:
     return "failed"  # a mutant's verdict needs only whether a test failed
+
+
+def run_protocol(item: Any, nextitem: Any) -> bool:
+    """Run one test through pytest's ``pytest_runtest_protocol`` hook; did it fail?
+
+    The hook, not the function behind it: plugins wrap the hook (per-test
+    warning filters from ``filterwarnings`` marks, timeouts, reruns), and a
+    verdict must be the one plain pytest gives. A failure is what pytest's
+    session counts as one (an xfail that fails is not).
+    """
+    session = item.session
+    failed = session.testsfailed
+    item.ihook.pytest_runtest_protocol(item=item, nextitem=nextitem)
+    return bool(session.testsfailed > failed)
 
 
 def run_items(items: list[Any]) -> dict[str, Any]:
@@ -333,12 +346,10 @@ def run_items(items: list[Any]) -> dict[str, Any]:
     parsing source lines) cost half of a killed mutant's test run, and whether
     the test failed, which decides the verdict, does not depend on it.
     """
-    from _pytest.runner import runtestprotocol
-
     for index, item in enumerate(items):
         item.repr_failure = _no_failure_text
         nextitem = items[index + 1] if index + 1 < len(items) else None
-        if _failed(runtestprotocol(item, nextitem=nextitem, log=False)):
+        if run_protocol(item, nextitem):
             return {"verdict": "killed", "killer": item.nodeid, "ran": index + 1}
     return {"verdict": "survived", "ran": len(items)}
 
@@ -427,6 +438,7 @@ class BaselinePlugin:
         self.collect_started = time.perf_counter()
         self.collect_seconds = 0.0
         self.collect_errors: list[str] = []
+        self.skipped = False  # whether the running test's reports include a skip
         # No target line can run before the target is imported: trace from then on.
         self.watch = TraceFromImport(target, self.collect.trace)
         if _target_imported(target):
@@ -451,10 +463,11 @@ class BaselinePlugin:
         if report.failed:
             self.collect_errors.append(f"{report.nodeid}: {str(report.longrepr)[-400:]}")
 
+    def pytest_runtest_logreport(self, report: Any) -> None:
+        self.skipped = self.skipped or bool(report.skipped)
+
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtestloop(self, session: Any) -> bool:
-        from _pytest.runner import runtestprotocol
-
         tests: dict[str, Any] = {}
         items = session.items
         for index, item in enumerate(items):
@@ -463,19 +476,14 @@ class BaselinePlugin:
                 continue
             tracer = LineTracer(self.is_target)
             nextitem = items[index + 1] if index + 1 < len(items) else None
+            self.skipped = False
             started = time.perf_counter()
             sys.settrace(tracer.trace)
             try:
-                reports = runtestprotocol(item, nextitem=nextitem, log=False)
+                failed = run_protocol(item, nextitem)
             finally:
                 sys.settrace(None)
-            outcome = (
-                "failed"
-                if _failed(reports)
-                else "skipped"
-                if any(r.skipped for r in reports)
-                else "passed"
-            )
+            outcome = "failed" if failed else "skipped" if self.skipped else "passed"
             tests[item.nodeid] = {
                 "outcome": outcome,
                 "duration": time.perf_counter() - started,

@@ -66,6 +66,44 @@ def test_a_conftest_importing_the_target_changes_no_verdict(
     assert verdict_differences(report, truth) == []
 
 
+WARNING_MODULE = """\
+import warnings
+
+
+def check(x):
+    if x < 0:
+        warnings.warn("negative input")
+    return x
+"""
+
+WARNING_TESTS = """\
+import pytest
+
+from sample import check
+
+
+@pytest.mark.filterwarnings("error")
+def test_zero():
+    assert check(0) == 0
+"""
+
+
+def test_plugins_wrapping_each_test_apply_as_under_plain_pytest(
+    tmp_path: Path, settings: Settings
+) -> None:
+    # pytest applies a test's filterwarnings mark in a wrapper of its runtest-protocol hook:
+    # a mutant that makes check(0) warn fails that test under plain pytest.
+    project = write_project(tmp_path / "warn", WARNING_MODULE, WARNING_TESTS)
+    report = score(job_for(project), settings)
+    assert _verdicts(report)[(5, "<", "<=")] == "killed"
+    truth = run_ground_truth(job_for(project), settings, [r.mutant for r in report.results],
+                             report=report)  # fmt: skip
+    assert verdict_differences(report, truth) == []
+    (project / "sample.py").write_text(WARNING_MODULE.replace("x < 0", "x <= 0"))
+    with pytest.raises(BaselineError, match="test_zero"):  # red under its mark, at baseline too
+        score(job_for(project), settings)
+
+
 def test_an_infinite_loop_mutant_times_out(project: Path, settings: Settings) -> None:
     report = score(job_for(project), settings)
     assert _verdicts(report)[(23, "+=", "-=")] == "timeout"
