@@ -234,15 +234,28 @@ class Starter:
 
     def prepare(self, target: str) -> None:
         """Prepare the shared config; call in the (quiet) process the children fork from."""
-        prepared = _prepare_config(self.args, self.dispatch)
+        prepared = _prepare_config(self.args, [self.dispatch, SingleProcess()])
         self.prepared = None if prepared is None or _target_imported(target) else prepared
 
     def main(self, plugin: Any) -> int:
         """Run pytest with ``plugin`` active (call in a forked child only)."""
         if self.prepared is None:
-            return int(pytest.main(self.args, plugins=[plugin]))
+            return int(pytest.main(self.args, plugins=[plugin, SingleProcess()]))
         self.dispatch.active = plugin
         return int(self.prepared.hook.pytest_cmdline_main(config=self.prepared))
+
+
+class SingleProcess:
+    """Keeps pytest-xdist from sending the tests to other processes (``-n`` in a project's
+    addopts is common): a mutant is switched on in this process only, so its tests must
+    run here, as in the reference run (``--verify``)."""
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_configure(self, config: Any) -> None:  # before xdist's (trylast) starts them
+        option = config.option
+        if getattr(option, "dist", "no") != "no" or getattr(option, "tx", None):
+            option.dist = "no"
+            option.tx = []
 
 
 class Pool:
@@ -1024,7 +1037,7 @@ def reference_child(
     ours but the CPU ``budget``."""
     sys.meta_path.insert(0, MutatedFinder(config["target"], mutated))
     plugin = VerdictPlugin()
-    plugins: list[Any] = [plugin] if budget is None else [plugin, budget]
+    plugins: list[Any] = [plugin, SingleProcess()] + ([] if budget is None else [budget])
     code = pytest.main(_pytest_args(config, ["-x", *nodeids]), plugins=plugins)
     if plugin.killer is not None:
         return {"verdict": "killed", "killer": plugin.killer, "ran": plugin.ran}
@@ -1360,15 +1373,15 @@ class FreshHost(FreshPlugin):
         os._exit(0)
 
 
-def _prepare_config(args: list[str], plugin: Any) -> Any:
+def _prepare_config(args: list[str], plugins: list[Any]) -> Any:
     """pytest's config, parsed and with plugins and conftests loaded, not yet configured."""
     try:
         from _pytest.config import _prepareconfig
 
         try:
-            return _prepareconfig(args, [plugin])
+            return _prepareconfig(args, plugins)
         except TypeError:  # older signatures
-            return _prepareconfig(args=args, plugins=[plugin])
+            return _prepareconfig(args=args, plugins=plugins)
     except Exception:
         return None
 

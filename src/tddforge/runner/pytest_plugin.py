@@ -70,9 +70,19 @@ def _write(record: dict[str, Any]) -> None:
         _sink.flush()
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist's (trylast) starts its workers
 def pytest_configure(config: pytest.Config) -> None:
-    """Open the results file named by ``TDDFORGE_RESULTS`` (append mode)."""
+    """Open the results file named by ``TDDFORGE_RESULTS`` (append mode).
+
+    The tests run in this process even when the project's addopts ask
+    pytest-xdist for workers (``-n``): coverage contexts, shuffled orders and
+    forked isolation all happen here.
+    """
     global _sink, _isolate, _shuffle, _results, _orders, _order_timeout
+    option = config.option
+    if getattr(option, "dist", "no") != "no" or getattr(option, "tx", None):
+        option.dist = "no"
+        option.tx = []
     _isolate = os.environ.pop("TDDFORGE_ISOLATE", "") == "1" and hasattr(os, "fork")
     _shuffle = os.environ.pop("TDDFORGE_SHUFFLE", None) or None
     orders = os.environ.pop("TDDFORGE_ORDERS", "")

@@ -66,6 +66,20 @@ def test_a_conftest_importing_the_target_changes_no_verdict(
     assert verdict_differences(report, truth) == []
 
 
+def test_a_project_asking_xdist_for_workers_is_scored_in_one_process(
+    project: Path, settings: Settings
+) -> None:
+    # A mutant is switched on in the worker's own processes: tests sent to xdist's
+    # workers would run the module unmutated, in the engine and in the reference run.
+    plain = _verdicts(score(job_for(project), settings))
+    (project / "pytest.ini").write_text("[pytest]\naddopts = -n 2\n")
+    report = score(job_for(project), settings)
+    assert _verdicts(report) == plain
+    truth = run_ground_truth(job_for(project), settings, [r.mutant for r in report.results],
+                             report=report)  # fmt: skip
+    assert verdict_differences(report, truth) == []
+
+
 WARNING_MODULE = """\
 import warnings
 

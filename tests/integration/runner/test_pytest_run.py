@@ -260,6 +260,23 @@ def test_per_test_coverage_names_each_test_by_node_id(project: Path, sandbox: Sa
     assert plain.coverage.file("calc.py").arcs == {}  # type: ignore[union-attr]
 
 
+def test_the_tests_run_here_when_the_project_asks_xdist_for_workers(sandbox: Sandbox) -> None:
+    # ``-n`` in addopts is common; run elsewhere, the tests would escape our plugin's
+    # coverage contexts (and its shuffled orders and forked isolation).
+    files = {"pytest.ini": "[pytest]\naddopts = -n 2\n", "calc.py": SAMPLE["calc.py"],
+             "ctx/test_ctx.py": SAMPLE["ctx/test_ctx.py"]}  # fmt: skip
+    project = write_project(sandbox.work_dir / "xdist", files)
+    result = run(project, sandbox, "ctx", coverage_source=["calc"], per_test=True)
+    assert summary(result) == {"test_positive": ("passed", None), "test_negative": ("passed", None)}
+    calc = result.coverage.file("calc.py")  # type: ignore[union-attr]
+    assert calc is not None
+    assert set(calc.arcs) == {
+        "",
+        "ctx/test_ctx.py::test_positive",
+        "ctx/test_ctx.py::test_negative",
+    }
+
+
 def test_a_shuffle_seed_gives_its_own_order_every_time(project: Path, sandbox: Sandbox) -> None:
     def order(seed: str | None) -> list[str]:
         env = {} if seed is None else {"TDDFORGE_SHUFFLE": seed}
