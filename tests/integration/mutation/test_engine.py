@@ -123,6 +123,16 @@ def test_an_infinite_loop_mutant_times_out(project: Path, settings: Settings) ->
     assert _verdicts(report)[(23, "+=", "-=")] == "timeout"
 
 
+def test_an_endless_loop_at_import_times_out(tmp_path: Path, settings: Settings) -> None:
+    # Imported fresh, in a child forked where collection begins: its CPU limit counts from there.
+    module = "N = 0\nwhile N < 3:\n    N += 1\n\n\ndef get():\n    return N\n"
+    tests = "from sample import get\n\n\ndef test_get():\n    assert get() == 3\n"
+    report = score(job_for(write_project(tmp_path / "loop", module, tests)), settings)
+    verdicts = _verdicts(report)
+    assert verdicts[(3, "+=", "-=")] == "timeout"
+    assert verdicts[(2, "3", "4")] == "killed"
+
+
 SLOW_MODULE = """\
 import time
 
