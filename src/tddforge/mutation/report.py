@@ -42,9 +42,8 @@ class MutationReport:
     test_seconds: dict[str, float] = field(default_factory=dict)  # passing test -> run time
     test_lines: dict[str, tuple[int, ...]] = field(default_factory=dict)  # test -> lines run
     collect_lines: frozenset[int] = frozenset()  # the module's lines run at collection
-    mutant_seconds: float = (
-        0.0  # the worker's mutant phase: after the baseline, to the last verdict
-    )
+    # the worker's mutant phase: after the baseline, to the last verdict
+    mutant_seconds: float = 0.0
 
     @property
     def counts(self) -> Counter[str]:

@@ -645,6 +645,16 @@ class CodeCache:
 
             rewrite._rewrite_test = rewrite_test
 
+    def add_sources(self, sources: dict[str, list[str]], config: Any) -> None:
+        """Install, then compile ``sources`` (``imported_sources``); test files only with a
+        pytest ``config`` to rewrite their asserts for."""
+        self.install()
+        for path in sources.get("modules", []):
+            self.add_module(path)
+        if config is not None:
+            for path in sources.get("tests", []):
+                self.add_test(path, config)
+
     def add_module(self, path: str) -> None:
         with contextlib.suppress(OSError, SyntaxError, ValueError):
             data = Path(path).read_bytes()
@@ -1090,11 +1100,7 @@ class Session:
                 os._exit(_SPOILED)
             os._exit(_guarded(self._score, self.out))
         _, status = os.waitpid(pid, 0)
-        spoiled = os.WIFEXITED(status) and os.WEXITSTATUS(status) == _SPOILED
-        if not spoiled:
-            return True
-        self.starter = Starter(self.config)
-        return False
+        return not (os.WIFEXITED(status) and os.WEXITSTATUS(status) == _SPOILED)
 
     def _score(self) -> None:
         started = time.monotonic()
@@ -1160,12 +1166,7 @@ class Session:
     def _compile_ahead(self, sources: dict[str, list[str]]) -> None:
         """Compile what the collection imported, once, for every child forked from here."""
         self.out.emit(event="sources", **sources)  # a warm worker keeps them compiled (serve)
-        CODE_CACHE.install()
-        for path in sources.get("modules", []):
-            CODE_CACHE.add_module(path)
-        if self.starter.prepared is not None:  # the config every child shares
-            for path in sources.get("tests", []):
-                CODE_CACHE.add_test(path, self.starter.prepared)
+        CODE_CACHE.add_sources(sources, self.starter.prepared)  # the config every child shares
 
     def _baseline_ok(self, baseline: dict[str, Any]) -> bool:
         if baseline.get("collect_errors"):
@@ -1216,6 +1217,10 @@ class Session:
     def _timeout(self, nodeids: list[str], extra: float = 0.0) -> float:
         return self.floor + extra + self.factor * float(sum(self.durations[n] for n in nodeids))
 
+    def _fresh_limit(self) -> float:
+        """A fresh mutant's CPU budget: every test by speed, and its own imports and collection."""
+        return self._timeout(self.by_speed, self.collect_seconds * 3)
+
     def _emit_result(
         self, m: dict[str, Any], nodeids: list[str], started: float, result: dict[str, Any]
     ) -> None:
@@ -1261,10 +1266,9 @@ class Session:
         mutant served by the import hook (what a conftest importing the target needs)."""
         pool = Pool(self.workers)
         done = lambda key, result: self._emit_result(key[0], key[1], key[2], result)  # noqa: E731
+        nodeids, limit = self.by_speed, self._fresh_limit()
         for m in mutants:
-            nodeids = self.by_speed
             mutated = apply_mutant(self.source, self.offsets, m)
-            limit = self._timeout(nodeids, self.collect_seconds * 3)
 
             def body(
                 mutated: str = mutated, nodeids: list[str] = nodeids, limit: float = limit
@@ -1352,9 +1356,8 @@ class FreshHost(FreshPlugin):
         gc.freeze()  # the children share the started session's heap
         pool = Pool(s.workers)
         done = lambda key, result: s._emit_result(key[0], key[1], key[2], result)  # noqa: E731
+        nodeids, limit = s.by_speed, s._fresh_limit()
         for m in self.mutants:
-            nodeids = s.by_speed
-            limit = s._timeout(nodeids, s.collect_seconds * 3)
             if pool.spawn((m, nodeids, time.monotonic()), wall_limit(limit), done):
                 _limit_cpu(limit)
                 try:
@@ -1628,14 +1631,8 @@ def _keep_compiled(results: str, starter: Starter | None) -> None:
             rows = [json.loads(row) for row in handle if '"event": "sources"' in row]
     except (OSError, ValueError):
         return
-    if not rows:
-        return
-    CODE_CACHE.install()
-    for path in rows[-1].get("modules", []):
-        CODE_CACHE.add_module(path)
-    if starter is not None and starter.prepared is not None:
-        for path in rows[-1].get("tests", []):
-            CODE_CACHE.add_test(path, starter.prepared)
+    if rows:
+        CODE_CACHE.add_sources(rows[-1], starter.prepared if starter is not None else None)
 
 
 def _starter_for(config: dict[str, Any], starters: dict[str, Starter]) -> Starter | None:
