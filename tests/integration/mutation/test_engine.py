@@ -16,6 +16,7 @@ from tddforge.mutation.engine import (
     score,
     verdict_differences,
 )
+from tddforge.mutation.report import MutationReport
 from tddforge.workspace.git import Git
 
 from .conftest import TESTS, job_for, write_project
@@ -27,6 +28,14 @@ def _verdicts(report) -> dict[tuple[int, str, str], str]:  # type: ignore[no-unt
     return {
         (r.mutant.line, r.mutant.original, r.mutant.replacement): r.verdict for r in report.results
     }
+
+
+def _differences_from_ground_truth(
+    project: Path, settings: Settings, report: MutationReport
+) -> list[tuple[str, str, str]]:
+    mutants = [r.mutant for r in report.results]
+    truth = run_ground_truth(job_for(project), settings, mutants, report=report)
+    return verdict_differences(report, truth)
 
 
 def test_score_gives_exact_verdicts_that_match_the_ground_truth(
@@ -43,9 +52,7 @@ def test_score_gives_exact_verdicts_that_match_the_ground_truth(
     assert build and all(r.verdict == "killed" for r in build)
     assert report.counts["error"] == 0
     assert report.tests == 6
-    truth = run_ground_truth(job_for(project), settings, [r.mutant for r in report.results],
-                             report=report)  # fmt: skip
-    assert verdict_differences(report, truth) == []
+    assert _differences_from_ground_truth(project, settings, report) == []
     assert 0 < report.score < 100  # type: ignore[operator]
 
 
@@ -61,9 +68,7 @@ def test_a_conftest_importing_the_target_changes_no_verdict(
     assert plain[(8, "<", ">=")] == "killed"  # a graft
     assert plain[(7, "0", "1")] == "killed"  # a default: imported fresh
     assert sum(v == "killed" for v in plain.values()) > len(plain) // 2
-    truth = run_ground_truth(job_for(project), settings, [r.mutant for r in report.results],
-                             report=report)  # fmt: skip
-    assert verdict_differences(report, truth) == []
+    assert _differences_from_ground_truth(project, settings, report) == []
 
 
 def test_a_project_asking_xdist_for_workers_is_scored_in_one_process(
@@ -75,9 +80,7 @@ def test_a_project_asking_xdist_for_workers_is_scored_in_one_process(
     (project / "pytest.ini").write_text("[pytest]\naddopts = -n 2\n")
     report = score(job_for(project), settings)
     assert _verdicts(report) == plain
-    truth = run_ground_truth(job_for(project), settings, [r.mutant for r in report.results],
-                             report=report)  # fmt: skip
-    assert verdict_differences(report, truth) == []
+    assert _differences_from_ground_truth(project, settings, report) == []
 
 
 WARNING_MODULE = """\
@@ -110,9 +113,7 @@ def test_plugins_wrapping_each_test_apply_as_under_plain_pytest(
     project = write_project(tmp_path / "warn", WARNING_MODULE, WARNING_TESTS)
     report = score(job_for(project), settings)
     assert _verdicts(report)[(5, "<", "<=")] == "killed"
-    truth = run_ground_truth(job_for(project), settings, [r.mutant for r in report.results],
-                             report=report)  # fmt: skip
-    assert verdict_differences(report, truth) == []
+    assert _differences_from_ground_truth(project, settings, report) == []
     (project / "sample.py").write_text(WARNING_MODULE.replace("x < 0", "x <= 0"))
     with pytest.raises(BaselineError, match="test_zero"):  # red under its mark, at baseline too
         score(job_for(project), settings)
