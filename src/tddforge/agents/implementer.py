@@ -2,7 +2,7 @@
 
 Every protected file (tests, test configuration) is snapshotted byte for byte
 before the model's files are written; any difference afterwards is tampering:
-the attempt is reverted and counts as failed.
+the attempt is undone (through the write report) and counts as failed.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 from tddforge.agents.base import AgentContext, AgentResult, AgentRole, parse_status_block
 from tddforge.agents.kata import KataAgent, Reply
 from tddforge.orchestration.kata_decisions import judge_green
-from tddforge.workspace.snapshot import changed, restore, snapshot
+from tddforge.workspace.snapshot import changed, snapshot
 
 
 class ImplementerAgent(KataAgent):
@@ -30,27 +30,31 @@ class ImplementerAgent(KataAgent):
         """Write the model's code; commit only when green, untampered and through the gates."""
         guarded = snapshot(self.work_dir, self._protected())
         reply = self._ask(context)
+        refused = self._refused(reply)
+        if refused is not None:
+            return refused
         if not reply.parsed.blocks:
             problems = "; ".join(reply.parsed.problems) or "the reply has no ### FILE: blocks"
             return self._failure(reply, f"no file was written ({problems})")
-        before = snapshot(self.work_dir, [b.path for b in reply.parsed.blocks])
         written = self._write(reply)
+        refused = self._refused(reply, written)
+        if refused is not None:
+            return refused
         now = snapshot(self.work_dir, sorted(set(guarded) | set(self._protected())))
         tampered = changed(guarded, now)
         if tampered:
-            restore(self.work_dir, {**before, **guarded})
+            written.undo()  # only the reply's writes happened since the snapshot
             verdict = judge_green(tampered, False, [], [], [])
             return self._failure(reply, verdict.reason)
-        refused = [str(r) for r in written.refused]
-        return self._check_green(context, reply, refused)
+        return self._check_green(context, reply)
 
-    def _check_green(self, context: AgentContext, reply: Reply, refused: list[str]) -> AgentResult:
+    def _check_green(self, context: AgentContext, reply: Reply) -> AgentResult:
         report = self.runner.run_tests(self.work_dir)
         failing = [f.name for f in report.failing]
         missing = sorted(context.known_tests - report.ids)
         if not report.all_passed or missing:
             verdict = judge_green([], report.all_passed, failing, missing, [])
-            return self._failure(reply, _with_refusals(verdict.reason, refused), report.output)
+            return self._failure(reply, verdict.reason, report.output)
         paths = self.changed_paths()
         sources = [p for p in paths if not self.runner.is_protected(p)]
         gates = self.run_gates(sources, report)
@@ -71,7 +75,3 @@ class ImplementerAgent(KataAgent):
             test_output=gates.report.output,
             status=parse_status_block(reply.text),
         )
-
-
-def _with_refusals(reason: str, refused: list[str]) -> str:
-    return reason + (f" (refused paths: {refused})" if refused else "")

@@ -75,10 +75,20 @@ class KataAgent(Agent):
 
     def _ask(self, context: AgentContext) -> Reply:
         text = self._run_llm(context)
-        return Reply(text, parse_file_blocks(text))
+        return Reply(text, parse_file_blocks(text, self.work_dir))
 
     def _write(self, reply: Reply) -> WriteReport:
-        return write_blocks(self.work_dir, reply.parsed.blocks)
+        """Write the reply's files; the report's ``undo()`` is how an attempt is reverted."""
+        return write_blocks(reply.parsed.blocks)
+
+    def _refused(self, reply: Reply, written: WriteReport | None = None) -> AgentResult | None:
+        """A failure naming the refused paths, when the reply had any (nothing stays written)."""
+        refused = [*reply.parsed.refused, *(written.refused if written else [])]
+        if not refused:
+            return None
+        if written is not None:
+            written.undo()
+        return self._failure(reply, f"refused paths: {[str(r) for r in refused]}")
 
     def _failure(self, reply: Reply | None, reason: str, output: str = "") -> AgentResult:
         detail = reason + (f"\n\n{output[-OUTPUT_IN_ERROR:]}" if output else "")

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from tddforge import prompts
 from tddforge.config import RedStageConfig
+from tddforge.errors import PathRefused
 from tddforge.llm.base import ChatMessage, Completion, LLMClient
 from tddforge.spec import Spec
 from tddforge.workspace.fileblocks import FileBlock, parse_file_blocks
@@ -17,16 +19,20 @@ class RedReply:
 
     blocks: tuple[FileBlock, ...] = ()
     problems: tuple[str, ...] = ()
+    refused: tuple[PathRefused, ...] = ()  # paths the gate refused: never written
     transcript: list[ChatMessage] = field(default_factory=list)
     completions: list[Completion] = field(default_factory=list)
 
 
 class RedAgent:
-    """Asks the model for test files; asks once more if the reply carries none."""
+    """Asks the model for test files for ``project``; asks once more if the reply carries none."""
 
-    def __init__(self, llm: LLMClient, config: RedStageConfig, *, repairs: int = 1):
+    def __init__(
+        self, llm: LLMClient, config: RedStageConfig, project: Path, *, repairs: int = 1
+    ) -> None:
         self.llm = llm
         self.config = config
+        self.project = project
         self.repairs = repairs
 
     def messages(self, spec: Spec) -> list[ChatMessage]:
@@ -58,8 +64,9 @@ class RedAgent:
             completion = self.llm.complete(reply.transcript)
             reply.completions.append(completion)
             reply.transcript.append(ChatMessage("assistant", completion.text))
-            parsed = parse_file_blocks(completion.text)
+            parsed = parse_file_blocks(completion.text, self.project)
             reply.blocks, reply.problems = parsed.blocks, parsed.problems
-            if reply.blocks:
+            reply.refused = parsed.refused
+            if reply.blocks or reply.refused:
                 break
         return reply

@@ -12,7 +12,6 @@ from tddforge.agents.base import (
 )
 from tddforge.agents.kata import KataAgent, Reply
 from tddforge.orchestration.kata_decisions import SuiteCounts, judge_refactor
-from tddforge.workspace.snapshot import restore, snapshot
 
 
 class RefactorerAgent(KataAgent):
@@ -35,19 +34,21 @@ class RefactorerAgent(KataAgent):
         before = SuiteCounts(len(context.known_tests), self.counts().assertions)
         reply = self._ask(context)
         status = parse_status_block(reply.text)
+        refused = self._refused(reply)
+        if refused is not None:
+            return refused
         if not reply.parsed.blocks and says(reply.text, NO_CHANGES):
             return AgentResult(True, NO_CHANGES, no_changes=True, tests_passed=True, status=status)
         if not reply.parsed.blocks:
             problems = "; ".join(reply.parsed.problems) or "the reply has no ### FILE: blocks"
             return self._failure(reply, f"no file was written and no {NO_CHANGES} ({problems})")
-        taken = snapshot(self.work_dir, [b.path for b in reply.parsed.blocks])
         written = self._write(reply)
-        if written.refused:
-            restore(self.work_dir, taken)
-            return self._failure(reply, f"refused paths: {[str(r) for r in written.refused]}")
+        refused = self._refused(reply, written)
+        if refused is not None:
+            return refused
         result = self._judge(context, reply, before)
         if not result.success:
-            restore(self.work_dir, taken)
+            written.undo()
         return result
 
     def _judge(self, context: AgentContext, reply: Reply, before: SuiteCounts) -> AgentResult:

@@ -14,7 +14,6 @@ from tddforge.agents.base import (
 )
 from tddforge.agents.kata import KataAgent, Reply
 from tddforge.orchestration.kata_decisions import RedJudgement, judge_red
-from tddforge.workspace.snapshot import restore, snapshot
 
 
 class TesterAgent(KataAgent):
@@ -31,23 +30,25 @@ class TesterAgent(KataAgent):
         """Ask for a test, run it, and keep it only if it is red for the right reason."""
         reply = self._ask(context)
         blocks = reply.parsed.blocks
+        refused = self._refused(reply)
+        if refused is not None:
+            return refused
         if not blocks and says(reply.text, KATA_COMPLETE):
             status = parse_status_block(reply.text)
             return AgentResult(True, KATA_COMPLETE, kata_complete=True, status=status)
         if not blocks:
             problems = "; ".join(reply.parsed.problems) or "the reply has no ### FILE: blocks"
             return self._failure(reply, f"no test file was written ({problems})")
-        not_tests = [b.path for b in blocks if not self.runner.is_test_file(b.path)]
+        not_tests = [b.path.rel for b in blocks if not self.runner.is_test_file(b.path.rel)]
         if not_tests:
             return self._failure(reply, f"the Tester writes test files only, not {not_tests}")
         return self._try_test(context, reply)
 
     def _try_test(self, context: AgentContext, reply: Reply) -> AgentResult:
-        before = snapshot(self.work_dir, [b.path for b in reply.parsed.blocks])
         written = self._write(reply)
-        if written.refused:
-            restore(self.work_dir, before)
-            return self._failure(reply, f"refused paths: {[str(r) for r in written.refused]}")
+        refused = self._refused(reply, written)
+        if refused is not None:
+            return refused
         self.runner.format_code(self.work_dir, written.written)
         report = self.runner.run_tests(self.work_dir)
         sources = self.runner.read_files(
@@ -64,7 +65,7 @@ class TesterAgent(KataAgent):
                 )
                 report = replace(report, output=lint.output)
         if judged.verdict != "red":
-            restore(self.work_dir, before)
+            written.undo()
             return self._rejected(reply, judged, report.output)
         self.git.add(written.written)
         return AgentResult(

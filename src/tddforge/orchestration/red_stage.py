@@ -23,6 +23,7 @@ from tddforge.runner import TestRun, run_pytest
 from tddforge.sandbox import Limits, Sandbox
 from tddforge.spec import Spec, provided_names
 from tddforge.store.rundir import RunDir, dump_data
+from tddforge.workspace.confined import ConfinedPath
 from tddforge.workspace.fileblocks import FileBlock
 from tddforge.workspace.paths import write_blocks
 
@@ -58,11 +59,11 @@ def run_red(
     """Run the RED stage end to end."""
     config = settings.stages.red
     progress(f"asking the model for tests of {spec.spec_id}")
-    reply = RedAgent(llm, config).generate(spec)
+    reply = RedAgent(llm, config, options.project).generate(spec)
     run = RunDir.create(options.project, "red")
     run.event("llm_reply", calls=len(reply.completions), blocks=len(reply.blocks))
     _save_transcript(run, reply)
-    files, refused = _write_tests(options.project, reply.blocks, config.test_directory, run)
+    files, refused = _write_tests(reply, config.test_directory, run)
     for refusal in refused:
         progress(f"refused {refusal.path}: {refusal.reason}")
     test_run: TestRun | None = None
@@ -76,45 +77,33 @@ def run_red(
 
 
 def _write_tests(
-    project: Path, blocks: Sequence[FileBlock], test_dir: str, run: RunDir
+    reply: RedReply, test_dir: str, run: RunDir
 ) -> tuple[list[out.TestFile], list[out.RefusedFile]]:
+    """Write the reply's test files; every file replaced is kept in the run dir first."""
     allowed: list[FileBlock] = []
-    refused: list[out.RefusedFile] = []
-    for block in blocks:
+    refused = [out.RefusedFile(path=r.path, reason=r.reason) for r in reply.refused]
+    for block in reply.blocks:
         reason = _outside_tests(block.path, test_dir)
         if reason:
-            refused.append(out.RefusedFile(path=block.path, reason=reason))
-            continue
-        _keep_previous(project, block, run)
-        allowed.append(block)
-    report = write_blocks(project, allowed)
+            refused.append(out.RefusedFile(path=block.path.rel, reason=reason))
+        else:
+            allowed.append(block)
+    report = write_blocks(allowed)
+    for rel, previous in report.replaced.items():
+        run.write_bytes(f"replaced/{rel}", previous)
     refused += [out.RefusedFile(path=r.path, reason=r.reason) for r in report.refused]
-    by_path = {PurePosixPath(b.path).as_posix(): b.content for b in allowed}
+    by_path = {b.path.rel: b.content for b in allowed}
     files = [out.TestFile(path=p, content=by_path[p]) for p in report.written]
     run.event("files_written", written=report.written, refused=[r.path for r in refused])
     return files, refused
 
 
-def _outside_tests(path: str, test_dir: str) -> str:
-    parts = PurePosixPath(path).parts
-    if (
-        parts == ("conftest.py",)
-        or parts[: len(PurePosixPath(test_dir).parts)] == PurePosixPath(test_dir).parts
-    ):
-        return "" if path.endswith(".py") else "RED writes Python test files only"
+def _outside_tests(path: ConfinedPath, test_dir: str) -> str:
+    """Why RED may not write ``path`` (empty when it may): tests only, under ``test_dir``."""
+    prefix = PurePosixPath(test_dir).parts
+    if path.parts == ("conftest.py",) or path.parts[: len(prefix)] == prefix:
+        return "" if path.rel.endswith(".py") else "RED writes Python test files only"
     return f"RED writes tests only, under {test_dir}/"
-
-
-def _keep_previous(project: Path, block: FileBlock, run: RunDir) -> None:
-    """Copy a file about to be replaced into the run dir, so nothing is lost."""
-    try:
-        target = project / block.path
-        if target.is_file() and not target.is_symlink():
-            previous = target.read_text(encoding="utf-8")
-            if previous != block.content:
-                run.write_text(f"replaced/{block.path}", previous)
-    except (OSError, UnicodeDecodeError, ValueError):
-        return  # the confined write decides what happens to this path
 
 
 def _run_tests(options: RedOptions, settings: Settings, paths: list[str]) -> TestRun:

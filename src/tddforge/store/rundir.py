@@ -17,6 +17,8 @@ from typing import Any
 
 import yaml
 
+from tddforge.workspace.confined import confine
+
 STATE_DIR = ".tddforge"
 
 
@@ -49,10 +51,14 @@ class RunDir:
             handle.flush()
 
     def write_text(self, name: str, text: str) -> Path:
-        """Write a text file in the run dir (subdirectories allowed)."""
-        target = self.path / name
+        """Write a text file in the run dir (subdirectories allowed; confined to it)."""
+        return self.write_bytes(name, text.encode("utf-8"))
+
+    def write_bytes(self, name: str, data: bytes) -> Path:
+        """Write a file in the run dir; ``name`` may hold subdirectories but never leaves it."""
+        target = confine(self.path, name)
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text, encoding="utf-8")
+        target.write_bytes(data)
         return target
 
     def write_data(self, name: str, data: Any) -> Path:

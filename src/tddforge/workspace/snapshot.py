@@ -1,16 +1,19 @@
-"""File snapshots: the exact bytes of some paths, to detect changes and to put them back.
+"""File snapshots: the exact bytes of some of the work dir's own files, to detect changes.
 
-Used to prove an agent left the tests byte-identical, and to revert an agent's
-attempt without touching anything else in the tree (no ``git reset`` over a
-user's uncommitted work).
+Used to prove an agent left the tests byte-identical. The paths come from
+listing the work dir, never from a model, and are still confined: a path that
+is a symlink is recorded as its link text, never followed. Reverting an
+attempt is the write report's job (``WriteReport.undo``), not this module's.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from tddforge.workspace.paths import confine
+from tddforge.errors import PathRefused
+from tddforge.workspace.confined import confine
 
 Snapshot = dict[str, bytes | None]  # None: the file did not exist
 
@@ -19,7 +22,12 @@ def snapshot(work_dir: Path, paths: Iterable[str]) -> Snapshot:
     """The bytes of each of ``paths`` (None for a missing file)."""
     taken: Snapshot = {}
     for rel in paths:
-        target = work_dir / rel
+        try:
+            target = confine(work_dir, rel)
+        except PathRefused:
+            link = work_dir / rel
+            taken[rel] = b"symlink:" + os.fsencode(os.readlink(link)) if link.is_symlink() else None
+            continue
         taken[rel] = target.read_bytes() if target.is_file() else None
     return taken
 
@@ -27,14 +35,3 @@ def snapshot(work_dir: Path, paths: Iterable[str]) -> Snapshot:
 def changed(before: Mapping[str, bytes | None], after: Mapping[str, bytes | None]) -> list[str]:
     """Paths created, deleted or modified between two snapshots."""
     return sorted(p for p in set(before) | set(after) if before.get(p) != after.get(p))
-
-
-def restore(work_dir: Path, taken: Mapping[str, bytes | None]) -> None:
-    """Put every path back as it was: rewrite its bytes, or delete a file that did not exist."""
-    for rel, content in taken.items():
-        target = confine(work_dir, rel)
-        if content is None:
-            target.unlink(missing_ok=True)
-        else:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(content)

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from tddforge.agents.red import RedAgent
@@ -18,33 +20,42 @@ SPEC = Spec.model_validate(
 GOOD = "### FILE: tests/test_calc.py\n```python\ndef test_tc001():\n    assert False\n```\n"
 
 
-def test_reply_with_blocks_needs_one_call() -> None:
+def test_reply_with_blocks_needs_one_call(tmp_path: Path) -> None:
     llm = ScriptedClient().enqueue(GOOD)
-    reply = RedAgent(llm, RedStageConfig()).generate(SPEC)
-    assert [b.path for b in reply.blocks] == ["tests/test_calc.py"]
+    reply = RedAgent(llm, RedStageConfig(), tmp_path).generate(SPEC)
+    assert [b.path.rel for b in reply.blocks] == ["tests/test_calc.py"]
     assert len(llm.requests) == 1
     system, user = llm.requests[0]
     assert system.role == "system" and "Test-Driven Development" in system.content
     assert "TC001" in user.content
 
 
-def test_reply_without_blocks_is_asked_again_once() -> None:
+def test_reply_without_blocks_is_asked_again_once(tmp_path: Path) -> None:
     llm = ScriptedClient().enqueue("Sorry, here is some prose.", GOOD)
-    reply = RedAgent(llm, RedStageConfig()).generate(SPEC)
+    reply = RedAgent(llm, RedStageConfig(), tmp_path).generate(SPEC)
     assert len(reply.blocks) == 1
     assert len(llm.requests) == 2
     assert "no usable test files" in llm.requests[1][-1].content
     assert llm.requests[1][-2].content == "Sorry, here is some prose."
 
 
-def test_two_replies_without_blocks_give_no_files() -> None:
+def test_two_replies_without_blocks_give_no_files(tmp_path: Path) -> None:
     llm = ScriptedClient().enqueue("prose", "more prose")
-    reply = RedAgent(llm, RedStageConfig()).generate(SPEC)
+    reply = RedAgent(llm, RedStageConfig(), tmp_path).generate(SPEC)
     assert reply.blocks == ()
     assert len(reply.completions) == 2
 
 
-def test_llm_errors_propagate() -> None:
+def test_llm_errors_propagate(tmp_path: Path) -> None:
     llm = ScriptedClient()
     with pytest.raises(LLMError):
-        RedAgent(llm, RedStageConfig()).generate(SPEC)
+        RedAgent(llm, RedStageConfig(), tmp_path).generate(SPEC)
+
+
+def test_a_reply_whose_only_paths_are_refused_is_not_asked_again(tmp_path: Path) -> None:
+    bad = GOOD.replace("tests/test_calc.py", "tests/../../x/test_calc.py")
+    llm = ScriptedClient().enqueue(bad)
+    reply = RedAgent(llm, RedStageConfig(), tmp_path).generate(SPEC)
+    assert reply.blocks == ()
+    assert [r.path for r in reply.refused] == ["tests/../../x/test_calc.py"]
+    assert len(llm.requests) == 1

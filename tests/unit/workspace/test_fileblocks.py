@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from tddforge.workspace import parse_file_blocks
@@ -7,30 +9,30 @@ from tddforge.workspace import parse_file_blocks
 FENCE = "```"
 
 
-def test_single_block_with_language_tag() -> None:
+def test_single_block_with_language_tag(tmp_path: Path) -> None:
     reply = f"### FILE: tests/test_a.py\n{FENCE}python\nimport a\n{FENCE}\n"
-    parsed = parse_file_blocks(reply)
-    assert [(b.path, b.content) for b in parsed.blocks] == [("tests/test_a.py", "import a\n")]
+    parsed = parse_file_blocks(reply, tmp_path)
+    assert [(b.path.rel, b.content) for b in parsed.blocks] == [("tests/test_a.py", "import a\n")]
     assert parsed.problems == ()
 
 
-def test_many_blocks_with_prose_between_them() -> None:
+def test_many_blocks_with_prose_between_them(tmp_path: Path) -> None:
     reply = (
         "Here are the tests.\n\n"
         f"### FILE: tests/test_a.py\n{FENCE}python\nA = 1\n{FENCE}\n"
         "And a second file, which covers the edge cases:\n\n"
         f"### FILE: tests/test_b.py\n{FENCE}\nB = 2\n{FENCE}\nThat's all.\n"
     )
-    parsed = parse_file_blocks(reply)
-    assert [(b.path, b.content) for b in parsed.blocks] == [
+    parsed = parse_file_blocks(reply, tmp_path)
+    assert [(b.path.rel, b.content) for b in parsed.blocks] == [
         ("tests/test_a.py", "A = 1\n"),
         ("tests/test_b.py", "B = 2\n"),
     ]
 
 
-def test_crlf_line_endings_are_normalised() -> None:
+def test_crlf_line_endings_are_normalised(tmp_path: Path) -> None:
     reply = f"### FILE: tests/test_a.py\r\n{FENCE}python\r\nx = 1\r\ny = 2\r\n{FENCE}\r\n"
-    (block,) = parse_file_blocks(reply).blocks
+    (block,) = parse_file_blocks(reply, tmp_path).blocks
     assert block.content == "x = 1\ny = 2\n"
 
 
@@ -44,32 +46,62 @@ def test_crlf_line_endings_are_normalised() -> None:
         ("## file: tests/test_a.py  ", "tests/test_a.py"),
     ],
 )
-def test_header_variants(header: str, path: str) -> None:
-    (block,) = parse_file_blocks(f"{header}\n\n{FENCE}py\npass\n{FENCE}\n").blocks
-    assert block.path == path
+def test_header_variants(tmp_path: Path, header: str, path: str) -> None:
+    (block,) = parse_file_blocks(f"{header}\n\n{FENCE}py\npass\n{FENCE}\n", tmp_path).blocks
+    assert block.path.rel == path
 
 
-def test_longer_fence_keeps_inner_triple_backticks() -> None:
+def test_longer_fence_keeps_inner_triple_backticks(tmp_path: Path) -> None:
     inner = f'DOC = """\n{FENCE}\nexample\n{FENCE}\n"""\n'
     reply = f"### FILE: tests/test_doc.py\n````python\n{inner}````\n"
-    (block,) = parse_file_blocks(reply).blocks
+    (block,) = parse_file_blocks(reply, tmp_path).blocks
     assert block.content == inner
 
 
-def test_no_blocks_at_all() -> None:
-    parsed = parse_file_blocks("I cannot write tests for this.\n")
+def test_no_blocks_at_all(tmp_path: Path) -> None:
+    parsed = parse_file_blocks("I cannot write tests for this.\n", tmp_path)
     assert parsed.blocks == ()
     assert parsed.problems == ()
 
 
-def test_header_without_fence_is_a_problem_not_a_guess() -> None:
+def test_header_without_fence_is_a_problem_not_a_guess(tmp_path: Path) -> None:
     reply = f"### FILE: tests/test_a.py\nimport a\n\n### FILE: tests/test_b.py\n{FENCE}\nB = 1\n{FENCE}\n"
-    parsed = parse_file_blocks(reply)
-    assert [b.path for b in parsed.blocks] == ["tests/test_b.py"]
+    parsed = parse_file_blocks(reply, tmp_path)
+    assert [b.path.rel for b in parsed.blocks] == ["tests/test_b.py"]
     assert len(parsed.problems) == 1
     assert "tests/test_a.py" in parsed.problems[0]
 
 
-def test_unclosed_fence_at_end_keeps_content() -> None:
-    (block,) = parse_file_blocks(f"### FILE: a.py\n{FENCE}python\nx = 1\n").blocks
+def test_unclosed_fence_at_end_keeps_content(tmp_path: Path) -> None:
+    (block,) = parse_file_blocks(f"### FILE: a.py\n{FENCE}python\nx = 1\n", tmp_path).blocks
     assert block.content == "x = 1\n"
+
+
+@pytest.mark.parametrize(
+    ("path", "reason"),
+    [
+        ("tests/../../x/b.py", "'..'"),
+        ("/etc/passwd", "absolute"),
+        ("~/.ssh/config", "absolute"),
+        (".git/hooks/pre-commit", ".git/"),
+        ("tests\\..\\x.py", "backslash"),
+        ("linked/test_x.py", "outside the work dir"),
+    ],
+)
+def test_paths_are_gated_where_the_reply_is_parsed(tmp_path: Path, path: str, reason: str) -> None:
+    work, outside = tmp_path / "work", tmp_path / "outside"
+    work.mkdir()
+    outside.mkdir()
+    (work / "linked").symlink_to(outside, target_is_directory=True)
+    reply = f"### FILE: {path}\n{FENCE}\nX = 1\n{FENCE}\n### FILE: tests/test_ok.py\n{FENCE}\nY = 2\n{FENCE}\n"
+    parsed = parse_file_blocks(reply, work)
+    assert [b.path.rel for b in parsed.blocks] == ["tests/test_ok.py"]
+    (refusal,) = parsed.refused
+    assert refusal.path == path and reason in refusal.reason
+
+
+def test_paths_are_normalised(tmp_path: Path) -> None:
+    reply = f"### FILE: ./tests//sub/./test_a.py\n{FENCE}\nA = 1\n{FENCE}\n"
+    (block,) = parse_file_blocks(reply, tmp_path).blocks
+    assert block.path.rel == "tests/sub/test_a.py"
+    assert block.path.target() == tmp_path.resolve() / "tests" / "sub" / "test_a.py"

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from tddforge.errors import PathRefused
-from tddforge.workspace import FileBlock, confine, write_blocks, write_file
+from tddforge.workspace import ConfinedPath, FileBlock, confine, write_blocks, write_file
 
 
 @pytest.mark.parametrize(
@@ -22,6 +22,8 @@ from tddforge.workspace import FileBlock, confine, write_blocks, write_file
         ("tests\\..\\x.py", "backslash"),
         ("", "empty"),
         ("tests/", "directory"),
+        (".", "directory"),
+        ("a\x00b.py", "NUL"),
     ],
 )
 def test_refused_shapes(tmp_path: Path, path: str, reason: str) -> None:
@@ -64,25 +66,51 @@ def test_confined_write_creates_parents(tmp_path: Path) -> None:
     assert not [p for p in target.parent.iterdir() if p.name.startswith(".tddforge-")]
 
 
-def test_write_blocks_reports_refusals_and_writes_the_rest(tmp_path: Path) -> None:
-    outside = tmp_path / "outside"
-    outside.mkdir()
+def _blocks(work: Path, files: dict[str, str]) -> list[FileBlock]:
+    return [FileBlock(ConfinedPath.of(work, path), text) for path, text in files.items()]
+
+
+def test_write_blocks_writes_and_undo_puts_back_exactly_what_it_changed(tmp_path: Path) -> None:
     work = tmp_path / "work"
+    (work / "tests").mkdir(parents=True)
+    (work / "tests" / "test_old.py").write_bytes(b"OLD = 1\r\n")  # bytes kept as they were
+    (work / "keep.py").write_text("untouched\n")
+    blocks = _blocks(work, {
+        "tests/test_old.py": "NEW = 2\n",
+        "pkg/sub/new.py": "X = 1\n",
+        "./tests/test_old.py": "AGAIN = 3\n",  # the same file again: undo restores the first bytes
+    })  # fmt: skip
+    report = write_blocks(blocks)
+    assert report.written == ["tests/test_old.py", "pkg/sub/new.py"]
+    assert report.replaced == {"tests/test_old.py": b"OLD = 1\r\n"}
+    report.undo()
+    assert (work / "tests" / "test_old.py").read_bytes() == b"OLD = 1\r\n"
+    assert sorted(os.listdir(work)) == ["keep.py", "tests"]  # pkg/sub/ made for new.py: gone
+    assert (work / "keep.py").read_text() == "untouched\n"
+
+
+def test_undo_keeps_a_directory_that_something_else_now_uses(tmp_path: Path) -> None:
+    report = write_blocks(_blocks(tmp_path, {"pkg/a.py": "A = 1\n"}))
+    (tmp_path / "pkg" / "other.py").write_text("mine\n")
+    report.undo()
+    assert sorted(os.listdir(tmp_path / "pkg")) == ["other.py"]
+
+
+def test_a_symlink_made_after_the_parse_is_refused_at_write_time(tmp_path: Path) -> None:
+    work, outside = tmp_path / "work", tmp_path / "outside"
     work.mkdir()
-    (work / "linked").symlink_to(outside, target_is_directory=True)
-    blocks = [
-        FileBlock("../escape.py", "bad\n"),
-        FileBlock("/tmp/x.py", "bad\n"),
-        FileBlock("linked/test_x.py", "bad\n"),
-        FileBlock("tests/test_ok.py", "ok = 1\n"),
-    ]
-    report = write_blocks(work, blocks)
-    assert report.written == ["tests/test_ok.py"]
-    assert sorted(r.path for r in report.refused) == [
-        "../escape.py",
-        "/tmp/x.py",
-        "linked/test_x.py",
-    ]
-    assert not (tmp_path / "escape.py").exists()
+    outside.mkdir()
+    blocks = _blocks(work, {"tests/test_x.py": "bad\n", "tests/ok.py": "ok\n"})
+    (work / "tests").symlink_to(outside, target_is_directory=True)  # a run made it meanwhile
+    report = write_blocks(blocks)
+    assert report.written == []
+    assert [r.path for r in report.refused] == ["tests/test_x.py", "tests/ok.py"]
     assert list(outside.iterdir()) == []
-    assert sorted(os.listdir(work)) == ["linked", "tests"]
+
+
+def test_a_path_under_a_file_is_refused_not_raised(tmp_path: Path) -> None:
+    (tmp_path / "mod.py").write_text("X = 1\n")
+    blocks = _blocks(tmp_path, {"mod.py/inner.py": "Y = 2\n", "ok.py": "Z = 3\n"})
+    report = write_blocks(blocks)
+    assert report.written == ["ok.py"]
+    assert [r.path for r in report.refused] == ["mod.py/inner.py"]
