@@ -21,6 +21,9 @@ from tddforge.config import Settings, load_settings
 from tddforge.errors import InputError, TddforgeError
 
 err = Console(stderr=True, highlight=False)
+#: Commands that end with no sandbox notice: sandbox-info reports on every backend itself.
+_NO_NOTICE = frozenset({"sandbox-info"})
+_invoked: list[str] = []  # the subcommand this process runs
 BUILTIN_RERUNS = 5  # shuffled runs every test the builtin generator writes must pass
 
 
@@ -41,8 +44,14 @@ def _progress(message: str) -> None:
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="tddforge")
-def cli() -> None:
+@click.pass_context
+def cli(ctx: click.Context) -> None:
     """LLM-driven TDD in which every claim an agent makes is checked by running code."""
+    from tddforge.sandbox.backend import choose_backend, requested_backend
+
+    _invoked.append(ctx.invoked_subcommand or "")
+    if ctx.invoked_subcommand not in _NO_NOTICE and requested_backend() is not None:
+        choose_backend()  # a backend named in TDDFORGE_SANDBOX that cannot run: one line, exit 2
 
 
 def llm_options(func: Any) -> Any:
@@ -398,10 +407,71 @@ def _report_cover(data: dict[str, Any], as_json: bool) -> None:
         click.echo(json.dumps(data, indent=2))
 
 
+@cli.command("sandbox-info")
+@click.option("--json", "as_json", is_flag=True, help="Print the findings as JSON on stdout.")
+def sandbox_info(as_json: bool) -> None:
+    """Which sandbox backend runs generated code here, and what each one guarantees (measured)."""
+    from tddforge.sandbox.guarantees import GUARANTEES, survey
+
+    data = survey()
+    err.print(f"sandbox backend: [bold]{data['backend']}[/bold] ({escape(data['why'])})")
+    err.print(f"sandboxed commands run as {escape(data['runs_as'])}")
+    names = [b["backend"] for b in data["backends"]]
+    err.print("")
+    err.print(f"{'guarantee':<16}" + "".join(f"{n:>12}" for n in names))
+    for guarantee in GUARANTEES:
+        cells = [_cell(b, guarantee) for b in data["backends"]]
+        err.print(f"{guarantee:<16}" + "".join(f"{c:>12}" for c in cells))
+    err.print(f"{'overhead (ms)':<16}" + "".join(
+        f"{'-' if b['overhead_ms'] is None else format(b['overhead_ms'], '.0f'):>12}"
+        for b in data["backends"]
+    ))  # fmt: skip
+    err.print("")
+    for backend in data["backends"]:
+        if backend["problem"]:
+            err.print(f"{backend['backend']}: unavailable: {escape(backend['problem'])}")
+    for guarantee, meaning in GUARANTEES.items():
+        err.print(f"[dim]{guarantee}: {escape(meaning)}[/dim]")
+    err.print("[dim]each cell is a probe run just now under that backend; '!' marks one that "
+              "differs from what tddforge claims for it; overhead is the median of 5 runs of "
+              "`true` against a bare one[/dim]")  # fmt: skip
+    if as_json:
+        click.echo(json.dumps(data, indent=2))
+    sys.exit(1 if data["mismatches"] else 0)
+
+
+def _cell(backend: dict[str, Any], guarantee: str) -> str:
+    holds = backend["holds"]
+    if holds is None:
+        return "-"
+    text = "yes" if holds[guarantee] else "no"
+    return text + ("!" if guarantee in backend["mismatches"] else "")
+
+
+def _sandbox_notice() -> None:
+    """At most one line per run, after it, when generated code ran under a weaker backend."""
+    from tddforge.sandbox import used_backends
+    from tddforge.sandbox.guarantees import notice
+
+    if _NO_NOTICE.intersection(_invoked):
+        return
+    line = notice(used_backends())
+    if line:
+        err.print(f"[yellow]{escape(line)}[/yellow]", soft_wrap=True)
+
+
 def main() -> NoReturn:
-    """Entry point: run the CLI and turn deliberate errors into one line and exit 2."""
+    """Entry point: run the CLI and turn deliberate errors into one line and exit 2.
+
+    A run whose generated code ran under a weaker sandbox than full confinement
+    ends with one notice line; a run that ends in an input error (exit 2) does not.
+    """
     try:
         cli.main(standalone_mode=False)
+    except SystemExit as exc:
+        if exc.code in (0, 1, None):
+            _sandbox_notice()
+        raise
     except TddforgeError as exc:
         err.print(f"[red]error:[/red] {escape(str(exc))}", soft_wrap=True)
         sys.exit(2)
@@ -411,4 +481,5 @@ def main() -> NoReturn:
     except click.ClickException as exc:
         err.print(f"[red]error:[/red] {escape(exc.format_message())} (see --help)", soft_wrap=True)
         sys.exit(2)
+    _sandbox_notice()
     sys.exit(0)

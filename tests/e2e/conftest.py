@@ -22,11 +22,20 @@ def file_block(path: str, content: str) -> str:
     return f"### FILE: {path}\n{FENCE}python\n{content}{FENCE}\n"
 
 
+def clean_env() -> dict[str, str]:
+    """Our environment without tddforge's or OpenAI's settings, but for the sandbox backend named."""
+    return {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("TDDFORGE_", "OPENAI_")) or k == "TDDFORGE_SANDBOX"
+    }
+
+
 def run_cli(
     *args: str, env: dict[str, str] | None = None, timeout: float = 120
 ) -> subprocess.CompletedProcess[str]:
     """Run ``python -m tddforge ARGS`` in a clean environment."""
-    base = {k: v for k, v in os.environ.items() if not k.startswith(("TDDFORGE_", "OPENAI_"))}
+    base = clean_env()
     return subprocess.run(
         [sys.executable, "-m", "tddforge", *args],
         env={**base, **(env or {})},

@@ -8,7 +8,6 @@ coverage.py and the mutation engine.
 from __future__ import annotations
 
 import json
-import os
 import random
 import shutil
 import subprocess
@@ -21,6 +20,8 @@ import pytest
 from tddforge.runner import run_pytest
 from tddforge.sandbox import Limits, Sandbox
 
+from .conftest import clean_env
+
 pytestmark = [pytest.mark.e2e, pytest.mark.integration]
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "pricing"
@@ -28,7 +29,7 @@ RUFF = Path(sys.executable).with_name("ruff")
 
 
 def run_here(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("TDDFORGE_", "OPENAI_"))}
+    env = clean_env()
     return subprocess.run([sys.executable, "-m", "tddforge", *args], cwd=project, env=env,
                           capture_output=True, text=True, timeout=300, check=False)  # fmt: skip
 

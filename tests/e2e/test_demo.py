@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -10,20 +9,18 @@ from pathlib import Path
 import pytest
 import yaml
 
+from .conftest import clean_env
+
 pytestmark = [pytest.mark.e2e, pytest.mark.integration]
 
 SCRIPT = Path(sys.executable).parent / "tddforge"
-
-
-def _clean_env() -> dict[str, str]:
-    return {k: v for k, v in os.environ.items() if not k.startswith(("TDDFORGE_", "OPENAI_"))}
 
 
 def test_console_script_runs_the_demo_without_a_key(tmp_path: Path) -> None:
     project = tmp_path / "demo"
     result = subprocess.run(
         [str(SCRIPT), "demo", "--project", str(project)],
-        env=_clean_env(), capture_output=True, text=True, timeout=120, check=False,
+        env=clean_env(), capture_output=True, text=True, timeout=120, check=False,
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
     assert "valid RED: 6 tests, 6 red for the right reason" in result.stderr
@@ -37,7 +34,7 @@ def test_demo_refuses_a_non_empty_directory(tmp_path: Path) -> None:
     (tmp_path / "keep.txt").write_text("mine\n")
     result = subprocess.run(
         [sys.executable, "-m", "tddforge", "demo", "--project", str(tmp_path)],
-        env=_clean_env(), capture_output=True, text=True, timeout=60, check=False,
+        env=clean_env(), capture_output=True, text=True, timeout=60, check=False,
     )  # fmt: skip
     assert result.returncode == 2
     assert "not empty" in result.stderr

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import signal
 import subprocess
@@ -17,7 +16,7 @@ import pytest
 from tddforge.llm.fakeserver import FakeOpenAIServer
 
 from . import kata_script as ks
-from .conftest import DATA, error_lines, file_block, run_cli
+from .conftest import DATA, clean_env, error_lines, file_block, run_cli
 
 pytestmark = [pytest.mark.e2e, pytest.mark.integration]
 
@@ -270,7 +269,7 @@ def test_kill_minus_nine_mid_cycle_then_resume(
     server.enqueue(ks.NO_CHANGES)
     server.enqueue(ks.tester(2))
     server.delay(60, ks.implementer(2))  # the Implementer of cycle 2 is waiting when we kill
-    base = {k: v for k, v in os.environ.items() if not k.startswith(("TDDFORGE_", "OPENAI_"))}
+    base = clean_env()
     proc = subprocess.Popen(
         [sys.executable, "-m", "tddforge", *_args(kata, work, server, "--max-cycles", "2")],
         env=base, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,

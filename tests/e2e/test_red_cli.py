@@ -269,6 +269,7 @@ def test_a_test_that_loops_forever_is_killed_and_the_stage_reports(
     assert len(artifact["failing_tests"]) == 4  # the tests before the loop kept their results
 
 
+@pytest.mark.needs_sandbox("no_network")
 def test_sandboxed_test_cannot_reach_a_host_loopback_listener(
     calc_spec: Path, project: Path, server: FakeOpenAIServer
 ) -> None:

@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from tddforge.analysis.project import import_name
 from tddforge.errors import InputError
-from tddforge.runner.pytest_run import private_dir, project_paths
+from tddforge.runner.pytest_run import project_paths
 from tddforge.sandbox import Sandbox
 
 PROBE_SOURCE = Path(__file__).with_name("probe.py")
@@ -119,7 +119,7 @@ def discover(
     if not module.is_file():
         raise InputError(f"no such module: {module}")
     name = import_name(project, module)
-    with private_dir(project) as private:
+    with sandbox.scratch() as private:
         shutil.copyfile(PROBE_SOURCE, private / _PROBE_NAME)
         out = private / "discovery.json"
         probe = str(private / _PROBE_NAME)

@@ -35,7 +35,7 @@ from tddforge.builtin.constants import Constant, constants_for
 from tddforge.builtin.discover import PROBE_SOURCE, CallableInfo, ClassInfo, ModuleInfo, Param
 from tddforge.builtin.values import Expr, Hint, Value, candidates, parse_hint
 from tddforge.errors import InputError
-from tddforge.runner.pytest_run import private_dir, project_paths
+from tddforge.runner.pytest_run import project_paths
 from tddforge.sandbox import Sandbox, SandboxResult
 
 RUNNER_SOURCE = Path(__file__).with_name("runner.py")
@@ -130,7 +130,7 @@ def run_calls(
         first = _run_split(project, module, calls, python, sandbox, timeout, call_timeout, "1")
         return [replace(r, confirmed=False) for r in merge_runs(calls, first, first)]
     config = _config(project, module, calls, call_timeout)
-    with _runner_dir(project, config) as private, ThreadPoolExecutor(len(_HASH_SEEDS)) as pool:
+    with _runner_dir(sandbox, config) as private, ThreadPoolExecutor(len(_HASH_SEEDS)) as pool:
         runs = list(pool.map(
             lambda seed: _run_once(private, project, python, sandbox, timeout, seed), _HASH_SEEDS
         ))  # fmt: skip
@@ -174,7 +174,7 @@ def _run_split(
 
     def one_run(share: list[int]) -> dict[int, dict[str, Any]]:
         config = _config(project, module, [calls[i] for i in share], call_timeout)
-        with _runner_dir(project, config) as private:
+        with _runner_dir(sandbox, config) as private:
             found = _run_once(private, project, python, sandbox, timeout, seed)
         return {share[local]: row for local, row in found.items()}
 
@@ -205,7 +205,7 @@ def run_against_mutants(
     def one_run(share: Sequence[tuple[str, str, Sequence[int]]]) -> list[str]:
         config = _config(project, module, calls, call_timeout)
         config["mutants"] = [{"id": m, "source": src, "calls": list(ids)} for m, src, ids in share]
-        with _runner_dir(project, config) as private:
+        with _runner_dir(sandbox, config) as private:
             out = private / "mutants.jsonl"
             _start_runner(private, out, project, python, sandbox, timeout, seed="1")
             return out.read_text(encoding="utf-8").splitlines() if out.exists() else []
@@ -227,9 +227,9 @@ def _config(
 
 
 @contextmanager
-def _runner_dir(project: Path, config: dict[str, Any]) -> Iterator[Path]:
-    """A private directory holding the runner, the probe it imports and its config."""
-    with private_dir(project) as private:
+def _runner_dir(sandbox: Sandbox, config: dict[str, Any]) -> Iterator[Path]:
+    """A scratch directory holding the runner, the probe it imports and its config."""
+    with sandbox.scratch() as private:
         shutil.copyfile(PROBE_SOURCE, private / "tddforge_discovery_probe.py")
         shutil.copyfile(RUNNER_SOURCE, private / "tddforge_call_runner.py")
         (private / "calls.json").write_text(json.dumps(config), encoding="utf-8")

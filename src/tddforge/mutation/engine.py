@@ -28,7 +28,7 @@ from tddforge.mutation.cache import CacheEntry, VerdictCache, cache_key
 from tddforge.mutation.generate import find_mutants
 from tddforge.mutation.mutant import Mutant
 from tddforge.mutation.report import MutantResult, MutationReport
-from tddforge.runner import private_dir, project_paths
+from tddforge.runner import project_paths
 from tddforge.runner.pytest_config import NEUTRAL_INI, neutral_args
 from tddforge.sandbox import Limits, Sandbox
 from tddforge.workspace.git import Git
@@ -200,8 +200,8 @@ def _env(job: MutationJob) -> dict[str, str]:
 
 
 @contextmanager
-def _workspace(project: Path) -> Iterator[Path]:
-    with private_dir(project) as private:
+def _workspace(sandbox: Sandbox) -> Iterator[Path]:
+    with sandbox.scratch() as private:
         shutil.copyfile(WORKER_SOURCE, private / "tddforge_mutation_worker.py")
         yield private
 
@@ -249,18 +249,19 @@ def _score_cold(
 ) -> MutationReport:
     prep = prepare(job, cache)
     started = time.monotonic()
-    with _workspace(job.project) as private:
+    sandbox = _sandbox(job, settings)
+    with _workspace(sandbox) as private:
         results = private / "results.jsonl"
         config = private / "config.json"
         config.write_text(json.dumps(worker_config(prep, results)), encoding="utf-8")
         argv = [str(job.python), str(private / "tddforge_mutation_worker.py"), str(config)]
-        sandbox = _sandbox(job, settings)
         run = _in_thread(
             lambda: sandbox.run(argv, cwd=job.project, timeout=job.timeout, extra_env=_env(job))
         )
         _follow(results, len(prep.mutants), run, progress)
         outcome = run.result
         lines = _read(results)
+    sandbox.close()
     if outcome is not None and outcome.timed_out:
         lines.append(
             {
@@ -281,10 +282,10 @@ class WarmWorker:
         self.project = project
         self.python = python
         self.timeout = timeout
-        self._private_cm = _workspace(project)
-        self._private = self._private_cm.__enter__()
         job = MutationJob(project, project, (), python, timeout=timeout)
         self._sandbox = _sandbox(job, settings)
+        self._private_cm = _workspace(self._sandbox)
+        self._private = self._private_cm.__enter__()
         worker = str(self._private / "tddforge_mutation_worker.py")
         self._proc = self._sandbox.start(
             [str(python), worker, "--serve"], cwd=project, extra_env=_env(job)
@@ -337,6 +338,7 @@ class WarmWorker:
         """Stop the worker and remove its private directory."""
         Sandbox.stop(self._proc)
         self._private_cm.__exit__(None, None, None)
+        self._sandbox.close()
 
     def __enter__(self) -> WarmWorker:
         return self
@@ -536,12 +538,12 @@ def run_ground_truth(
     prep = prepare(job, None)
     start_up = ground_truth_startup(report) if report is not None else 0.0
     verdicts: dict[str, str] = {}
-    with _workspace(job.project) as private:
+    sandbox = _sandbox(job, settings)
+    with _workspace(sandbox) as private:
         config = private / "config.json"
         config.write_text(
             json.dumps(worker_config(prep, private / "unused.jsonl")), encoding="utf-8"
         )
-        sandbox = _sandbox(job, settings)
         worker = str(private / "tddforge_mutation_worker.py")
 
         def judge(indexed: tuple[int, Mutant]) -> tuple[str, str]:

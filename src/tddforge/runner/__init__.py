@@ -8,7 +8,6 @@ from tddforge.runner.coverage_data import FileCoverage as FileCoverage
 from tddforge.runner.coverage_data import parse_coverage_json as parse_coverage_json
 from tddforge.runner.coverage_data import read_coverage_json as read_coverage_json
 from tddforge.runner.pytest_run import interpreter_for as interpreter_for
-from tddforge.runner.pytest_run import private_dir as private_dir
 from tddforge.runner.pytest_run import project_paths as project_paths
 from tddforge.runner.pytest_run import run_pytest as run_pytest
 from tddforge.runner.pytest_run import run_pytest_orders as run_pytest_orders
@@ -27,7 +26,6 @@ __all__ = [
     "interpreter_for",
     "outcomes_from_jsonl",
     "parse_coverage_json",
-    "private_dir",
     "project_paths",
     "read_coverage_json",
     "run_pytest",

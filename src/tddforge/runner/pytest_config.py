@@ -16,7 +16,6 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from tddforge.runner.pytest_run import private_dir
 from tddforge.sandbox import Sandbox
 
 if sys.version_info >= (3, 11):
@@ -70,14 +69,16 @@ def _has_section(path: Path, section: str) -> bool:
 
 
 def check_config(project: Path, python: Path, sandbox: Sandbox) -> ConfigCheck:
-    """Collect an empty directory with the project's configuration; a usage error means unusable."""
+    """Start pytest on the project collecting nothing; a usage error means unusable.
+
+    pytest finds the configuration from the argument (the project), loads it
+    and the conftests a real run loads (the root's and those of ``test*``
+    directories), and ``--ignore-glob=*`` keeps it from importing any test module.
+    """
     config = find_config(project)
-    with private_dir(sandbox.work_dir) as private:
-        empty = private / "empty"
-        empty.mkdir()
-        argv = [str(python), "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider",
-                f"--rootdir={project}", str(empty)]  # fmt: skip
-        result = sandbox.run(argv, cwd=project, timeout=120.0)
+    argv = [str(python), "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider",
+            "--ignore-glob=*", f"--rootdir={project}", str(project)]  # fmt: skip
+    result = sandbox.run(argv, cwd=project, timeout=120.0)
     if result.returncode in (0, _NO_TESTS):
         return ConfigCheck(config, True)
     detail = _error_line(result.stderr) or _error_line(result.stdout) or f"exit {result.returncode}"

@@ -3,9 +3,8 @@
 Results come from our plugin's JSON lines (``pytest_plugin.py``, loaded as
 ``-p tddforge_results``), never from pytest's human output, which is kept
 only for people to read. Everything the run writes besides the project's
-own files (results, coverage data, the plugin copy) lives in a private
-directory under ``<work dir>/.tddforge/tmp/`` that is removed afterwards:
-it has to be inside the work dir, the only place the sandbox can write.
+own files (results, coverage data, the plugin copy) lives in the sandbox's
+``scratch()`` directory, outside the project, removed afterwards.
 """
 
 from __future__ import annotations
@@ -13,9 +12,7 @@ from __future__ import annotations
 import os
 import shutil
 import sys
-import tempfile
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager, suppress
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -71,7 +68,7 @@ def run_pytest(
     """
     interpreter = _checked_python(python)
     project = _inside(project_dir, sandbox.work_dir)
-    with private_dir(sandbox.work_dir) as private:
+    with sandbox.scratch() as private:
         run_env = _prepared(project, private, env or {})
         if per_test and coverage_source is not None:
             run_env["TDDFORGE_CONTEXTS"] = "1"
@@ -107,7 +104,7 @@ def run_pytest_orders(
     """
     interpreter = _checked_python(python)
     project = _inside(project_dir, sandbox.work_dir)
-    with private_dir(sandbox.work_dir) as private:
+    with sandbox.scratch() as private:
         run_env = _prepared(project, private, env or {})
         run_env["TDDFORGE_ORDERS"] = ",".join(orders)
         run_env["TDDFORGE_ORDER_TIMEOUT"] = str(timeout)
@@ -140,37 +137,6 @@ def _inside(project_dir: Path, work_dir: Path) -> Path:
     if project != work_dir and work_dir not in project.parents:
         raise RunnerError(f"{project} is outside the sandbox work dir {work_dir}")
     return project
-
-
-_MADE: set[Path] = set()  # ``.tddforge`` directories a private_dir of this process created
-
-
-@contextmanager
-def private_dir(work_dir: Path) -> Iterator[Path]:
-    """A fresh directory under ``<work dir>/.tddforge/tmp``, removed afterwards.
-
-    ``tmp`` goes too once it is empty, whichever of several overlapping runs
-    leaves last; so does ``.tddforge`` when this process created it, so a
-    command that fails on bad input leaves the project as it found it.
-    """
-    base = work_dir / ".tddforge" / "tmp"
-    while True:
-        if not base.parent.exists():
-            _MADE.add(base.parent)
-        base.mkdir(parents=True, exist_ok=True)
-        try:
-            private = Path(tempfile.mkdtemp(prefix="run-", dir=base))
-            break
-        except FileNotFoundError:  # an overlapping run removed the empty ``tmp`` just now
-            continue
-    try:
-        yield private
-    finally:
-        shutil.rmtree(private, ignore_errors=True)
-        for made in (base, *([base.parent] if base.parent in _MADE else [])):
-            with suppress(OSError):  # not empty: another run, or something else, lives there
-                made.rmdir()
-                _MADE.discard(made)
 
 
 def project_paths(project: Path) -> list[str]:

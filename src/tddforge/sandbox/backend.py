@@ -1,6 +1,7 @@
 """Build the command line that confines one command, per backend.
 
-Three backends, best first:
+Four backends, best first (``tddforge sandbox-info`` measures what each
+gives on the machine at hand; :mod:`tddforge.sandbox.guarantees` names them):
 
 ``bwrap``
     bubblewrap: read-only ``/``, fresh ``/dev``, ``/proc`` and ``/tmp``, the
@@ -8,16 +9,29 @@ Three backends, best first:
     not the host's, so a listener on the host's 127.0.0.1 is unreachable),
     own pid namespace, ``--die-with-parent`` so killing bwrap kills every
     process inside, even one that called ``setsid``.
+``namespaces``
+    the same guarantees with no bubblewrap installed: our own launcher
+    (:mod:`tddforge.sandbox.namespaces`, stdlib only) enters new mount,
+    network and pid namespaces (and a user namespace when we are not root),
+    makes the whole tree read-only but for the work dir and a private
+    ``/tmp``, and runs the command under a pid 1 that takes every process
+    with it when it dies.
 ``unshare``
     util-linux ``unshare --net --pid --fork --kill-child``: no network and
     the same "pid 1 dies, everything dies" guarantee, but the file system
-    is not confined. Loopback starts down in a new net namespace; it is
-    brought up (``ip link set lo up``) when ``ip`` exists, only so that
-    tests which serve on 127.0.0.1 work; isolation does not depend on it.
+    is not confined. Used only where mounts are refused (a kernel or
+    security module that allows namespaces but not mounting in them).
+    Loopback starts down in a new net namespace; it is brought up (``ip
+    link set lo up``) when ``ip`` exists, only so that tests which serve on
+    127.0.0.1 work; isolation does not depend on it.
 ``none``
     a plain subprocess in its own session. Only limits, the uid drop below
     and the wall timeout apply; a grandchild that calls ``setsid`` escapes
     the group kill.
+
+``TDDFORGE_SANDBOX`` names the backend to use instead of the strongest that
+works (``bwrap``, ``namespaces``, ``unshare``, ``none`` or ``auto``); a named
+backend that does not work here is an error, never a silent downgrade.
 
 Every backend runs under ``prlimit`` (CPU, address space, file size,
 processes, no core files); ``prlimit`` is an exec, not a ``preexec_fn``,
@@ -47,13 +61,18 @@ import functools
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-BACKENDS = ("bwrap", "unshare", "none")
+from tddforge.errors import SandboxError
+
+BACKENDS = ("bwrap", "namespaces", "unshare", "none")
+ENV_VAR = "TDDFORGE_SANDBOX"
 DEFAULT_UID = 65534
+LAUNCHER = Path(__file__).with_name("namespaces.py")
 _PROBE_TIMEOUT = 10.0
 
 
@@ -65,6 +84,8 @@ class Confinement:
     cwd: Path
     readonly_paths: tuple[Path, ...] = ()
     uid: int | None = None
+    #: Scratch directories outside the work dir that this run may write as well.
+    writable_paths: tuple[Path, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -139,7 +160,8 @@ def bwrap_prefix(box: Confinement) -> list[str]:
     for path in box.readonly_paths:
         args += ["--ro-bind", str(path), str(path)]
     # After the tmpfs, so a work dir under /tmp stays visible and writable.
-    args += ["--bind", str(box.work_dir), str(box.work_dir)]
+    for path in (box.work_dir, *box.writable_paths):
+        args += ["--bind", str(path), str(path)]
     if box.uid is None:
         args += ["--unshare-all", "--cap-drop", "ALL"] if os.geteuid() == 0 else ["--unshare-all"]
     else:
@@ -162,12 +184,27 @@ def unshare_prefix(box: Confinement) -> list[str]:
     return args + (setpriv_prefix(box.uid) if box.uid is not None else [])
 
 
+def namespaces_prefix(box: Confinement, *, legacy_remount: bool = False) -> list[str]:
+    """Our launcher's arguments: the namespaces, the mounts, then the command (see its module)."""
+    python = sys.executable or tool("python3") or "python3"
+    args = [python, "-I", "-S", "-B", str(LAUNCHER), f"work={box.work_dir}", f"cwd={box.cwd}"]
+    args += [f"writable={p}" for p in box.writable_paths]
+    args += [f"readonly={p}" for p in box.readonly_paths]
+    if box.uid is None and os.geteuid() == 0:
+        args.append("drop_caps=1")  # root with no uid to drop to: an empty bounding set
+    if legacy_remount:
+        args.append("legacy_remount=1")
+    return [*args, "--", *(setpriv_prefix(box.uid) if box.uid is not None else [])]
+
+
 def confined_argv(
     backend: str, argv: Sequence[str], box: Confinement, limits: RLimits
 ) -> list[str]:
     """The full command line running ``argv`` confined by ``backend``."""
     if backend == "bwrap":
         inner = bwrap_prefix(box)
+    elif backend == "namespaces":
+        inner = namespaces_prefix(box)
     elif backend == "unshare":
         inner = unshare_prefix(box)
     else:
@@ -175,25 +212,57 @@ def confined_argv(
     return [*prlimit_prefix(limits, box.uid), *inner, *argv]
 
 
-@functools.cache
+#: What each backend needs installed besides ``prlimit`` (and ``setpriv`` to drop a uid).
+_NEEDS: dict[str, tuple[str, ...]] = {"bwrap": ("bwrap",), "unshare": ("unshare",)}
+#: Backends that keep the file system outside the work dir read-only (the probe checks it).
+READ_ONLY_ROOT = frozenset({"bwrap", "namespaces"})
+#: Backends that give each run a fresh, private ``/tmp``.
+PRIVATE_TMP = READ_ONLY_ROOT
+
+
 def backend_works(backend: str, uid: int | None) -> bool:
     """Whether ``backend`` can start a command here (probed once, then cached)."""
+    return backend_problem(backend, uid) is None
+
+
+@functools.cache
+def backend_problem(backend: str, uid: int | None) -> str | None:
+    """Why ``backend`` cannot confine a command here, or None when it can (probed once)."""
     if backend == "none":
-        return True
-    needed = ("prlimit", backend) + (("setpriv",) if uid is not None else ())
-    if any(tool(name) is None for name in needed):
-        return False
+        return None
+    needed = ("prlimit", *_NEEDS.get(backend, ())) + (("setpriv",) if uid is not None else ())
+    missing = [name for name in needed if tool(name) is None]
+    if missing:
+        return f"{', '.join(missing)} not installed"
     with tempfile.TemporaryDirectory(prefix="tddforge-probe-") as tmp:
-        box = Confinement(work_dir=Path(tmp), cwd=Path(tmp), uid=uid)
+        work = Path(tmp) / "work"
+        work.mkdir()
+        box = Confinement(work_dir=work, cwd=work, uid=uid)
         limits = RLimits(60, 1 << 30, 1 << 20, 64)
-        argv = confined_argv(backend, ["/bin/sh", "-c", "echo ok > probe"], box, limits)
+        script = "echo ok > probe; echo x > ../outside 2>/dev/null; true"
+        argv = confined_argv(backend, ["/bin/sh", "-c", script], box, limits)
         try:
             done = subprocess.run(
-                argv, cwd=tmp, capture_output=True, timeout=_PROBE_TIMEOUT, check=False
+                argv, cwd=work, capture_output=True, timeout=_PROBE_TIMEOUT, check=False
             )
-        except (OSError, subprocess.TimeoutExpired):
-            return False
-        return done.returncode == 0 and (Path(tmp) / "probe").is_file()
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            return f"its probe did not finish: {exc}"
+        if done.returncode != 0 or not (work / "probe").is_file():
+            said = done.stderr.decode(errors="replace").strip().splitlines()
+            return f"its probe failed: {said[-1] if said else f'exit {done.returncode}'}"
+        if backend in READ_ONLY_ROOT and (Path(tmp) / "outside").exists():
+            return "its probe wrote outside the work dir"
+    return None
+
+
+def requested_backend(environ: Mapping[str, str] | None = None) -> str | None:
+    """The backend ``TDDFORGE_SANDBOX`` names (None for unset or ``auto``); raise when unknown."""
+    value = (os.environ if environ is None else environ).get(ENV_VAR, "").strip().lower()
+    if value in ("", "auto"):
+        return None
+    if value not in BACKENDS:
+        raise SandboxError(f"{ENV_VAR}={value!r} is not a sandbox backend; choose from {BACKENDS}")
+    return value
 
 
 def detect_backend(uid: int | None = DEFAULT_UID) -> str:
@@ -203,3 +272,16 @@ def detect_backend(uid: int | None = DEFAULT_UID) -> str:
         if backend_works(backend, uid):
             return backend
     return "none"  # pragma: no cover - "none" always works
+
+
+def choose_backend(forced: str | None = None, uid: int | None = DEFAULT_UID) -> str:
+    """``forced``, else ``TDDFORGE_SANDBOX``, else the strongest that works; raise when unusable."""
+    wanted = forced if forced is not None else requested_backend()
+    if wanted is None:
+        return detect_backend(uid)
+    if wanted not in BACKENDS:
+        raise SandboxError(f"unknown sandbox backend {wanted!r}; choose from {BACKENDS}")
+    problem = backend_problem(wanted, drop_uid(uid))
+    if problem is not None:
+        raise SandboxError(f"sandbox backend {wanted!r} does not work on this machine: {problem}")
+    return wanted

@@ -11,45 +11,56 @@ The child's environment is built from an allow-list (PATH, HOME, locale,
 and handed to ``Popen``; every backend passes exactly that on, so it has the
 effect of bwrap's ``--clearenv``: API keys in our environment never reach
 the child, and names that look like credentials are refused outright.
+
+Nothing of ours goes into the work dir. What a run needs besides the
+project (our pytest plugin, result files, coverage data) lives in a
+``scratch()`` directory outside it, which the backend binds writable for
+runs started while it is open, and which is removed when it closes. HOME
+(and TMPDIR) are the private ``/tmp`` of the confining backends, and a
+directory of the sandbox's own, removed with it, on the others.
 """
 
 from __future__ import annotations
 
 import contextlib
-import logging
 import os
 import select
 import selectors
 import shutil
 import signal
 import subprocess
+import tempfile
+import threading
 import time
-from collections.abc import Mapping, Sequence
+import weakref
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
 from tddforge.errors import SandboxError
 from tddforge.sandbox.backend import (
-    BACKENDS,
     DEFAULT_UID,
+    PRIVATE_TMP,
     Confinement,
     RLimits,
-    backend_works,
+    choose_backend,
     confined_argv,
-    detect_backend,
     drop_uid,
 )
 
 if TYPE_CHECKING:
     from tddforge.config import SandboxConfig
 
-logger = logging.getLogger(__name__)
-
 OUTPUT_CAP = 1 << 20  # bytes kept per stream: the last MiB
 _DRAIN_AFTER_EXIT = 1.0  # seconds to read pipes still held open by an orphan
 _SECRET_MARKERS = ("API_KEY", "TOKEN", "SECRET", "PASSWORD")
-_warned: set[str] = set()
+_USED: set[str] = set()  # the backends this process's sandboxes ran with
+
+
+def used_backends() -> frozenset[str]:
+    """The backends the sandboxes of this process were built with (for the one notice)."""
+    return frozenset(_USED)
 
 
 @dataclass(frozen=True)
@@ -138,19 +149,39 @@ class Sandbox:
         self.readonly_paths = tuple(Path(p).resolve() for p in readonly_paths)
         self.env = _checked_env(env or {})
         self.uid = drop_uid(uid)
-        self.backend = self._choose_backend(backend)
+        self.backend = choose_backend(backend, uid)
+        _USED.add(self.backend)
+        self._scratch: set[Path] = set()
+        self._home: Path | None = None
+        self._lock = threading.Lock()
 
-    def _choose_backend(self, forced: str | None) -> str:
-        if forced is None:
-            chosen = detect_backend(self.uid)
-        elif forced not in BACKENDS:
-            raise SandboxError(f"unknown sandbox backend {forced!r}; choose from {BACKENDS}")
-        elif not backend_works(forced, self.uid):
-            raise SandboxError(f"sandbox backend {forced!r} does not work on this machine")
-        else:
-            chosen = forced
-        _warn_once(chosen)
-        return chosen
+    @contextlib.contextmanager
+    def scratch(self) -> Iterator[Path]:
+        """A fresh directory outside the work dir, writable by the runs started while it is open.
+
+        It is removed when the block ends, whatever the run left in it.
+        """
+        path = Path(tempfile.mkdtemp(prefix="tddforge-run-")).resolve()
+        with self._lock:
+            self._scratch.add(path)
+        try:
+            yield path
+        finally:
+            with self._lock:
+                self._scratch.discard(path)
+            shutil.rmtree(path, ignore_errors=True)
+
+    @property
+    def private_home(self) -> Path | None:
+        """The host directory serving as HOME and TMPDIR, on the backends without a private /tmp."""
+        return self._home
+
+    def close(self) -> None:
+        """Remove the sandbox's own HOME, when it has one (only the weaker backends do)."""
+        with self._lock:
+            home, self._home = self._home, None
+        if home is not None:
+            shutil.rmtree(home, ignore_errors=True)
 
     def run(
         self,
@@ -224,7 +255,9 @@ class Sandbox:
         program = _check_executable(argv[0], env["PATH"], workdir)
         named = (*self.readonly_paths, *(Path(p).resolve() for p in readonly_paths))
         visible = tuple(dict.fromkeys((*named, *program_homes(program, self.work_dir))))
-        box = Confinement(self.work_dir, workdir, visible, self.uid)
+        with self._lock:
+            writable = tuple(sorted(self._scratch))
+        box = Confinement(self.work_dir, workdir, visible, self.uid, writable)
         return confined_argv(self.backend, list(argv), box, self.limits.rlimits()), env, workdir
 
     def _execute(
@@ -253,9 +286,11 @@ class Sandbox:
 
     def _child_env(self, extra: Mapping[str, str]) -> dict[str, str]:
         """The allow-listed environment; nothing else of ours reaches the child."""
+        home = self._home_dir()
         env = {
             "PATH": os.environ.get("PATH") or os.defpath,
-            "HOME": self._home(),
+            "HOME": home,
+            "TMPDIR": home,
             "LANG": "C.UTF-8",
             "LC_ALL": "C.UTF-8",
             "PYTHONDONTWRITEBYTECODE": "1",
@@ -263,12 +298,15 @@ class Sandbox:
         }
         return {**env, **self.env, **_checked_env(extra)}
 
-    def _home(self) -> str:
-        if self.backend == "bwrap":
+    def _home_dir(self) -> str:
+        """``/tmp`` where it is private to the run; else the sandbox's own directory."""
+        if self.backend in PRIVATE_TMP:
             return "/tmp"  # a fresh tmpfs per run
-        home = self.work_dir / ".tddforge" / "home"
-        home.mkdir(parents=True, exist_ok=True)
-        return str(home)
+        with self._lock:
+            if self._home is None:
+                self._home = Path(tempfile.mkdtemp(prefix="tddforge-home-"))
+                weakref.finalize(self, shutil.rmtree, self._home, ignore_errors=True)
+            return str(self._home)
 
 
 def _checked_env(env: Mapping[str, str]) -> dict[str, str]:
@@ -311,22 +349,6 @@ def _symlink_hops(path: Path, limit: int = 16) -> list[Path]:
         path = target if target.is_absolute() else path.parent / target
         hops.append(path)
     return hops
-
-
-def _warn_once(backend: str) -> None:
-    if backend == "bwrap" or backend in _warned:
-        return
-    _warned.add(backend)
-    if backend == "unshare":
-        logger.warning(
-            "sandbox backend 'unshare' (bubblewrap unavailable or not chosen): no network, "
-            "limits and timeouts apply, but the file system is NOT read-only"
-        )
-    else:
-        logger.warning(
-            "NO SANDBOX (backend 'none'): generated code runs with only resource limits "
-            "and a timeout, with network and full file access"
-        )
 
 
 def _pump(

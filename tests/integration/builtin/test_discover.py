@@ -240,6 +240,7 @@ def test_missing_dependency(tmp_path: Path) -> None:
     assert "dependency is missing" in message
 
 
+@pytest.mark.needs_sandbox("no_network")
 def test_network_access_at_import_time(tmp_path: Path) -> None:
     source = """
         import socket
@@ -250,6 +251,7 @@ def test_network_access_at_import_time(tmp_path: Path) -> None:
     assert "network" in message
 
 
+@pytest.mark.needs_sandbox("read_only_root")
 def test_writing_outside_the_work_dir_at_import_time(tmp_path: Path) -> None:
     outside = Path("/var/tmp") / f"tddforge-discovery-{uuid.uuid4().hex}"
     try:

@@ -30,7 +30,8 @@ def _backend(name: str) -> object:
     return pytest.param(name, marks=pytest.mark.skipif(not works, reason=f"{name} unusable here"))
 
 
-CONFINED = [_backend("bwrap"), _backend("unshare")]
+CONFINED = [_backend("bwrap"), _backend("namespaces"), _backend("unshare")]
+READ_ONLY = [_backend("bwrap"), _backend("namespaces")]
 
 
 @pytest.fixture
@@ -146,9 +147,8 @@ def test_timeout_kills_loop_and_setsid_grandchild(backend: str, work: Path) -> N
             os.kill(pid, signal.SIGKILL)
 
 
-def test_read_only_root_and_private_tmp(work: Path, tmp_path: Path) -> None:
-    if not backend_works("bwrap", drop_uid()):
-        pytest.skip("bwrap unusable here")
+@pytest.mark.parametrize("backend", READ_ONLY)
+def test_read_only_root_and_private_tmp(backend: str, work: Path, tmp_path: Path) -> None:
     outside = tmp_path / "outside"
     outside.mkdir()
     code = f"""
@@ -160,7 +160,7 @@ for target in ["/etc/tddforge-probe", "{outside}/escaped", "{work}/inside"]:
     except OSError as exc:
         print(target, "refused", exc.errno)
 """
-    result = run_py(Sandbox(work, LIMITS, backend="bwrap"), code)
+    result = run_py(Sandbox(work, LIMITS, backend=backend), code)
     lines = result.stdout.splitlines()
     assert lines[0].endswith("refused 30"), result.stdout + result.stderr  # EROFS
     assert not (outside / "escaped").exists()
