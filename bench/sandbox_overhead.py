@@ -11,29 +11,16 @@ from __future__ import annotations
 
 import argparse
 import functools
-import statistics
 import subprocess
 import sys
 import tempfile
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 from tddforge.sandbox import BACKENDS, Limits, Sandbox
 from tddforge.sandbox.backend import backend_works, drop_uid
+from tddforge.sandbox.guarantees import median_ms
 
 ARGV = [sys.executable, "-c", "pass"]
-
-
-def median_ms(action: Callable[[], object], runs: int) -> float:
-    """Median wall time of ``action`` in milliseconds, after one warm-up run."""
-    action()
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        action()
-        times.append((time.perf_counter() - start) * 1000)
-    return statistics.median(times)
 
 
 def main() -> None:

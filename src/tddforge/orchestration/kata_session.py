@@ -144,7 +144,7 @@ def _open(
             saved.max_cycles = options.max_cycles
             if saved.stop_reason == "max_cycles":
                 saved.stop_reason = None
-        run = RunDir(work / STATE_DIR / "runs" / saved.run_id, saved.run_id)
+        run = RunDir.at(work, saved.run_id)
         run.path.mkdir(parents=True, exist_ok=True)
         return saved, run
     head = scaffold(work, runner, inputs.kata_text)

@@ -16,6 +16,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from tddforge.errors import InputError
+from tddforge.store.rundir import RUN_ID_PATTERN
 
 SESSION_FILE = "session.json"
 
@@ -91,7 +92,7 @@ class SessionState(_Model):
     version: int = 1
     kata_path: str
     work_dir: str
-    run_id: str
+    run_id: str = Field(pattern=RUN_ID_PATTERN)
     max_cycles: int
     model: str = ""
     started_at: float = Field(default_factory=time.time)

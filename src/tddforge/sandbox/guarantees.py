@@ -241,13 +241,14 @@ def overhead_ms(backend: str, runs: int = 5) -> float | None:
         return None
     with tempfile.TemporaryDirectory(prefix="tddforge-overhead-") as tmp:
         box = Sandbox(Path(tmp), _LIMITS, backend=backend)
-        bare = _median_ms(lambda: subprocess.run(["true"], check=False), runs)
-        confined = _median_ms(lambda: box.run(["true"]), runs)
+        bare = median_ms(lambda: subprocess.run(["true"], check=False), runs)
+        confined = median_ms(lambda: box.run(["true"]), runs)
     return round(confined - bare, 1)
 
 
-def _median_ms(action: Callable[[], object], runs: int) -> float:
-    action()  # warm-up
+def median_ms(action: Callable[[], object], runs: int) -> float:
+    """Median wall time of ``action`` in milliseconds, after one warm-up run."""
+    action()
     times = []
     for _ in range(runs):
         start = time.perf_counter()

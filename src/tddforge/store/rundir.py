@@ -9,6 +9,7 @@ keeping: an input error leaves nothing behind.
 from __future__ import annotations
 
 import json
+import re
 import secrets
 import time
 from datetime import datetime, timezone
@@ -17,9 +18,13 @@ from typing import Any
 
 import yaml
 
+from tddforge.errors import InputError
 from tddforge.workspace.confined import confine
 
 STATE_DIR = ".tddforge"
+#: A run id is one plain path component (the session file that names it is writable by
+#: generated code, so a resumed session's id is checked, never trusted).
+RUN_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
 
 
 def new_run_id(kind: str) -> str:
@@ -38,10 +43,17 @@ class RunDir:
     @classmethod
     def create(cls, project_dir: Path, kind: str, run_id: str | None = None) -> RunDir:
         """Create ``.tddforge/runs/<run-id>/`` in ``project_dir``."""
-        run_id = run_id or new_run_id(kind)
-        path = project_dir / STATE_DIR / "runs" / run_id
-        path.mkdir(parents=True, exist_ok=False)
-        return cls(path, run_id)
+        run = cls.at(project_dir, run_id or new_run_id(kind))
+        run.path.mkdir(parents=True, exist_ok=False)
+        return run
+
+    @classmethod
+    def at(cls, project_dir: Path, run_id: str) -> RunDir:
+        """The run directory of ``run_id`` in ``project_dir``; ``InputError`` for an id that
+        is not one plain path component."""
+        if re.fullmatch(RUN_ID_PATTERN, run_id) is None:
+            raise InputError(f"not a run id: {run_id!r}")
+        return cls(project_dir / STATE_DIR / "runs" / run_id, run_id)
 
     def event(self, name: str, **data: Any) -> None:
         """Append one event line to ``events.jsonl``."""
