@@ -21,6 +21,7 @@ from tddforge.sandbox.backend import (
     drop_uid,
     namespaces_prefix,
 )
+from tddforge.sandbox.sandbox import program_homes
 
 pytestmark = [
     pytest.mark.integration,
@@ -55,7 +56,8 @@ print("caps", [l.split()[1] for l in open("/proc/self/status") if l.startswith("
 def _launch(
     python: str, work: Path, outside: Path, *, legacy: bool, as_uid: int | None = None
 ) -> subprocess.CompletedProcess[str]:
-    box = Confinement(work_dir=work, cwd=work)
+    # The interpreter stays visible where it lives under /tmp (a venv of a fresh clone there).
+    box = Confinement(work_dir=work, cwd=work, readonly_paths=program_homes(Path(python), work))
     argv = namespaces_prefix(box, legacy_remount=legacy)
     argv[0] = python
     if "drop_caps=1" in argv and as_uid is not None:
