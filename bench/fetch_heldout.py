@@ -1,0 +1,189 @@
+"""Download, check and unpack the held-out benchmark targets pinned in bench/heldout_targets.tsv.
+
+Usage: python bench/fetch_heldout.py [DEST]   (default: bench-targets-heldout). Idempotent.
+
+Each pinned sdist is fetched with this interpreter's pip into DEST/sdist (kept when its sha256
+already matches), checked against its pin and unpacked into DEST/src. Then DEST/targets.tsv is
+written in the format ../shared/bench/fetch_targets.sh writes (id, unpacked dir (absolute),
+pythonpath, module, upstream tests), so ``python bench/builtin_vs_pynguin.py --targets DEST``
+reads it. These modules were never tuned on: measure with them, do not tune on them.
+
+Exit status: 0 when every target is in place, 2 on a sha256 mismatch, 1 on any other error.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import subprocess
+import sys
+import tarfile
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+PINS = Path(__file__).with_name("heldout_targets.tsv")
+COLUMNS = 8  # id, pip_spec, sha256, sdist_file, unpacked_dir, pythonpath, module, upstream_tests
+HEADER = "# id\tdir\tpythonpath\tmodule\tupstream_tests"
+SHA_MISMATCH = 2
+
+
+class FetchError(Exception):
+    """A step failed; the message is one line."""
+
+
+class ShaMismatch(FetchError):
+    """A downloaded sdist is not the pinned one."""
+
+
+@dataclass(frozen=True)
+class Pin:
+    """One row of heldout_targets.tsv."""
+
+    id: str
+    spec: str
+    sha256: str
+    sdist: str
+    unpacked: str
+    pythonpath: str
+    module: str
+    tests: str
+
+
+def read_pins(path: Path) -> list[Pin]:
+    """The pinned targets, in file order; comment and blank lines are skipped."""
+    pins = []
+    for number, line in enumerate(path.read_text().splitlines(), start=1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        fields = line.split("\t")
+        if len(fields) != COLUMNS:
+            raise FetchError(f"{path}:{number}: {len(fields)} columns, expected {COLUMNS}")
+        pins.append(Pin(*fields))
+    if not pins:
+        raise FetchError(f"{path}: no targets")
+    return pins
+
+
+def sha256_of(path: Path) -> str:
+    """The file's sha256, hex."""
+    digest = hashlib.sha256()
+    with path.open("rb") as stream:
+        for chunk in iter(lambda: stream.read(1 << 16), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def pip_download(spec: str, into: Path) -> None:
+    """The sdist of ``spec`` (no dependencies, no wheels) into ``into`` with this Python's pip.
+
+    Without build isolation first (no backend sdists to fetch when the build backend is
+    installed here), then with it.
+    """
+    command = [sys.executable, "-m", "pip", "download", "-q", "--disable-pip-version-check"]
+    command += ["--no-deps", "--no-binary", ":all:", "-d", str(into), spec]
+    for extra in (["--no-build-isolation"], []):
+        proc = subprocess.run([*command, *extra], capture_output=True, text=True, check=False)
+        if proc.returncode == 0:
+            return
+    lines = [line for line in proc.stderr.splitlines() if line.startswith("ERROR")]
+    last = (lines or proc.stderr.strip().splitlines() or ["no output"])[-1]
+    raise FetchError(f"pip download {spec} failed: {last.strip()}")
+
+
+def fetch(pin: Pin, sdists: Path) -> Path:
+    """The pinned sdist in ``sdists``, downloaded unless a copy with the right sha256 is there."""
+    archive = sdists / pin.sdist
+    if archive.is_file() and sha256_of(archive) == pin.sha256:
+        return archive
+    archive.unlink(missing_ok=True)
+    pip_download(pin.spec, sdists)
+    if not archive.is_file():
+        raise FetchError(f"pip download {pin.spec} did not write {archive}")
+    actual = sha256_of(archive)
+    if actual != pin.sha256:
+        raise ShaMismatch(f"sha256 mismatch: {archive}: expected {pin.sha256}, got {actual}")
+    return archive
+
+
+def safe_members(archive: Path, tar: tarfile.TarFile, top: str) -> list[tarfile.TarInfo]:
+    """The members of ``archive`` (open as ``tar``): regular files or dirs under ``top``."""
+    members = tar.getmembers()
+    for member in members:
+        parts = Path(member.name).parts
+        if not parts or parts[0] != top or ".." in parts or Path(member.name).is_absolute():
+            raise FetchError(f"{archive}: unexpected member {member.name!r} (not under {top}/)")
+        if not (member.isfile() or member.isdir()):
+            raise FetchError(f"{archive}: member {member.name!r} is not a file or directory")
+    return members
+
+
+def unpack(pin: Pin, archive: Path, src: Path) -> Path:
+    """``src/<unpacked_dir>``, extracted from ``archive`` unless it is already there.
+
+    The archive is unpacked into a temporary dir in ``src`` and then moved in place, so an
+    interrupted run leaves no half-unpacked dir behind.
+    """
+    target = src / pin.unpacked
+    if not target.is_dir():
+        with (
+            tempfile.TemporaryDirectory(dir=src, prefix=".unpack-") as tmp,
+            tarfile.open(archive) as tar,
+        ):
+            members = safe_members(archive, tar, pin.unpacked)
+            if hasattr(tarfile, "data_filter"):
+                tar.extractall(tmp, members=members, filter="data")
+            else:  # Python 3.10 before 3.10.12: the members were checked above.
+                tar.extractall(tmp, members=members)
+            Path(tmp, pin.unpacked).rename(target)
+    for relative in (pin.module, pin.tests):
+        if not (target / relative).is_file():
+            raise FetchError(f"{target}: no {relative}")
+    return target
+
+
+def write_targets(rows: list[tuple[Pin, Path]], out: Path) -> None:
+    """DEST/targets.tsv, the way fetch_targets.sh writes it; replaced whole, never half written."""
+    lines = [HEADER]
+    lines += ["\t".join((pin.id, str(d), pin.pythonpath, pin.module, pin.tests)) for pin, d in rows]
+    partial = out.with_suffix(".tsv.partial")
+    partial.write_text("\n".join(lines) + "\n")
+    partial.replace(out)
+
+
+def show(out: Path) -> None:
+    """targets.tsv as aligned columns."""
+    table = [line.split("\t") for line in out.read_text().splitlines()]
+    widths = [max(len(row[i]) for row in table) for i in range(len(table[0]))]
+    for row in table:
+        cells = [cell.ljust(width) for cell, width in zip(row, widths, strict=True)]
+        print("  ".join(cells).rstrip())
+
+
+def main(argv: list[str]) -> int:
+    """Fetch every pinned target into DEST; the exit status."""
+    if argv and argv[0] in ("-h", "--help"):
+        print(__doc__)
+        return 0
+    if len(argv) > 1 or (argv and argv[0].startswith("-")):
+        print("usage: python bench/fetch_heldout.py [DEST]", file=sys.stderr)
+        return 1
+    dest = Path(argv[0] if argv else "bench-targets-heldout").resolve()
+    sdists, src = dest / "sdist", dest / "src"
+    try:
+        pins = read_pins(PINS)
+        sdists.mkdir(parents=True, exist_ok=True)
+        src.mkdir(parents=True, exist_ok=True)
+        rows = [(pin, unpack(pin, fetch(pin, sdists), src)) for pin in pins]
+        write_targets(rows, dest / "targets.tsv")
+    except ShaMismatch as error:
+        print(f"error: {error}", file=sys.stderr)
+        return SHA_MISMATCH
+    except (FetchError, OSError, tarfile.TarError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    show(dest / "targets.tsv")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
