@@ -11,19 +11,14 @@ The object is passed explicitly to whatever needs it; there is no global.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from tddforge.compat import tomllib
 from tddforge.errors import ConfigError
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on 3.10 only
-    import tomli as tomllib  # type: ignore[no-redef,import-not-found,unused-ignore]
 
 
 class _Frozen(BaseModel):

@@ -21,6 +21,7 @@ from tddforge.llm.fakeserver import FakeOpenAIServer
 from tddforge.orchestration.red_stage import RedOptions, run_red
 from tddforge.runner import interpreter_for
 from tddforge.spec import load_spec
+from tddforge.types import Progress
 
 Reporter = Callable[[dict[str, Any], tuple[Path, ...], bool], None]
 
@@ -34,7 +35,7 @@ def _prepare(project: Path | None) -> Path:
     return project.resolve()
 
 
-def run_demo(project: Path | None, progress: Callable[[str], None], report: Reporter) -> int:
+def run_demo(project: Path | None, progress: Progress, report: Reporter) -> int:
     """Run the demo and return the exit code (0 when the RED is valid)."""
     root = _prepare(project)
     examples = resources.files("tddforge") / "examples"

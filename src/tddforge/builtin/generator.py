@@ -50,12 +50,12 @@ from tddforge.builtin.writer import write_module, written_keys
 from tddforge.config import Settings
 from tddforge.mutation.mutant import Mutant, apply_mutant
 from tddforge.sandbox import Limits, Sandbox
+from tddforge.types import Progress
 
 SEARCH_SHARE = 0.7  # of the budget; the mutant-directed phase gets the rest
 MIN_PHASE_SECONDS = 2.0
 PER_MUTANT_CALLS = 64  # calls made from one mutant's line literals or its helper's call sites
 MAX_NEW_CALLS = 600
-Progress = Callable[[str], None]
 
 
 class BuiltinSuiteGenerator:

@@ -31,10 +31,10 @@ from tddforge.mutation.report import MutantResult, MutationReport
 from tddforge.runner import project_paths
 from tddforge.runner.pytest_config import NEUTRAL_INI, neutral_args
 from tddforge.sandbox import Limits, Sandbox
+from tddforge.types import Tally
 from tddforge.workspace.git import Git
 
 WORKER_SOURCE = Path(__file__).with_name("worker.py")
-Progress = Callable[[int, int], None]
 
 
 @dataclass(frozen=True)
@@ -209,7 +209,7 @@ def _workspace(sandbox: Sandbox) -> Iterator[Path]:
 def score(
     job: MutationJob,
     settings: Settings,
-    progress: Progress | None = None,
+    progress: Tally | None = None,
     *,
     cache: VerdictCache | None = None,
 ) -> MutationReport:
@@ -245,7 +245,7 @@ def with_neutral_fallback(
 
 
 def _score_cold(
-    job: MutationJob, settings: Settings, progress: Progress | None, cache: VerdictCache | None
+    job: MutationJob, settings: Settings, progress: Tally | None, cache: VerdictCache | None
 ) -> MutationReport:
     prep = prepare(job, cache)
     started = time.monotonic()
@@ -295,7 +295,7 @@ class WarmWorker:
     def score(
         self,
         job: MutationJob,
-        progress: Progress | None = None,
+        progress: Tally | None = None,
         *,
         cache: VerdictCache | None = None,
     ) -> MutationReport:
@@ -303,7 +303,7 @@ class WarmWorker:
         return with_neutral_fallback(job, lambda j: self._score(j, progress, cache))
 
     def _score(
-        self, job: MutationJob, progress: Progress | None, cache: VerdictCache | None
+        self, job: MutationJob, progress: Tally | None, cache: VerdictCache | None
     ) -> MutationReport:
         prep = prepare(job, cache)
         started = time.monotonic()
@@ -367,7 +367,7 @@ def _in_thread(call: Callable[[], Any]) -> _Background:
     return thread
 
 
-def _follow(results: Path, total: int, thread: _Background, progress: Progress | None) -> None:
+def _follow(results: Path, total: int, thread: _Background, progress: Tally | None) -> None:
     """Wait for the worker, reporting how many verdicts have arrived."""
     while thread.is_alive():
         thread.join(0.25)
@@ -524,7 +524,7 @@ def run_ground_truth(
     job: MutationJob,
     settings: Settings,
     mutants: Sequence[Mutant],
-    progress: Progress | None = None,
+    progress: Tally | None = None,
     *,
     report: MutationReport | None = None,
 ) -> dict[str, str]:

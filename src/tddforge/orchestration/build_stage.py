@@ -9,7 +9,6 @@ artifacts ``green.yaml`` and ``refactor.yaml`` are written next to ``red.yaml``.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,9 +26,8 @@ from tddforge.orchestration.kata_session import exclude_state_dir
 from tddforge.orchestration.red_stage import RedOptions, default_artifact_path, run_red
 from tddforge.spec import Spec
 from tddforge.store.rundir import RunDir, dump_data
+from tddforge.types import Progress
 from tddforge.workspace.git import Git
-
-Progress = Callable[[str], None]
 
 
 @dataclass(frozen=True)

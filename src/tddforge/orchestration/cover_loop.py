@@ -11,8 +11,7 @@ tests that pass every rerun, pass alone, and add coverage or kill a mutant.
 from __future__ import annotations
 
 import ast
-import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,6 +20,7 @@ from typing import Any
 from tddforge.agents.cover import CoverTarget, GeneratedSuite, TestSuiteGenerator
 from tddforge.analysis.project import default_test_path, detect_framework, import_name
 from tddforge.analysis.static import drop_unused_imports, format_source
+from tddforge.compat import tomllib
 from tddforge.config import Settings
 from tddforge.errors import InputError, LLMError
 from tddforge.llm import LLMClient
@@ -38,14 +38,8 @@ from tddforge.orchestration.critique import (
 from tddforge.orchestration.reliability import StaticFacts, post_execution, pre_execution
 from tddforge.orchestration.router import ENHANCE, decide, stop_reason, track_progress
 from tddforge.store.rundir import RunDir
+from tddforge.types import Progress
 from tddforge.workspace.paths import confine
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on 3.10 only
-    import tomli as tomllib  # type: ignore[no-redef,import-not-found,unused-ignore]
-
-Progress = Callable[[str], None]
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import shutil
 import statistics
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -32,9 +31,8 @@ from tddforge.orchestration.kata_state import (
 from tddforge.orchestration.supervisor import SupervisorAgent, SupervisorConfig
 from tddforge.runner import interpreter_for
 from tddforge.store.rundir import STATE_DIR, RunDir
+from tddforge.types import Progress
 from tddforge.workspace.git import Git
-
-Progress = Callable[[str], None]
 
 
 @dataclass(frozen=True)

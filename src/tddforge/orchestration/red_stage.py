@@ -8,7 +8,7 @@ over a user's file without keeping a copy in the run directory.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -23,6 +23,7 @@ from tddforge.runner import TestRun, run_pytest
 from tddforge.sandbox import Limits, Sandbox
 from tddforge.spec import Spec, provided_names
 from tddforge.store.rundir import RunDir, dump_data
+from tddforge.types import Progress
 from tddforge.workspace.confined import ConfinedPath
 from tddforge.workspace.fileblocks import FileBlock
 from tddforge.workspace.paths import write_blocks
@@ -48,9 +49,6 @@ class RedOutcome:
     artifact: out.RedArtifact
     written: tuple[Path, ...]
     run: RunDir
-
-
-Progress = Callable[[str], None]
 
 
 def run_red(

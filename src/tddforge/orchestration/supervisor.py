@@ -9,7 +9,6 @@ killed session resumes from its last completed phase.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -43,10 +42,10 @@ from tddforge.orchestration.kata_state import (
     save_session,
 )
 from tddforge.store.rundir import RunDir
+from tddforge.types import Progress
 from tddforge.workspace.git import Git
 from tddforge.workspace.paths import write_file
 
-Progress = Callable[[str], None]
 OUTPUT_IN_CONTEXT = 4_000
 
 

@@ -12,16 +12,11 @@ with an empty one while keeping the rootdir and the project's conftest files.
 from __future__ import annotations
 
 import configparser
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from tddforge.compat import tomllib
 from tddforge.sandbox import Sandbox
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on 3.10 only
-    import tomli as tomllib  # type: ignore[no-redef,import-not-found,unused-ignore]
 
 _NO_TESTS = 5
 NEUTRAL_INI = "[pytest]\n"

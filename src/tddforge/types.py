@@ -1,0 +1,11 @@
+"""Type aliases shared across tddforge, named once."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TypeAlias
+
+#: Reports one line of progress to the user (the CLI prints it; tests collect it).
+Progress: TypeAlias = Callable[[str], None]
+#: Reports a count as work proceeds: ``(done, total)``.
+Tally: TypeAlias = Callable[[int, int], None]
