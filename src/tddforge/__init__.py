@@ -30,9 +30,9 @@ if TYPE_CHECKING:
     from tddforge.agents.implementer import ImplementerAgent
     from tddforge.agents.refactorer import RefactorerAgent
     from tddforge.agents.tester import TesterAgent
+    from tddforge.decisions.kata import Action
     from tddforge.languages.base import LanguageRunner
     from tddforge.languages.python import PythonRunner
-    from tddforge.orchestration.kata_decisions import Action
     from tddforge.orchestration.kata_state import CycleState, SessionState, TDDPhase
     from tddforge.orchestration.supervisor import SupervisorAgent, SupervisorConfig
 
@@ -50,7 +50,7 @@ _LAZY = {
     "RefactorerAgent": "tddforge.agents.refactorer",
     "LanguageRunner": "tddforge.languages.base",
     "PythonRunner": "tddforge.languages.python",
-    "Action": "tddforge.orchestration.kata_decisions",
+    "Action": "tddforge.decisions.kata",
     "CycleState": "tddforge.orchestration.kata_state",
     "SessionState": "tddforge.orchestration.kata_state",
     "TDDPhase": "tddforge.orchestration.kata_state",

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from tddforge.agents.base import AgentContext, AgentResult, AgentRole, parse_status_block
 from tddforge.agents.kata import KataAgent, Reply
-from tddforge.orchestration.kata_decisions import judge_green
+from tddforge.decisions.kata import judge_green
 from tddforge.workspace.snapshot import changed, snapshot
 
 

@@ -11,7 +11,7 @@ from tddforge.agents.base import (
     says,
 )
 from tddforge.agents.kata import KataAgent, Reply
-from tddforge.orchestration.kata_decisions import SuiteCounts, judge_refactor
+from tddforge.decisions.kata import SuiteCounts, judge_refactor
 
 
 class RefactorerAgent(KataAgent):

@@ -13,7 +13,7 @@ from tddforge.agents.base import (
     says,
 )
 from tddforge.agents.kata import KataAgent, Reply
-from tddforge.orchestration.kata_decisions import RedJudgement, judge_red
+from tddforge.decisions.kata import RedJudgement, judge_red
 
 
 class TesterAgent(KataAgent):

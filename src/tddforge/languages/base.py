@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from tddforge.orchestration.red_validation import TestFact
+from tddforge.decisions.red_validation import TestFact
 
 #: Directories never read as part of a codebase (tool state, VCS, caches, venvs).
 SKIPPED_DIRS = frozenset({".git", ".tddforge", ".venv", "venv", "node_modules", "__pycache__"})

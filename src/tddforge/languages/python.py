@@ -17,8 +17,8 @@ from pathlib import Path
 from tddforge.analysis.static import find_ruff
 from tddforge.analysis.testsource import list_tests
 from tddforge.config import SandboxConfig
+from tddforge.decisions.red_validation import MISSING_NAME_KINDS, TestFact
 from tddforge.languages.base import GateResult, LanguageRunner, TestReport
-from tddforge.orchestration.red_validation import MISSING_NAME_KINDS, TestFact
 from tddforge.runner import TestRun, run_pytest
 from tddforge.sandbox import Limits, Sandbox, SandboxResult
 

@@ -17,11 +17,11 @@ from pathlib import Path
 from tddforge.agents.cover import CoverTarget
 from tddforge.analysis.static import StaticReport, analyze
 from tddforge.config import Settings
+from tddforge.decisions.cover_suite import Verdict, stability
 from tddforge.errors import BaselineError, RunnerError
 from tddforge.mutation.cache import VerdictCache
 from tddforge.mutation.engine import MutationJob, WarmWorker
 from tddforge.mutation.report import MutationReport
-from tddforge.orchestration.cover_suite import Verdict, stability
 from tddforge.runner import FileCoverage, TestRun, run_pytest, run_pytest_orders
 from tddforge.runner.pytest_config import ConfigCheck, check_config, neutral_args
 from tddforge.sandbox import Limits, Sandbox

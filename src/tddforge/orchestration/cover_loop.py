@@ -22,12 +22,8 @@ from tddforge.analysis.project import default_test_path, detect_framework, impor
 from tddforge.analysis.static import drop_unused_imports, format_source
 from tddforge.compat import tomllib
 from tddforge.config import Settings
-from tddforge.errors import InputError, LLMError
-from tddforge.llm import LLMClient
-from tddforge.mutation.mutant import diff_line
-from tddforge.orchestration import cover_suite as suites
-from tddforge.orchestration.cover_lab import Checked, Measurement, SuiteLab
-from tddforge.orchestration.critique import (
+from tddforge.decisions import cover_suite as suites
+from tddforge.decisions.critique import (
     AttemptFacts,
     Critique,
     FailingTest,
@@ -35,8 +31,12 @@ from tddforge.orchestration.critique import (
     critique,
     instruction_block,
 )
-from tddforge.orchestration.reliability import StaticFacts, post_execution, pre_execution
-from tddforge.orchestration.router import ENHANCE, decide, stop_reason, track_progress
+from tddforge.decisions.reliability import StaticFacts, post_execution, pre_execution
+from tddforge.decisions.router import ENHANCE, decide, stop_reason, track_progress
+from tddforge.errors import InputError, LLMError
+from tddforge.llm import LLMClient
+from tddforge.mutation.mutant import diff_line
+from tddforge.orchestration.cover_lab import Checked, Measurement, SuiteLab
 from tddforge.store.rundir import RunDir
 from tddforge.types import Progress
 from tddforge.workspace.paths import confine

@@ -18,11 +18,11 @@ from tddforge.agents.implementer import ImplementerAgent
 from tddforge.agents.refactorer import RefactorerAgent
 from tddforge.agents.tester import TesterAgent
 from tddforge.config import Settings
+from tddforge.decisions.kata import exit_code
 from tddforge.errors import InputError, TddforgeError, WorkspaceError
 from tddforge.languages.base import LanguageRunner
 from tddforge.languages.python import PythonRunner
 from tddforge.llm.base import LLMClient
-from tddforge.orchestration.kata_decisions import exit_code
 from tddforge.orchestration.kata_state import (
     SessionState,
     load_session,

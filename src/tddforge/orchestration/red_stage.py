@@ -15,10 +15,10 @@ from pathlib import Path, PurePosixPath
 from tddforge.agents.red import RedAgent, RedReply
 from tddforge.analysis.testsource import list_tests
 from tddforge.config import Settings
+from tddforge.decisions.red_validation import RedPolicy, RedVerdict, TestFact, validate_red
+from tddforge.decisions.traceability import trace
 from tddforge.llm.base import LLMClient
 from tddforge.orchestration import red_artifact as out
-from tddforge.orchestration.red_validation import RedPolicy, RedVerdict, TestFact, validate_red
-from tddforge.orchestration.traceability import trace
 from tddforge.runner import TestRun, run_pytest
 from tddforge.sandbox import Limits, Sandbox
 from tddforge.spec import Spec, provided_names

@@ -1,6 +1,6 @@
 """The kata Supervisor (seed 001): Tester → Implementer → Refactorer cycles, failures, state.
 
-The supervisor acts; the decisions are the pure functions of ``kata_decisions``.
+The supervisor acts; its decisions are the pure functions of ``decisions.kata``.
 It is language-agnostic: everything about the language goes through the
 ``LanguageRunner``. After every completed phase the session state is saved, so a
 killed session resumes from its last completed phase.
@@ -24,9 +24,7 @@ from tddforge.agents.implementer import ImplementerAgent
 from tddforge.agents.refactorer import RefactorerAgent
 from tddforge.agents.tester import TesterAgent
 from tddforge.config import KataConfig
-from tddforge.errors import LLMError, TddforgeError
-from tddforge.languages.base import LanguageRunner
-from tddforge.orchestration.kata_decisions import (
+from tddforge.decisions.kata import (
     Action,
     after_implementer_failure,
     after_overshoot,
@@ -34,6 +32,8 @@ from tddforge.orchestration.kata_decisions import (
     behaviour_of,
     stop_reason,
 )
+from tddforge.errors import LLMError, TddforgeError
+from tddforge.languages.base import LanguageRunner
 from tddforge.orchestration.kata_state import (
     CycleState,
     PhaseMetrics,

@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
+from tddforge.decisions.red_validation import TestFact
 from tddforge.languages.python import PythonRunner, count_assertions, kata_names
-from tddforge.orchestration.red_validation import TestFact
 
 OWN_MODULES = frozenset({"fizzbuzz", "calc"})
 OWN_CLASSES = frozenset({"Calculator"})

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from tddforge.orchestration.critique import Critique
+from tddforge.decisions.critique import Critique
 
 ENHANCE = "ENHANCE"
 FINISH = "FINISH"

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from enum import Enum
 
-from tddforge.orchestration.red_validation import TestFact, classify_failure
+from tddforge.decisions.red_validation import TestFact, classify_failure
 
 FAILING = ("failed", "error")
 #: Stop reasons that mean the session did what it was asked.

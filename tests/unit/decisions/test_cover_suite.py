@@ -9,8 +9,7 @@ import pytest
 
 from tddforge.agents.cover import CoverTarget, LLMSuiteGenerator, extract_code, guardrails
 from tddforge.config import Settings
-from tddforge.llm import ScriptedClient
-from tddforge.orchestration.cover_suite import (
+from tddforge.decisions.cover_suite import (
     covered_without,
     function_source,
     prune_source,
@@ -18,7 +17,8 @@ from tddforge.orchestration.cover_suite import (
     stability,
     units_by_test,
 )  # fmt: skip
-from tddforge.orchestration.cover_suite import test_key as key_of
+from tddforge.decisions.cover_suite import test_key as key_of
+from tddforge.llm import ScriptedClient
 from tddforge.runner import CoverageTotals, FileCoverage, TestOutcome, TestRun
 
 

@@ -7,7 +7,7 @@ from dataclasses import replace
 import pytest
 
 from tddforge.config import CoverConfig
-from tddforge.orchestration.critique import (
+from tddforge.decisions.critique import (
     DEFAULT_INSTRUCTION,
     AttemptFacts,
     Critique,
@@ -16,14 +16,14 @@ from tddforge.orchestration.critique import (
     critique,
     instruction_block,
 )  # fmt: skip
-from tddforge.orchestration.reliability import (
+from tddforge.decisions.reliability import (
     PostReliability,
     PreReliability,
     StaticFacts,
     post_execution,
     pre_execution,
 )  # fmt: skip
-from tddforge.orchestration.router import decide, made_progress, stop_reason, track_progress
+from tddforge.decisions.router import decide, made_progress, stop_reason, track_progress
 
 CFG = CoverConfig()
 

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from tddforge.orchestration.kata_decisions import (
+from tddforge.decisions.kata import (
     Action,
     SuiteCounts,
     after_implementer_failure,
@@ -15,7 +15,7 @@ from tddforge.orchestration.kata_decisions import (
     judge_refactor,
     stop_reason,
 )
-from tddforge.orchestration.red_validation import TestFact
+from tddforge.decisions.red_validation import TestFact
 
 OLD = "tests/t.py::test_old"
 NEW = "tests/t.py::test_new"

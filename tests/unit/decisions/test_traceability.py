@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from tddforge.analysis.testsource import list_tests
-from tddforge.orchestration.traceability import trace
+from tddforge.decisions.traceability import trace
 
 SOURCE = '''
 import pytest

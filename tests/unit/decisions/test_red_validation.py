@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from tddforge.orchestration.red_validation import (
+from tddforge.decisions.red_validation import (
     RedPolicy,
     TestFact,
     classify_failure,

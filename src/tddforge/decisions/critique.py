@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from tddforge.orchestration.reliability import PostReliability, PreReliability
+from tddforge.decisions.reliability import PostReliability, PreReliability
 
 DEFAULT_INSTRUCTION = "- Improve coverage and robustness without breaking existing passing tests."
 MAX_LINES = 10
