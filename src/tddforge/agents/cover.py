@@ -1,9 +1,8 @@
-"""The cover loop's writers: the seam a test-suite generator plugs into, and the LLM one.
+"""The cover loop's LLM writer: the Generator and Enhancer prompts over an ``LLMClient``.
 
-``TestSuiteGenerator`` is what the loop needs: a first suite (seed 002's
-Generator, attempt 0) and a revised one given the Supervisor's instruction
-block (the Enhancer, attempts 1+). ``LLMSuiteGenerator`` does both with the
-seed's prompts; the builtin offline generator
+``LLMSuiteGenerator`` implements ``cover_contract.TestSuiteGenerator``: a first
+suite (the Generator, attempt 0) and a revised one given the critique's
+instruction block (the Enhancer, attempts 1+). The builtin offline generator
 (``tddforge.builtin.generator``) is the other implementation.
 """
 
@@ -11,69 +10,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from tddforge.config import Settings
+from tddforge.cover_contract import CoverTarget, GeneratedSuite
 from tddforge.llm import LLMClient, mean_token_entropy, system_user
 from tddforge.mutation.mutant import Mutant
 from tddforge.prompts import render
 
 _FENCE = re.compile(r"```[ \t]*(?:python|py|python3)?[ \t]*\n(.*?)(?:\n```|\Z)", re.S | re.I)
-
-
-@dataclass(frozen=True)
-class CoverTarget:
-    """The module under test, as the writers see it."""
-
-    project: Path
-    module_rel: str  # path relative to the project, POSIX
-    import_name: str
-    source: str
-    framework: str  # pytest | unittest | django
-    test_path: str  # where the suite is written, relative to the project
-    repo: str
-    version: str
-
-
-@dataclass(frozen=True)
-class GeneratedSuite:
-    """A test module as a writer produced it, with the signals about it."""
-
-    code: str
-    raw: str
-    entropy: float | None = None  # mean token entropy of the reply, when logprobs were collected
-    cost: float = 0.0
-    prompt: str = ""
-    exhausted: bool = False  # the writer has nothing more to offer: more attempts are pointless
-
-
-class TestSuiteGenerator(Protocol):
-    """Writes and revises a test module for a ``CoverTarget``."""
-
-    name: str
-
-    def generate(self, target: CoverTarget) -> GeneratedSuite:
-        """The first suite (attempt 0)."""
-        ...
-
-    def enhance(
-        self,
-        target: CoverTarget,
-        current: str,
-        instruction_block: str,
-        survivors: Sequence[Mutant] = (),
-        killers: Sequence[str] = (),
-    ) -> GeneratedSuite:
-        """A revised suite that applies ``instruction_block`` to ``current``.
-
-        ``survivors`` are the mutants the current suite let live (also described
-        in the block), for a generator that works on them directly; ``killers``
-        names the current tests credited with killing a mutant (the final suite
-        keeps those, and drops tests that neither kill nor cover anything new).
-        """
-        ...
 
 
 def extract_code(reply: str) -> str:

@@ -20,7 +20,6 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from tddforge.agents.cover import CoverTarget, GeneratedSuite
 from tddforge.analysis.static import format_source
 from tddforge.builtin.constants import mine_constants
 from tddforge.builtin.discover import ModuleInfo, discover
@@ -48,6 +47,7 @@ from tddforge.builtin.targeting import (
 from tddforge.builtin.usage import annotate, usage_hints
 from tddforge.builtin.writer import write_module, written_keys
 from tddforge.config import Settings
+from tddforge.cover_contract import CoverTarget, GeneratedSuite
 from tddforge.mutation.mutant import Mutant, apply_mutant
 from tddforge.sandbox import Limits, Sandbox
 from tddforge.types import Progress

@@ -14,9 +14,9 @@ from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tddforge.agents.cover import CoverTarget
 from tddforge.analysis.static import StaticReport, analyze
 from tddforge.config import Settings
+from tddforge.cover_contract import CoverTarget
 from tddforge.decisions.cover_suite import Verdict, stability
 from tddforge.errors import BaselineError, RunnerError
 from tddforge.mutation.cache import VerdictCache

@@ -17,11 +17,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tddforge.agents.cover import CoverTarget, GeneratedSuite, TestSuiteGenerator
 from tddforge.analysis.project import default_test_path, detect_framework, import_name
 from tddforge.analysis.static import drop_unused_imports, format_source
 from tddforge.compat import tomllib
 from tddforge.config import Settings
+from tddforge.cover_contract import CoverTarget, GeneratedSuite, TestSuiteGenerator
 from tddforge.decisions import cover_suite as suites
 from tddforge.decisions.critique import (
     AttemptFacts,

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tddforge.agents.cover import GeneratedSuite
 from tddforge.config import Settings
+from tddforge.cover_contract import GeneratedSuite
 from tddforge.orchestration.cover_lab import SuiteLab
 from tddforge.orchestration.cover_loop import CoverOptions, _assemble, _attempt, load_target
 from tddforge.store.rundir import RunDir
