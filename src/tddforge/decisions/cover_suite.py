@@ -30,7 +30,7 @@ def test_key(nodeid: str) -> str:
 
 
 @dataclass(frozen=True)
-class Verdict:
+class Stability:
     """How one test function behaved over every run."""
 
     key: str
@@ -45,7 +45,7 @@ class Verdict:
         return self.status == "failing" and self.kind in ASSERTION_KINDS
 
 
-def stability(runs: Sequence[TestRun]) -> dict[str, Verdict]:
+def stability(runs: Sequence[TestRun]) -> dict[str, Stability]:
     """A verdict per test function from several runs of the same suite (file order first)."""
     seen: dict[str, dict[str, list[tuple[str, str | None, str]]]] = {}
     for run in runs:
@@ -63,19 +63,19 @@ def stability(runs: Sequence[TestRun]) -> dict[str, Verdict]:
 
 def _fold(
     key: str, per_node: Mapping[str, list[tuple[str, str | None, str]]], runs: int
-) -> Verdict:
+) -> Stability:
     nodeids = tuple(per_node)
     results = [r for rows in per_node.values() for r in rows]
     bad = [r for r in results if r[0] != "passed"]
     missing = any(len(rows) < runs for rows in per_node.values())
     if not bad and not missing:
-        return Verdict(key, "stable", nodeids)
+        return Stability(key, "stable", nodeids)
     first = bad[0] if bad else ("error", "Missing", "the test did not run in every run")
     always_bad = all(all(r[0] != "passed" for r in rows) for rows in per_node.values() if rows)
     if len(bad) < len(results) or (missing and not always_bad):
-        return Verdict(key, "flaky", nodeids, first[1], first[2])
+        return Stability(key, "flaky", nodeids, first[1], first[2])
     status = "failing" if first[0] == "failed" else "broken"
-    return Verdict(key, status, nodeids, first[1], first[2])
+    return Stability(key, status, nodeids, first[1], first[2])
 
 
 def units_by_test(coverage: FileCoverage, keys: Iterable[str]) -> dict[str, set[Hashable]]:

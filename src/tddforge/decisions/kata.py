@@ -40,7 +40,7 @@ class RedJudgement:
 
 
 @dataclass(frozen=True)
-class Verdict:
+class Acceptance:
     """Accept or refuse, with the reason told to the agent and written in the metrics."""
 
     ok: bool
@@ -98,19 +98,19 @@ def judge_green(
     failing: Sequence[str],
     missing: Sequence[str],
     failed_gates: Sequence[str],
-) -> Verdict:
+) -> Acceptance:
     """Is the Implementer's attempt green: tests untouched, all passing, gates passed?"""
     if tampered:
-        return Verdict(
+        return Acceptance(
             False, f"test files may not be modified; reverted changes to {_list(tampered)}"
         )
     if missing:
-        return Verdict(False, f"tests disappeared: {_list(missing)}")
+        return Acceptance(False, f"tests disappeared: {_list(missing)}")
     if not all_passed:
-        return Verdict(False, f"{len(failing)} test(s) still failing: {_list(failing)}")
+        return Acceptance(False, f"{len(failing)} test(s) still failing: {_list(failing)}")
     if failed_gates:
-        return Verdict(False, f"quality gate(s) failed: {_list(failed_gates)}")
-    return Verdict(True, "all tests pass and the quality gates pass")
+        return Acceptance(False, f"quality gate(s) failed: {_list(failed_gates)}")
+    return Acceptance(True, "all tests pass and the quality gates pass")
 
 
 def judge_refactor(
@@ -119,21 +119,21 @@ def judge_refactor(
     all_passed: bool,
     missing: Sequence[str],
     failed_gates: Sequence[str],
-) -> Verdict:
+) -> Acceptance:
     """Keep a refactoring only if it stays green and does not weaken the tests."""
     if not all_passed:
-        return Verdict(False, "the refactoring broke the tests")
+        return Acceptance(False, "the refactoring broke the tests")
     if missing:
-        return Verdict(False, f"tests disappeared: {_list(missing)}")
+        return Acceptance(False, f"tests disappeared: {_list(missing)}")
     if after.tests < before.tests:
-        return Verdict(False, f"test count went down from {before.tests} to {after.tests}")
+        return Acceptance(False, f"test count went down from {before.tests} to {after.tests}")
     if after.assertions < before.assertions:
-        return Verdict(
+        return Acceptance(
             False, f"assertion count went down from {before.assertions} to {after.assertions}"
         )
     if failed_gates:
-        return Verdict(False, f"quality gate(s) failed: {_list(failed_gates)}")
-    return Verdict(True, "still green, tests not weakened, gates pass")
+        return Acceptance(False, f"quality gate(s) failed: {_list(failed_gates)}")
+    return Acceptance(True, "still green, tests not weakened, gates pass")
 
 
 def after_overshoot(streak: int, limit: int) -> Action:

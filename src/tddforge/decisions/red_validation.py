@@ -19,7 +19,9 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-ASSERTION_KINDS = frozenset({"AssertionError", "Failed", "NotImplementedError"})
+#: Failures that are red for the right reason whatever the message: an assertion, a stub.
+ALWAYS_RED_KINDS = frozenset({"AssertionError", "Failed", "NotImplementedError"})
+#: Failures that are red for the right reason when the missing name is the spec's.
 MISSING_NAME_KINDS = frozenset(
     {"ImportError", "ModuleNotFoundError", "AttributeError", "NameError"}
 )
@@ -84,7 +86,7 @@ class RedVerdict:
 def classify_failure(fact: TestFact, provided: frozenset[str]) -> Classification:
     """Decide whether one failing test is red for the right reason."""
     kind = fact.failure_kind or "unknown"
-    if kind in ASSERTION_KINDS:
+    if kind in ALWAYS_RED_KINDS:
         return Classification(True, f"fails on {kind}")
     if kind in MISSING_NAME_KINDS:
         names = missing_names(fact)

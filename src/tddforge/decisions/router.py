@@ -50,7 +50,7 @@ def track_progress(critique: Critique, stagnation_count: int) -> Critique:
     return replace(critique, stagnation_count=count, no_progress=count >= STAGNATION_LIMIT)
 
 
-def stop_reason(critique: Critique, iterations_done: int, max_iterations: int) -> str:
+def finish_reason(critique: Critique, iterations_done: int, max_iterations: int) -> str:
     """Why the loop finished, in words for the report."""
     if not critique.low_coverage and not critique.low_mutation and not critique.compile_error:
         return "targets_met"

@@ -17,7 +17,7 @@ from pathlib import Path
 from tddforge.analysis.static import StaticReport, analyze
 from tddforge.config import Settings
 from tddforge.cover_contract import CoverTarget
-from tddforge.decisions.cover_suite import Verdict, stability
+from tddforge.decisions.cover_suite import Stability, stability
 from tddforge.errors import BaselineError, RunnerError
 from tddforge.mutation.cache import VerdictCache
 from tddforge.mutation.engine import MutationJob, WarmWorker
@@ -40,7 +40,7 @@ class Measurement:
     static: StaticReport
     collected: int = 0
     run_error: str | None = None
-    verdicts: dict[str, Verdict] = field(default_factory=dict)
+    verdicts: dict[str, Stability] = field(default_factory=dict)
     coverage: FileCoverage | None = None
     mutation: MutationReport | None = None
     notes: list[str] = field(default_factory=list)
@@ -58,7 +58,7 @@ class Measurement:
         return [v.key for v in self.stable_verdicts]
 
     @property
-    def stable_verdicts(self) -> list[Verdict]:
+    def stable_verdicts(self) -> list[Stability]:
         """Verdicts of the tests that passed every run."""
         return [v for v in self.verdicts.values() if v.status == "stable"]
 
@@ -246,7 +246,7 @@ class SuiteLab:
             self.module.write_bytes(self.original)
             notes.append(f"a test modified {self.target.module_rel}; its bytes were restored")
 
-    def alone(self, verdicts: list[Verdict]) -> dict[str, str]:
+    def alone(self, verdicts: list[Stability]) -> dict[str, str]:
         """Why each test cannot be kept when run on its own (fails, or writes the module).
 
         One run with every test isolated in its own fork (one run, never two side
@@ -268,7 +268,7 @@ class SuiteLab:
             if not all(n in passed for n in v.nodeids)
         }
 
-    def _alone_one(self, verdict: Verdict) -> str | None:
+    def _alone_one(self, verdict: Stability) -> str | None:
         notes: list[str] = []
         run = self.pytest(list(verdict.nodeids), coverage=False, notes=notes)
         if notes:

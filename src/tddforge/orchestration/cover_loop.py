@@ -32,7 +32,7 @@ from tddforge.decisions.critique import (
     instruction_block,
 )
 from tddforge.decisions.reliability import StaticFacts, post_execution, pre_execution
-from tddforge.decisions.router import ENHANCE, decide, stop_reason, track_progress
+from tddforge.decisions.router import ENHANCE, decide, finish_reason, track_progress
 from tddforge.errors import InputError, LLMError
 from tddforge.llm import LLMClient
 from tddforge.mutation.mutant import diff_line
@@ -164,7 +164,7 @@ def _loop(target: CoverTarget, writer: TestSuiteGenerator, client: LLMClient | N
         _save_attempt(run, attempt)
         progress(_attempt_line(attempt))
         if decision != ENHANCE:
-            reason = stop_reason(attempt.critique, len(attempts), cfg.max_iterations)
+            reason = finish_reason(attempt.critique, len(attempts), cfg.max_iterations)
             break
         block = instruction_block(attempt.critique, cfg.max_survivors_in_prompt)
         mutation = attempt.found.mutation

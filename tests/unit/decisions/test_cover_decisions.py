@@ -23,7 +23,7 @@ from tddforge.decisions.reliability import (
     post_execution,
     pre_execution,
 )  # fmt: skip
-from tddforge.decisions.router import decide, made_progress, stop_reason, track_progress
+from tddforge.decisions.router import decide, finish_reason, made_progress, track_progress
 
 CFG = CoverConfig()
 
@@ -248,5 +248,5 @@ def test_stagnation_tracking(changes, count_before, count, no_progress) -> None:
         ({}, 1, "finished"),
     ],
 )
-def test_stop_reason(changes, done, reason) -> None:
-    assert stop_reason(crit(**changes), done, 3) == reason
+def test_finish_reason(changes, done, reason) -> None:
+    assert finish_reason(crit(**changes), done, 3) == reason
