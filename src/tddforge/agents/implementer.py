@@ -44,7 +44,7 @@ class ImplementerAgent(KataAgent):
         tampered = changed(guarded, now)
         if tampered:
             written.undo()  # only the reply's writes happened since the snapshot
-            verdict = judge_green(tampered, False, [], [], [])
+            verdict = judge_green(tampered, False, [], [], [])  # judged before any test runs
             return self._failure(reply, verdict.reason)
         return self._check_green(context, reply)
 
@@ -52,8 +52,8 @@ class ImplementerAgent(KataAgent):
         report = self.runner.run_tests(self.work_dir)
         failing = [f.name for f in report.failing]
         missing = sorted(context.known_tests - report.ids)
-        if not report.all_passed or missing:
-            verdict = judge_green([], report.all_passed, failing, missing, [])
+        verdict = judge_green([], report.all_passed, failing, missing, [])
+        if not verdict.ok:  # the gates are run only on code that passes the tests
             return self._failure(reply, verdict.reason, report.output)
         paths = self.changed_paths()
         sources = [p for p in paths if not self.runner.is_protected(p)]

@@ -13,7 +13,7 @@ from tddforge.agents.base import (
     says,
 )
 from tddforge.agents.kata import KataAgent, Reply
-from tddforge.decisions.kata import RedJudgement, judge_red
+from tddforge.decisions.kata import RedJudgement, judge_red, judge_red_lint
 
 
 class TesterAgent(KataAgent):
@@ -57,12 +57,10 @@ class TesterAgent(KataAgent):
         )  # fmt: skip
         names = self.runner.missing_kata_names(report.failing, sources)
         judged = judge_red(context.known_tests, report.facts, names, self.runner.test_function)
-        if judged.verdict == "red":
+        if judged.verdict == "red":  # lint only a test that is red: it is kept only then
             lint = self.runner.lint_code(self.work_dir, written.written)
+            judged = judge_red_lint(judged, lint.ok)
             if not lint.ok:
-                judged = RedJudgement(
-                    "broken", "the test does not pass the linter", judged.new_tests
-                )
                 report = replace(report, output=lint.output)
         if judged.verdict != "red":
             written.undo()

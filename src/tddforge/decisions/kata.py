@@ -1,8 +1,19 @@
 """The kata session's decisions, as pure functions from measured facts to verdicts and actions.
 
-Nothing here runs anything or reads a file: agents measure (tests, gates, file
-bytes), these functions decide, and the supervisor acts. Each is tested with a
-table of cases.
+Nothing here runs anything or reads a file. Two kinds of decision:
+
+- the judges (``judge_red``, ``judge_red_lint``, ``judge_green``,
+  ``judge_refactor``): each agent measures inside its own write transaction
+  (tests, gates, file bytes), calls its judge once per measurement, and applies
+  the verdict itself, staging, committing or undoing its writes, because only
+  it holds the write report. The verdict reaches the supervisor as the
+  ``AgentResult`` (``success``, ``overshoot_detected``, ``message``);
+- the next actions (``after_overshoot``, ``after_implementer_failure``,
+  ``after_refactor_failure``, ``stop_reason``): the supervisor (and the build
+  stage) reads the result, counts streaks and attempts, and asks these what to
+  do next. It never judges a test run again.
+
+Each is tested with a table of cases.
 """
 
 from __future__ import annotations
@@ -90,6 +101,13 @@ def judge_red(
         return RedJudgement("overshoot", f"the new test passes already: {_list(new)}", new)
     reason = classify_failure(next(by_id[t] for t in new if by_id[t].status in FAILING), kata_names)
     return RedJudgement("red", reason.reason, new)
+
+
+def judge_red_lint(judged: RedJudgement, lint_ok: bool) -> RedJudgement:
+    """A test judged red must also pass the linter; otherwise it is broken."""
+    if judged.verdict != "red" or lint_ok:
+        return judged
+    return RedJudgement("broken", "the test does not pass the linter", judged.new_tests)
 
 
 def judge_green(

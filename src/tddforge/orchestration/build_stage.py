@@ -20,6 +20,7 @@ from tddforge.agents.implementer import ImplementerAgent
 from tddforge.agents.kata import KataAgent
 from tddforge.agents.refactorer import RefactorerAgent
 from tddforge.config import Settings
+from tddforge.decisions.kata import Action, after_refactor_failure
 from tddforge.languages.base import LanguageRunner
 from tddforge.llm.base import LLMClient
 from tddforge.orchestration.kata_session import exclude_state_dir
@@ -133,13 +134,15 @@ def _refactor(
     context.last_error, started = None, time.monotonic()
     result: AgentResult | None = None
     attempts = settings.kata.refactor_attempts
-    for attempt in range(attempts):
-        context.retry_attempt = attempt
+    for attempt in range(1, attempts + 1):
+        context.retry_attempt = attempt - 1
         result = agent.execute(context)
         if result.success:
             break
         context.last_error = result.error_details or result.message
-    data = _artifact(spec, agent, result, result.message if result else "", started, attempt + 1)
+        if after_refactor_failure(attempt, attempts) is Action.SKIP:
+            break
+    data = _artifact(spec, agent, result, result.message if result else "", started, attempt)
     if not data["commit"]:
         # One commit per stage, also when the code was left as it was (reverted or clean).
         kept = "no changes needed" if result and result.no_changes else "skipped, reverted"

@@ -1,6 +1,9 @@
-"""The kata Supervisor (seed 001): Tester → Implementer → Refactorer cycles, failures, state.
+"""The kata Supervisor: Tester → Implementer → Refactorer cycles, failures, state.
 
-The supervisor acts; its decisions are the pure functions of ``decisions.kata``.
+Each agent judges its own attempt (``decisions.kata``'s judges) and stages,
+commits or undoes it; the supervisor reads the ``AgentResult``, asks
+``decisions.kata`` for the next action (``after_*``, ``stop_reason``) and acts on
+it: hints for the next prompt, a reset to the last commit, the saved state.
 It is language-agnostic: everything about the language goes through the
 ``LanguageRunner``. After every completed phase the session state is saved, so a
 killed session resumes from its last completed phase.

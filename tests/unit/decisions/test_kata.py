@@ -4,6 +4,7 @@ import pytest
 
 from tddforge.decisions.kata import (
     Action,
+    RedJudgement,
     SuiteCounts,
     after_implementer_failure,
     after_overshoot,
@@ -12,6 +13,7 @@ from tddforge.decisions.kata import (
     exit_code,
     judge_green,
     judge_red,
+    judge_red_lint,
     judge_refactor,
     stop_reason,
 )
@@ -111,6 +113,16 @@ def test_judge_red(case: str, previous: set[str], facts: list[TestFact], verdict
 def test_overshoot_names_the_passing_test() -> None:
     judged = judge_red(frozenset(), [_f(NEW, "passed")], NAMES, _fn)
     assert judged.new_tests == (NEW,) and "passes already" in judged.reason
+
+
+@pytest.mark.parametrize(
+    ("verdict", "lint_ok", "expected"),
+    [("red", True, "red"), ("red", False, "broken"), ("overshoot", False, "overshoot")],
+)
+def test_judge_red_lint(verdict: str, lint_ok: bool, expected: str) -> None:
+    judged = judge_red_lint(RedJudgement(verdict, "why", (NEW,)), lint_ok)
+    assert (judged.verdict, judged.new_tests) == (expected, (NEW,))
+    assert ("linter" in judged.reason) is (expected != verdict)
 
 
 GREEN_CASES = [
