@@ -15,12 +15,18 @@ The hierarchy, by what the caller does next::
     ├── GitError                   a git command failed
     ├── SandboxError               the sandbox could not start a command
     ├── RunnerError                the test runner could not produce results
-    └── AgentError                 the seed-001 agent errors
-        ├── AgentExecutionError    an agent failed unrecoverably
+    └── AgentError                 the agent contract's errors
+        ├── AgentExecutionError    an agent failed unrecoverably (AttemptsExhausted)
         ├── AgentTimeoutError      an agent exceeded its time
         └── QualityGateFailure     a quality gate check failed
 
 Anything that is not a ``TddforgeError`` is a bug and keeps its traceback.
+
+``AgentTimeoutError`` and ``QualityGateFailure`` are never raised by tddforge:
+they belong to the agent contract's public exception tree (importable from
+``tddforge``) for agents written against it. tddforge's own agents report a
+failed gate as a refused attempt (an ``AgentResult``), and a model that does
+not answer in time as an ``LLMError``.
 """
 
 from __future__ import annotations
@@ -89,7 +95,7 @@ class RunnerError(TddforgeError):
 
 
 class AgentError(TddforgeError):
-    """Base exception for agent errors (seed 001)."""
+    """Base exception for agent errors."""
 
 
 class AgentExecutionError(AgentError):

@@ -31,12 +31,11 @@ _STATUS_LINE = re.compile(
 
 
 class AgentRole(str, Enum):
-    """The seed's agent roles."""
+    """The roles of the agents that implement ``Agent`` (the supervisor has another interface)."""
 
     TESTER = "Tester"
     IMPLEMENTER = "Implementer"
     REFACTORER = "Refactorer"
-    SUPERVISOR = "Supervisor"
 
 
 @dataclass

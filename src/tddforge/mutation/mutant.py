@@ -42,11 +42,6 @@ class Mutant:
         """Plain data, as sent to the worker and stored in reports."""
         return asdict(self)
 
-    @classmethod
-    def from_data(cls, data: dict[str, Any]) -> Mutant:
-        """Rebuild a mutant from ``to_data`` output."""
-        return cls(**data)
-
     @property
     def lines(self) -> range:
         """The source lines the mutant touches."""

@@ -123,7 +123,3 @@ class Git:
     def show(self, ref: str, path: str) -> str:
         """The content of ``path`` at ``ref``."""
         return self.run("show", f"{ref}:{path}")
-
-    def tracked_files(self, ref: str = "HEAD") -> list[str]:
-        """Paths tracked at ``ref``."""
-        return self.run("ls-tree", "-r", "--name-only", ref).splitlines()
