@@ -75,11 +75,11 @@ def run_build(
         return outcome
     context = _context(spec, red_data, settings)
     green = _green(spec, llm, settings, runner, project, context, progress)
-    _store(outcome, "green", green, spec, red.run)
+    _store(outcome, "green", green, spec, red.run, project)
     outcome.green = bool(green["valid"])
     if outcome.green:
         refactor = _refactor(spec, llm, settings, runner, project, context, progress)
-        _store(outcome, "refactor", refactor, spec, red.run)
+        _store(outcome, "refactor", refactor, spec, red.run, project)
     return outcome
 
 
@@ -182,9 +182,9 @@ def _artifact(
 
 
 def _store(
-    outcome: BuildOutcome, stage: str, data: dict[str, Any], spec: Spec, run: RunDir
+    outcome: BuildOutcome, stage: str, data: dict[str, Any], spec: Spec, run: RunDir, project: Path
 ) -> None:
-    path = default_artifact_path(run.path.parents[2], spec.spec_id).with_name(f"{stage}.yaml")
+    path = default_artifact_path(project, spec.spec_id).with_name(f"{stage}.yaml")
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(dump_data(data, json_format=False), encoding="utf-8")
     run.write_data(f"{stage}.yaml", data)
