@@ -226,8 +226,15 @@ def timed(
     """``subprocess.run`` under the memory cap with captured text output, and its wall seconds."""
     started = time.perf_counter()
     try:
-        done = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True,
-                              timeout=timeout, preexec_fn=cap_memory)  # fmt: skip
+        done = subprocess.run(
+            command,
+            cwd=cwd,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            preexec_fn=cap_memory,
+        )
     except subprocess.TimeoutExpired as exc:
         raise BenchError(f"timed out after {timeout:.0f} s: {command[0]}") from exc
     return done, time.perf_counter() - started
@@ -243,10 +250,10 @@ def run_pynguin(target: Target, ctx: Context, work: Path) -> Generated:
     """Pynguin on a scratch copy of the import root."""
     root = copy_root(target, work / "root")
     out, log_file = work / "pynguin-out", work / "pynguin.log"
-    command = [str(ctx.pynguin), "--project-path", str(root), "--module-name", target.dotted,
-               "--output-path", str(out), "--report-dir", str(work / "pynguin-report"),
-               "--maximum-search-time", str(ctx.pynguin_budget), "--seed", str(ctx.seed),
-               "--no-rich", "-v", "--log-file", str(log_file)]  # fmt: skip
+    command = [str(ctx.pynguin), "--project-path", str(root), "--module-name", target.dotted]
+    command += ["--output-path", str(out), "--report-dir", str(work / "pynguin-report")]
+    command += ["--maximum-search-time", str(ctx.pynguin_budget), "--seed", str(ctx.seed)]
+    command += ["--no-rich", "-v", "--log-file", str(log_file)]
     env = environment(PYNGUIN_DANGER_AWARE="1")
     timeout = max(RUN_TIMEOUT, 20.0 * ctx.pynguin_budget)
     done, wall = timed(command, work, env, timeout)
@@ -278,8 +285,9 @@ def pynguin_note(log: str) -> str:
 
 def builtin_available() -> str:
     """Why ``tddforge cover --engine builtin --budget`` cannot run, or ``""``."""
-    help_text = subprocess.run([sys.executable, "-m", "tddforge", "cover", "--help"],
-                               capture_output=True, text=True).stdout  # fmt: skip
+    help_text = subprocess.run(
+        [sys.executable, "-m", "tddforge", "cover", "--help"], capture_output=True, text=True
+    ).stdout
     return "" if "--budget" in help_text else "tddforge cover has no --budget yet"
 
 
@@ -290,10 +298,10 @@ def run_builtin(target: Target, ctx: Context, work: Path) -> Generated:
         return Generated(None, 0.0, unavailable)
     root = copy_root(target, work / "root")
     tests = f"test_{target.dotted.replace('.', '_')}_builtin.py"
-    command = [sys.executable, "-m", "tddforge", "cover", str(root / target.module_rel),
-               "--project", str(root), "--engine", "builtin", "--budget", str(ctx.budget),
-               "--tests", tests, "--json", "--python", str(ctx.python),
-               "--coverage-target", str(ctx.goal), "--mutation-target", str(ctx.goal)]  # fmt: skip
+    command = [sys.executable, "-m", "tddforge", "cover", str(root / target.module_rel)]
+    command += ["--project", str(root), "--engine", "builtin", "--budget", str(ctx.budget)]
+    command += ["--tests", tests, "--json", "--python", str(ctx.python)]
+    command += ["--coverage-target", str(ctx.goal), "--mutation-target", str(ctx.goal)]
     done, wall = timed(command, root, environment(), RUN_TIMEOUT)
     log = done.stderr
     try:
@@ -317,12 +325,13 @@ def pytest_outcomes(
     """One pytest run of the suite in ``root`` (shuffled when ``seed``): outcomes by node id."""
     results = root.parent / "outcomes.json"
     results.unlink(missing_ok=True)
-    env = environment(PYTHONPATH=f"{root}{os.pathsep}{root.parent / 'plugin'}",
-                      BENCH_RESULTS=str(results))  # fmt: skip
+    env = environment(
+        PYTHONPATH=f"{root}{os.pathsep}{root.parent / 'plugin'}", BENCH_RESULTS=str(results)
+    )
     if seed is not None:
         env["BENCH_SHUFFLE_SEED"] = str(seed)
-    command = [str(ctx.python), "-m", *coverage, "pytest", "-p", PLUGIN, "-p", "no:cacheprovider",
-               "-q", "--rootdir", str(root), TEST_FILE]  # fmt: skip
+    command = [str(ctx.python), "-m", *coverage, "pytest", "-p", PLUGIN, "-p", "no:cacheprovider"]
+    command += ["-q", "--rootdir", str(root), TEST_FILE]
     done, _ = timed(command, root, env, RUN_TIMEOUT)
     if not results.exists():
         raise BenchError(f"pytest exit {done.returncode}: {last_line(done.stdout + done.stderr)}")
@@ -375,8 +384,8 @@ def span(node: ast.stmt) -> tuple[int, int]:
 def coverage_figures(ctx: Context, root: Path, module: Path) -> tuple[float, float]:
     """Combined (line + branch) and branch-only percent of ``module`` from the last run."""
     report = root.parent / "coverage.json"
-    command = [str(ctx.python), "-m", "coverage", "json", "-q", "--data-file",
-               str(root.parent / ".coverage"), "-o", str(report)]  # fmt: skip
+    command = [str(ctx.python), "-m", "coverage", "json", "-q"]
+    command += ["--data-file", str(root.parent / ".coverage"), "-o", str(report)]
     done = subprocess.run(command, cwd=root, capture_output=True, text=True)
     if done.returncode != 0:  # "No data to report": the module was never imported
         return 0.0, 0.0
@@ -392,8 +401,8 @@ def coverage_figures(ctx: Context, root: Path, module: Path) -> tuple[float, flo
 def green_coverage(ctx: Context, root: Path, module: Path, source: str, row: Row) -> None:
     """Drop failing and flaky tests, run the rest under coverage; late failures count as flaky."""
     dropped = set(row.removed)
-    coverage = ["coverage", "run", "--branch", "--include", str(module), "--data-file",
-                str(root.parent / ".coverage"), "-m"]  # fmt: skip
+    coverage = ["coverage", "run", "--branch", "--include", str(module)]
+    coverage += ["--data-file", str(root.parent / ".coverage"), "-m"]
     for _ in range(GREEN_RETRIES):
         (root / TEST_FILE).write_text(without_tests(source, dropped))
         outcomes = pytest_outcomes(ctx, root, None, coverage)
@@ -412,9 +421,9 @@ def mutation_figures(ctx: Context, root: Path, module: Path, row: Row) -> None:
     if row.tests - len(row.removed) == 0:
         row.mutation = row.mutation_loose = 0.0
         return
-    command = [sys.executable, "-m", "tddforge", "mutate", str(module), "--tests", TEST_FILE,
-               "--project", str(root), "--json", "--no-cache", "--python", str(ctx.python),
-               "--workers", str(ctx.workers)]  # fmt: skip
+    command = [sys.executable, "-m", "tddforge", "mutate", str(module), "--tests", TEST_FILE]
+    command += ["--project", str(root), "--json", "--no-cache", "--python", str(ctx.python)]
+    command += ["--workers", str(ctx.workers)]
     done, _ = timed(command, root, environment(), 3600.0)
     if done.returncode != 0:
         raise BenchError(f"mutate exit {done.returncode}: {last_line(done.stderr)}")
@@ -520,18 +529,29 @@ def goal_lines(verdicts: dict[str, dict[str, bool]]) -> list[str]:
 def parse_args() -> argparse.Namespace:
     """The command line."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--targets", type=Path, default=Path("bench-targets"),
-                        help="fetch_targets.sh's download dir.")  # fmt: skip
+    parser.add_argument(
+        "--targets",
+        type=Path,
+        default=Path("bench-targets"),
+        help="fetch_targets.sh's download dir.",
+    )
     parser.add_argument("--only", action="append", metavar="ID", help="Target id (repeatable).")
     parser.add_argument("--tools", default="pynguin,builtin", help="Comma-separated subset.")
-    parser.add_argument("--pynguin-python", type=Path,
-                        default=Path.home() / ".pyenv" / "versions" / "3.10.13" / "bin" / "python")  # fmt: skip
+    parser.add_argument(
+        "--pynguin-python",
+        type=Path,
+        default=Path.home() / ".pyenv" / "versions" / "3.10.13" / "bin" / "python",
+    )
     parser.add_argument("--pynguin-venv", type=Path, help="Default: TARGETS/pynguin-venv.")
     parser.add_argument("--pynguin-budget", type=int, default=60, help="Search seconds.")
     parser.add_argument("--budget", type=float, default=20.0, help="Builtin's seconds.")
-    parser.add_argument("--goal", type=float, default=100.0,
-                        help="Builtin's coverage and mutation targets (percent): at 100 it "
-                             "keeps improving while its budget lasts, as Pynguin does.")  # fmt: skip
+    parser.add_argument(
+        "--goal",
+        type=float,
+        default=100.0,
+        help="Builtin's coverage and mutation targets (percent): at 100 it "
+        "keeps improving while its budget lasts, as Pynguin does.",
+    )
     parser.add_argument("--seed", type=int, default=1, help="Pynguin's seed.")
     parser.add_argument("--runs", type=int, default=5, help="Shuffled pytest runs per suite.")
     parser.add_argument("--workers", type=int, default=2, help="Workers of tddforge mutate.")
@@ -543,8 +563,10 @@ def parse_args() -> argparse.Namespace:
 def selected(args: argparse.Namespace) -> tuple[list[Target], list[str]]:
     """The targets and tools to run; exits with a one-line error on bad input."""
     if not (args.targets / "targets.tsv").is_file():
-        sys.exit(f"error: no {args.targets}/targets.tsv; run ../shared/bench/fetch_targets.sh "
-                 f"{args.targets} first")  # fmt: skip
+        sys.exit(
+            f"error: no {args.targets}/targets.tsv; run ../shared/bench/fetch_targets.sh "
+            f"{args.targets} first"
+        )
     targets = read_targets(args.targets)
     if args.only:
         unknown = set(args.only) - {t.id for t in targets}
@@ -569,8 +591,16 @@ def main() -> None:
     if not (venv / "bin" / "python").exists() and not args.pynguin_python.exists():
         sys.exit(f"error: no Python 3.10 at {args.pynguin_python} (see --pynguin-python)")
     python = pynguin_venv(venv, args.pynguin_python)
-    ctx = Context(python, venv / "bin" / "pynguin", args.pynguin_budget, args.budget,
-                  args.goal, args.seed, args.runs, args.workers)  # fmt: skip
+    ctx = Context(
+        python,
+        venv / "bin" / "pynguin",
+        args.pynguin_budget,
+        args.budget,
+        args.goal,
+        args.seed,
+        args.runs,
+        args.workers,
+    )
     rows = []
     with tempfile.TemporaryDirectory(prefix="builtin-vs-pynguin-") as scratch:
         for target in targets:
@@ -581,14 +611,19 @@ def main() -> None:
                 print(row_line(rows[-1]), flush=True)
                 if args.keep:
                     keep_suite(args.keep, rows[-1], generated, work)
-    print(f"\npynguin budget {args.pynguin_budget} s, builtin budget {args.budget} s "
-          f"(targets {args.goal:g}%), "
-          f"{args.runs} shuffled runs per suite\n{table(rows)}\n")  # fmt: skip
+    print(
+        f"\npynguin budget {args.pynguin_budget} s, builtin budget {args.budget} s "
+        f"(targets {args.goal:g}%), "
+        f"{args.runs} shuffled runs per suite\n{table(rows)}\n"
+    )
     verdicts = goals(rows)
     print("\n".join(goal_lines(verdicts)) or "goals: no target has two clean rows")
     if args.json:
-        data = {"config": {k: str(v) for k, v in vars(args).items()},
-                "rows": [asdict(r) for r in rows], "goals": verdicts}  # fmt: skip
+        data = {
+            "config": {k: str(v) for k, v in vars(args).items()},
+            "rows": [asdict(r) for r in rows],
+            "goals": verdicts,
+        }
         args.json.write_text(json.dumps(data, indent=2) + "\n")
 
 

@@ -61,11 +61,23 @@ def ours(project: Path, row: dict[str, str]) -> tuple[float, dict[str, float | i
     settings = Settings()
     module = project / row["module"]
     started = time.perf_counter()
-    static = analyze((project / row["tests"]).read_text(), row["tests"], module_name=module.stem,
-                     module_source=module.read_text(), project=project, mypy=False)  # fmt: skip
+    static = analyze(
+        (project / row["tests"]).read_text(),
+        row["tests"],
+        module_name=module.stem,
+        module_source=module.read_text(),
+        project=project,
+        mypy=False,
+    )
     sandbox = Sandbox(project, Limits.from_config(settings.sandbox, 600))
-    run = run_pytest(project, python=sys.executable, sandbox=sandbox, paths=[row["tests"]],
-                     timeout=600, coverage_source=[str(module.parent)])  # fmt: skip
+    run = run_pytest(
+        project,
+        python=sys.executable,
+        sandbox=sandbox,
+        paths=[row["tests"]],
+        timeout=600,
+        coverage_source=[str(module.parent)],
+    )
     cov = run.coverage.file(row["module"]) if run.coverage else None
     job = MutationJob(
         project, module, (row["tests"],), Path(sys.executable), workers=2, use_cache=False
@@ -87,8 +99,9 @@ def seeds_way(
     """pytest + coverage, then cosmic-ray init + exec on the same module and tests."""
     python = venv / "bin" / "python"
     started = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "coverage", "run", "--branch", "-m", "pytest", "-q",
-                    "-p", "no:cacheprovider", row["tests"]], cwd=project, capture_output=True, check=False)  # fmt: skip
+    coverage = [sys.executable, "-m", "coverage", "run", "--branch"]
+    pytest = ["-m", "pytest", "-q", "-p", "no:cacheprovider", row["tests"]]
+    subprocess.run([*coverage, *pytest], cwd=project, capture_output=True, check=False)
     config = project / "cr.toml"
     config.write_text(
         f'[cosmic-ray]\nmodule-path = "{row["module"]}"\ntimeout = 30.0\nexcluded-modules = []\n'
@@ -96,12 +109,20 @@ def seeds_way(
         '[cosmic-ray.distributor]\nname = "local"\n'
     )
     session = project / "cr.sqlite"
-    subprocess.run([str(venv / "bin" / "cosmic-ray"), "init", str(config), str(session)], cwd=project,
-                   check=True, capture_output=True)  # fmt: skip
+    subprocess.run(
+        [str(venv / "bin" / "cosmic-ray"), "init", str(config), str(session)],
+        cwd=project,
+        check=True,
+        capture_output=True,
+    )
     total = _count(session, "SELECT COUNT(*) FROM mutation_specs")
     exec_started = time.perf_counter()
-    proc = subprocess.Popen([str(venv / "bin" / "cosmic-ray"), "exec", str(config), str(session)],
-                            cwd=project, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    proc = subprocess.Popen(
+        [str(venv / "bin" / "cosmic-ray"), "exec", str(config), str(session)],
+        cwd=project,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         proc.wait(timeout=limit)
     except subprocess.TimeoutExpired:
@@ -140,8 +161,10 @@ def main() -> None:
         our_time, facts = ours(a, row)
         their_time, how = seeds_way(b, row, venv, args.cr_seconds)
     print(f"target {args.target}: {row['module']} with {row['tests']}")
-    print(f"tddforge iteration: {our_time:.2f} s (static {facts['lint']} lint issues, {facts['tests']} tests, "
-          f"coverage {facts['coverage']}%, {facts['mutants']} mutants, score {facts['score']}%)")  # fmt: skip
+    print(
+        f"tddforge iteration: {our_time:.2f} s (static {facts['lint']} lint issues, {facts['tests']} tests, "
+        f"coverage {facts['coverage']}%, {facts['mutants']} mutants, score {facts['score']}%)"
+    )
     print(f"seed's way (coverage.py + cosmic-ray): {their_time:.2f} s ({how})")
     print(f"ratio: {their_time / our_time:.1f}x faster")
 

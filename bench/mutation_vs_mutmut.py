@@ -74,20 +74,30 @@ def run_mutmut(mutmut: Path, work: Path, workers: int) -> tuple[float, float, Co
     """One clean mutmut run: wall seconds, its own mutations/second, verdict counts."""
     shutil.rmtree(work / "mutants", ignore_errors=True)
     started = time.perf_counter()
-    out = subprocess.run([str(mutmut), "run", "--max-children", str(workers)], cwd=work,
-                         capture_output=True, text=True, check=True).stdout  # fmt: skip
+    out = subprocess.run(
+        [str(mutmut), "run", "--max-children", str(workers)],
+        cwd=work,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     wall = time.perf_counter() - started
     rate = float(re.findall(r"([0-9.]+) mutations/second", out)[-1])
-    listing = subprocess.run([str(mutmut), "results", "--all", "true"], cwd=work,
-                             capture_output=True, text=True, check=True).stdout  # fmt: skip
+    listing = subprocess.run(
+        [str(mutmut), "results", "--all", "true"],
+        cwd=work,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     counts = Counter(line.rsplit(":", 1)[1].strip() for line in listing.splitlines() if ":" in line)
     return wall, rate, counts
 
 
 def run_ours(work: Path, workers: int, python: Path) -> tuple[float, dict]:  # type: ignore[type-arg]
     """One cold ``tddforge mutate`` run: wall seconds and its JSON report."""
-    command = [sys.executable, "-m", "tddforge", "mutate", MODULE, "--tests", TESTS,
-               "--no-cache", "--json", "--workers", str(workers), "--python", str(python)]  # fmt: skip
+    command = [sys.executable, "-m", "tddforge", "mutate", MODULE, "--tests", TESTS]
+    command += ["--no-cache", "--json", "--workers", str(workers), "--python", str(python)]
     started = time.perf_counter()
     out = subprocess.run(command, cwd=work, capture_output=True, text=True, check=True).stdout
     return time.perf_counter() - started, json.loads(out)
@@ -173,16 +183,24 @@ def main() -> None:
         f"target: {MODULE} with {TESTS} ({o_report['tests']} tests), {args.workers} workers, "
         f"{args.rounds} rounds, tests run by {python}"
     )
-    print(f"mutmut 3.8.1 : {m_total} mutants, score {mutmut_score(m_counts):.2f}% {dict(m_counts)}, "
-          f"median wall {med(m_walls):.2f} s, {m_rate:.1f} mutants/s; "
-          f"mutant phase {med(m_rates):.1f} mutants/s")  # fmt: skip
-    print(f"tddforge     : {o_total} mutants, score {o_report['score']:.2f}% {o_report['counts']}, "
-          f"median wall {med(o_walls):.2f} s, {o_rate:.1f} mutants/s; "
-          f"mutant phase {med(o_rates):.1f} mutants/s")  # fmt: skip
-    print(f"ratio (tddforge / mutmut mutants per second): whole run {o_rate / m_rate:.2f}x, "
-          f"mutant phase {med(o_rates) / med(m_rates):.2f}x")  # fmt: skip
-    print(f"10x mutmut's whole-run rate means {o_total} mutants in {o_total / (10 * m_rate):.2f} s; "
-          f"one plain pytest run of the test file takes {med(plains):.2f} s")  # fmt: skip
+    print(
+        f"mutmut 3.8.1 : {m_total} mutants, score {mutmut_score(m_counts):.2f}% {dict(m_counts)}, "
+        f"median wall {med(m_walls):.2f} s, {m_rate:.1f} mutants/s; "
+        f"mutant phase {med(m_rates):.1f} mutants/s"
+    )
+    print(
+        f"tddforge     : {o_total} mutants, score {o_report['score']:.2f}% {o_report['counts']}, "
+        f"median wall {med(o_walls):.2f} s, {o_rate:.1f} mutants/s; "
+        f"mutant phase {med(o_rates):.1f} mutants/s"
+    )
+    print(
+        f"ratio (tddforge / mutmut mutants per second): whole run {o_rate / m_rate:.2f}x, "
+        f"mutant phase {med(o_rates) / med(m_rates):.2f}x"
+    )
+    print(
+        f"10x mutmut's whole-run rate means {o_total} mutants in {o_total / (10 * m_rate):.2f} s; "
+        f"one plain pytest run of the test file takes {med(plains):.2f} s"
+    )
     cold, warm = warm_vs_cold(ours, args.workers, args.rounds, python)
     print(
         f"cold run {cold:.2f} s, warm re-score after adding one test {warm:.2f} s: warm/cold = {warm / cold:.2f}"

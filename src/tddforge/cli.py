@@ -80,8 +80,17 @@ def llm_options(func: Any) -> Any:
     "--python", "python", help="Interpreter of the project (default: its .venv, else this one)."
 )
 @llm_options
-def red(spec: Path, project: str, out: Path | None, as_json: bool, timeout: float | None,
-        python: str | None, model: str | None, base_url: str | None, max_cost: float | None) -> None:  # fmt: skip
+def red(
+    spec: Path,
+    project: str,
+    out: Path | None,
+    as_json: bool,
+    timeout: float | None,
+    python: str | None,
+    model: str | None,
+    base_url: str | None,
+    max_cost: float | None,
+) -> None:
     """RED stage: turn SPEC into failing tests, run them, validate and trace them."""
     from tddforge.llm import make_client
     from tddforge.orchestration.red_stage import RedOptions, run_red
@@ -119,8 +128,11 @@ def _report_red(data: dict[str, Any], written: tuple[Path, ...], as_json: bool) 
 
 
 @cli.command()
-@click.option("--project", type=click.Path(file_okay=False, path_type=Path),
-              help="Empty or new directory to run in (default: a new temporary one).")  # fmt: skip
+@click.option(
+    "--project",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Empty or new directory to run in (default: a new temporary one).",
+)
 def demo(project: Path | None) -> None:
     """Run the RED stage on the bundled example with no key and no network.
 
@@ -135,17 +147,30 @@ def demo(project: Path | None) -> None:
 
 @cli.command()
 @click.argument("kata", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--work-dir", required=True, type=click.Path(file_okay=False, path_type=Path),
-              help="The session's git repo (created if new).")  # fmt: skip
+@click.option(
+    "--work-dir",
+    required=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="The session's git repo (created if new).",
+)
 @click.option("--max-cycles", type=click.IntRange(min=1), help="Stop after N cycles (default 10).")
 @click.option("--resume", is_flag=True, help="Continue a killed session from its last phase.")
 @click.option("--force", is_flag=True, help="Use a non-empty directory that holds no session.")
 @click.option("--json", "as_json", is_flag=True, help="Print the session summary as JSON.")
 @click.option("--python", "python", help="Interpreter for the kata's tests (default: this one).")
 @llm_options
-def kata(kata: Path, work_dir: Path, max_cycles: int | None, resume: bool, force: bool,
-         as_json: bool, python: str | None, model: str | None, base_url: str | None,
-         max_cost: float | None) -> None:  # fmt: skip
+def kata(
+    kata: Path,
+    work_dir: Path,
+    max_cycles: int | None,
+    resume: bool,
+    force: bool,
+    as_json: bool,
+    python: str | None,
+    model: str | None,
+    base_url: str | None,
+    max_cost: float | None,
+) -> None:
     """Kata TDD session: Tester → Implementer → Refactorer cycles, one commit per green cycle."""
     from tddforge.llm import make_client
     from tddforge.orchestration.kata_session import KataOptions, check_inputs, run_kata
@@ -172,8 +197,15 @@ def kata(kata: Path, work_dir: Path, max_cycles: int | None, resume: bool, force
 @click.option("--json", "as_json", is_flag=True, help="Print the three artifacts as JSON.")
 @click.option("--python", "python", help="Interpreter of the project (default: its venv).")
 @llm_options
-def build(spec: Path, project: str, as_json: bool, python: str | None, model: str | None,
-          base_url: str | None, max_cost: float | None) -> None:  # fmt: skip
+def build(
+    spec: Path,
+    project: str,
+    as_json: bool,
+    python: str | None,
+    model: str | None,
+    base_url: str | None,
+    max_cost: float | None,
+) -> None:
     """Spec pipeline: RED → GREEN → REFACTOR, one commit and one artifact per stage."""
     from tddforge.llm import make_client
     from tddforge.orchestration.build_stage import BuildOptions, run_build
@@ -200,8 +232,14 @@ def build(spec: Path, project: str, as_json: bool, python: str | None, model: st
 
 @cli.command()
 @click.argument("module", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--tests", "tests", multiple=True, required=True, type=click.Path(path_type=Path),
-              help="Test file or directory (repeatable).")  # fmt: skip
+@click.option(
+    "--tests",
+    "tests",
+    multiple=True,
+    required=True,
+    type=click.Path(path_type=Path),
+    help="Test file or directory (repeatable).",
+)
 @click.option("--project", default=".", show_default=True, help="Project root (pytest's rootdir).")
 @click.option("--workers", type=click.IntRange(min=1), help="Parallel mutants (default: cores).")
 @click.option("--since-ref", help="Only mutate lines changed since this git ref.")
@@ -217,9 +255,19 @@ def build(spec: Path, project: str, as_json: bool, python: str | None, model: st
 @click.option(
     "--python", "python", help="Interpreter of the project (default: its .venv, else this one)."
 )
-def mutate(module: Path, tests: tuple[Path, ...], project: str, workers: int | None, since_ref: str | None,
-           fail_under: float | None, verify: bool, no_cache: bool, timeout: float, as_json: bool,
-           python: str | None) -> None:  # fmt: skip
+def mutate(
+    module: Path,
+    tests: tuple[Path, ...],
+    project: str,
+    workers: int | None,
+    since_ref: str | None,
+    fail_under: float | None,
+    verify: bool,
+    no_cache: bool,
+    timeout: float,
+    as_json: bool,
+    python: str | None,
+) -> None:
     """Mutation testing of MODULE against its tests: fast, exact, cached."""
     from tddforge.mutation.cache import VerdictCache
     from tddforge.mutation.engine import (
@@ -296,8 +344,10 @@ def _report_mutation(data: dict[str, Any], run_dir: Path, as_json: bool) -> None
     for warning in data["warnings"]:
         err.print(f"  [yellow]warning[/yellow] {escape(warning)}")
     for survivor in data["survivors"][:20]:
-        err.print(f"  [yellow]{survivor['verdict']}[/yellow] line {survivor['line']} {survivor['operator']}: "
-                  f"{escape(survivor['original'])} → {escape(survivor['replacement'])}")  # fmt: skip
+        err.print(
+            f"  [yellow]{survivor['verdict']}[/yellow] line {survivor['line']} {survivor['operator']}: "
+            f"{escape(survivor['original'])} → {escape(survivor['replacement'])}"
+        )
     if len(data["survivors"]) > 20:
         err.print(f"  … and {len(data['survivors']) - 20} more (see the report)")
     err.print(f"report: {escape(str(run_dir / 'mutation.json'))} and mutation.md")
@@ -314,20 +364,42 @@ def _report_mutation(data: dict[str, Any], run_dir: Path, as_json: bool) -> None
 @click.option("--coverage-target", type=click.FloatRange(0, 100), help="Percent (default 60).")
 @click.option("--mutation-target", type=click.FloatRange(0, 100), help="Percent (default 50).")
 @click.option("--max-iterations", type=click.IntRange(min=1), help="Attempts in all (default 3).")
-@click.option("--engine", type=click.Choice(["auto", "llm", "builtin"]), default="auto",
-              show_default=True, help="Who writes the tests.")  # fmt: skip
+@click.option(
+    "--engine",
+    type=click.Choice(["auto", "llm", "builtin"]),
+    default="auto",
+    show_default=True,
+    help="Who writes the tests.",
+)
 @click.option("--workers", type=click.IntRange(min=1), help="Parallel mutants (default: cores).")
-@click.option("--budget", type=click.FloatRange(min=1), default=20.0, show_default=True,
-              help="Seconds the builtin generator may search.")  # fmt: skip
+@click.option(
+    "--budget",
+    type=click.FloatRange(min=1),
+    default=20.0,
+    show_default=True,
+    help="Seconds the builtin generator may search.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON on stdout.")
 @click.option(
     "--python", "python", help="Interpreter of the project (default: its .venv, else this one)."
 )
 @llm_options
-def cover(module: Path, project: str, tests: str | None, coverage_target: float | None,
-          mutation_target: float | None, max_iterations: int | None, engine: str,
-          workers: int | None, budget: float, as_json: bool, python: str | None,
-          model: str | None, base_url: str | None, max_cost: float | None) -> None:  # fmt: skip
+def cover(
+    module: Path,
+    project: str,
+    tests: str | None,
+    coverage_target: float | None,
+    mutation_target: float | None,
+    max_iterations: int | None,
+    engine: str,
+    workers: int | None,
+    budget: float,
+    as_json: bool,
+    python: str | None,
+    model: str | None,
+    base_url: str | None,
+    max_cost: float | None,
+) -> None:
     """Coverage- and mutation-guided test generation for MODULE (seed 002).
 
     With no LLM configured (no --model), the builtin offline generator writes
@@ -337,13 +409,18 @@ def cover(module: Path, project: str, tests: str | None, coverage_target: float 
     from tddforge.runner import interpreter_for
 
     root = _project_dir(project)
-    loop = {"coverage_target": coverage_target, "mutation_target": mutation_target,
-            "max_iterations": max_iterations}  # fmt: skip
+    loop = {
+        "coverage_target": coverage_target,
+        "mutation_target": mutation_target,
+        "max_iterations": max_iterations,
+    }
     cover_flags = {k: v for k, v in loop.items() if v is not None}
-    settings = _settings(root, model=model, base_url=base_url, max_cost=max_cost,
-                         cover=cover_flags or None)  # fmt: skip
-    options = CoverOptions(root, module, interpreter_for(root, python), tests,
-                           workers or min(4, os.cpu_count() or 1))  # fmt: skip
+    settings = _settings(
+        root, model=model, base_url=base_url, max_cost=max_cost, cover=cover_flags or None
+    )
+    options = CoverOptions(
+        root, module, interpreter_for(root, python), tests, workers or min(4, os.cpu_count() or 1)
+    )
     target = load_target(options)
     builtin = engine == "builtin" or (engine == "auto" and not settings.llm_configured)
     if builtin:
@@ -362,8 +439,11 @@ def _builtin_settings(settings: Settings) -> Settings:
     there and is dropped as flaky. mypy would only re-check the literal calls
     the generator saw succeed, at about a second per attempt.
     """
-    update = {"reruns": max(settings.cover.reruns, BUILTIN_RERUNS), "mypy": False,
-              "parallel_reruns": True}  # fmt: skip
+    update = {
+        "reruns": max(settings.cover.reruns, BUILTIN_RERUNS),
+        "mypy": False,
+        "parallel_reruns": True,
+    }
     return settings.model_copy(update={"cover": settings.cover.model_copy(update=update)})
 
 
@@ -394,8 +474,10 @@ def _report_cover(data: dict[str, Any], as_json: bool) -> None:
         f"{len(final['tests_dropped'])} dropped; ${data['cost']['total_llm_cost']:.4f}"
     )
     if not data["pytest_config"]["usable"]:
-        err.print(f"  [yellow]note[/yellow] {escape(data['pytest_config']['reason'])}; "
-                  "ran with a neutral pytest configuration")  # fmt: skip
+        err.print(
+            f"  [yellow]note[/yellow] {escape(data['pytest_config']['reason'])}; "
+            "ran with a neutral pytest configuration"
+        )
     for bug in final["suspected_bugs"]:
         err.print(f"  [red]possible bug[/red] {bug['test']}: {escape(bug['message'][:200])}")
     for item in final["tests_dropped"]:
@@ -422,19 +504,21 @@ def sandbox_info(as_json: bool) -> None:
     for guarantee in GUARANTEES:
         cells = [_cell(b, guarantee) for b in data["backends"]]
         err.print(f"{guarantee:<16}" + "".join(f"{c:>12}" for c in cells))
-    err.print(f"{'overhead (ms)':<16}" + "".join(
-        f"{'-' if b['overhead_ms'] is None else format(b['overhead_ms'], '.0f'):>12}"
-        for b in data["backends"]
-    ))  # fmt: skip
+    ms = [b["overhead_ms"] for b in data["backends"]]
+    err.print(
+        f"{'overhead (ms)':<16}" + "".join(f"{'-' if m is None else f'{m:.0f}':>12}" for m in ms)
+    )
     err.print("")
     for backend in data["backends"]:
         if backend["problem"]:
             err.print(f"{backend['backend']}: unavailable: {escape(backend['problem'])}")
     for guarantee, meaning in GUARANTEES.items():
         err.print(f"[dim]{guarantee}: {escape(meaning)}[/dim]")
-    err.print("[dim]each cell is a probe run just now under that backend; '!' marks one that "
-              "differs from what tddforge claims for it; overhead is the median of 5 runs of "
-              "`true` against a bare one[/dim]")  # fmt: skip
+    err.print(
+        "[dim]each cell is a probe run just now under that backend; '!' marks one that "
+        "differs from what tddforge claims for it; overhead is the median of 5 runs of "
+        "`true` against a bare one[/dim]"
+    )
     if as_json:
         click.echo(json.dumps(data, indent=2))
     sys.exit(1 if data["mismatches"] else 0)

@@ -85,9 +85,16 @@ def test_build_goes_red_green_refactor(
         file_block("calc.py", REFACTORED) + "\n---\nMESSAGE: docstrings and types\n---\n"
     )
     result = run_cli(
-        "build", str(calc_spec), "--project", str(project), "--model", "fake-model",
-        "--base-url", server.base_url, "--json",
-    )  # fmt: skip
+        "build",
+        str(calc_spec),
+        "--project",
+        str(project),
+        "--model",
+        "fake-model",
+        "--base-url",
+        server.base_url,
+        "--json",
+    )
     assert result.returncode == 0, result.stderr
     stages = json.loads(result.stdout)
     assert [stages[s]["valid"] for s in ("red", "green", "refactor")] == [True, True, True]
@@ -122,9 +129,15 @@ def test_build_stops_after_an_invalid_red(
 ) -> None:
     server.enqueue(file_block("tests/test_calc.py", "def test_tc001(:\n    pass\n"))
     result = run_cli(
-        "build", str(calc_spec), "--project", str(project), "--model", "fake-model",
-        "--base-url", server.base_url,
-    )  # fmt: skip
+        "build",
+        str(calc_spec),
+        "--project",
+        str(project),
+        "--model",
+        "fake-model",
+        "--base-url",
+        server.base_url,
+    )
     assert result.returncode == 1, result.stderr
     assert len(server.requests) == 1
     assert _git(project, "log", "--oneline", "--all") == ""  # nothing committed

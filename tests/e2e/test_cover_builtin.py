@@ -30,8 +30,15 @@ RUFF = Path(sys.executable).with_name("ruff")
 
 def run_here(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = clean_env()
-    return subprocess.run([sys.executable, "-m", "tddforge", *args], cwd=project, env=env,
-                          capture_output=True, text=True, timeout=300, check=False)  # fmt: skip
+    return subprocess.run(
+        [sys.executable, "-m", "tddforge", *args],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
 
 
 @pytest.fixture
@@ -59,13 +66,19 @@ def test_readme_command_writes_a_passing_readable_suite(example: Path) -> None:
     assert "def test_discount_rate_" in code and "pytest.raises(ValueError" in code
     # the project has no ruff configuration: ruff's defaults, plus import order and pyupgrade
     for check in (["check", "--extend-select", "I,W,B,UP,SIM"], ["format", "--check"]):
-        lint = subprocess.run([str(RUFF), *check, suite.name], capture_output=True, text=True,
-                              cwd=example, check=False)  # fmt: skip
+        lint = subprocess.run(
+            [str(RUFF), *check, suite.name],
+            capture_output=True,
+            text=True,
+            cwd=example,
+            check=False,
+        )
         assert lint.returncode == 0, lint.stdout
     # no flaky test was written: five shuffled runs, all green
     box = Sandbox(example, Limits(cpu_seconds=60, memory_mb=2048, wall_seconds=60))
-    first = run_pytest(example, python=sys.executable, sandbox=box, paths=[final["test_file"]],
-                       timeout=60)  # fmt: skip
+    first = run_pytest(
+        example, python=sys.executable, sandbox=box, paths=[final["test_file"]], timeout=60
+    )
     nodeids = [o.nodeid for o in first.outcomes]
     assert len(nodeids) == len(final["tests_kept"]) >= 10
     for seed in range(5):
@@ -77,8 +90,18 @@ def test_readme_command_writes_a_passing_readable_suite(example: Path) -> None:
 
 
 def test_mutant_directed_phase_raises_the_score(example: Path) -> None:
-    done = run_here(example, "cover", "pricing.py", "--json", "--coverage-target", "100",
-                    "--mutation-target", "100", "--budget", "15")  # fmt: skip
+    done = run_here(
+        example,
+        "cover",
+        "pricing.py",
+        "--json",
+        "--coverage-target",
+        "100",
+        "--mutation-target",
+        "100",
+        "--budget",
+        "15",
+    )
     assert done.returncode == 1, done.stderr  # 100% is out of reach: the goal is not met
     data = json.loads(done.stdout)
     first, second = data["attempts"][:2]

@@ -18,10 +18,27 @@ from .conftest import error_lines, run_cli
 pytestmark = [pytest.mark.e2e, pytest.mark.integration]
 
 
-def cover(project: Path, module: str, server: FakeOpenAIServer, *extra: str,
-          env: dict[str, str] | None = None) -> tuple[int, dict[str, Any], str]:  # fmt: skip
-    done = run_cli("cover", str(project / module), "--project", str(project), "--model", "fake-model",
-                   "--base-url", server.base_url, "--json", *extra, env=env, timeout=300)  # fmt: skip
+def cover(
+    project: Path,
+    module: str,
+    server: FakeOpenAIServer,
+    *extra: str,
+    env: dict[str, str] | None = None,
+) -> tuple[int, dict[str, Any], str]:
+    done = run_cli(
+        "cover",
+        str(project / module),
+        "--project",
+        str(project),
+        "--model",
+        "fake-model",
+        "--base-url",
+        server.base_url,
+        "--json",
+        *extra,
+        env=env,
+        timeout=300,
+    )
     data = json.loads(done.stdout) if done.stdout.strip() else {}
     return done.returncode, data, done.stderr
 
@@ -42,8 +59,16 @@ def test_three_attempts_whose_coverage_and_mutation_rise(
     )
     for suite in (s.SUITE_0, s.SUITE_1, s.SUITE_2):
         server.enqueue(suite, logprobs=tokens, top_logprobs=tops)
-    code, data, stderr = cover(project, "numbers_mod.py", server, "--coverage-target", "95",
-                               "--mutation-target", "80", env={"LLM_COLLECT_LOGPROBS": "true"})  # fmt: skip
+    code, data, stderr = cover(
+        project,
+        "numbers_mod.py",
+        server,
+        "--coverage-target",
+        "95",
+        "--mutation-target",
+        "80",
+        env={"LLM_COLLECT_LOGPROBS": "true"},
+    )
     assert code == 0, stderr
     attempts = data["attempts"]
     assert [a["decision"] for a in attempts] == ["ENHANCE", "ENHANCE", "FINISH"]
@@ -113,8 +138,9 @@ def test_unittest_project_with_src_layout_and_unusable_addopts(
     project = s.shapes_project(tmp_path / "shapes")
     before = (project / "src/shapes/area.py").read_bytes()
     server.enqueue(s.UNITTEST_SUITE)
-    code, data, stderr = cover(project, "src/shapes/area.py", server, "--max-iterations", "1",
-                               "--mutation-target", "10")  # fmt: skip
+    code, data, stderr = cover(
+        project, "src/shapes/area.py", server, "--max-iterations", "1", "--mutation-target", "10"
+    )
     assert code == 0, stderr
     generator = prompts(server)[0]
     assert "You MUST generate tests using Python's built-in unittest framework." in generator
@@ -193,8 +219,14 @@ def test_bad_input_is_one_line_and_writes_nothing(
     )
     (project / "native_mod.py").write_text("import fastmath_ext\n\n\ndef f(x):\n    return x\n")
     module, *rest = args
-    done = run_cli("cover", str(project / module), "--project", str(project), *rest,
-                   env={"TDDFORGE_MAX_RETRIES": "0", "TDDFORGE_REQUEST_TIMEOUT": "5"})  # fmt: skip
+    done = run_cli(
+        "cover",
+        str(project / module),
+        "--project",
+        str(project),
+        *rest,
+        env={"TDDFORGE_MAX_RETRIES": "0", "TDDFORGE_REQUEST_TIMEOUT": "5"},
+    )
     assert done.returncode == 2, done.stderr
     lines = error_lines(done.stderr)
     assert len(lines) == 1 and lines[0].startswith("error:") and message in lines[0]

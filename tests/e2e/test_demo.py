@@ -20,8 +20,12 @@ def test_console_script_runs_the_demo_without_a_key(tmp_path: Path) -> None:
     project = tmp_path / "demo"
     result = subprocess.run(
         [str(SCRIPT), "demo", "--project", str(project)],
-        env=clean_env(), capture_output=True, text=True, timeout=120, check=False,
-    )  # fmt: skip
+        env=clean_env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert result.returncode == 0, result.stderr
     assert "valid RED: 6 tests, 6 red for the right reason" in result.stderr
     artifact = yaml.safe_load((project / ".tddforge/artifacts/SPEC-DEMO-0001/red.yaml").read_text())
@@ -34,8 +38,12 @@ def test_demo_refuses_a_non_empty_directory(tmp_path: Path) -> None:
     (tmp_path / "keep.txt").write_text("mine\n")
     result = subprocess.run(
         [sys.executable, "-m", "tddforge", "demo", "--project", str(tmp_path)],
-        env=clean_env(), capture_output=True, text=True, timeout=60, check=False,
-    )  # fmt: skip
+        env=clean_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert result.returncode == 2
     assert "not empty" in result.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["keep.txt"]

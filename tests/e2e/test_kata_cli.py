@@ -34,8 +34,18 @@ def work(tmp_path: Path) -> Path:
 
 
 def _args(kata: Path, work: Path, server: FakeOpenAIServer, *extra: str) -> list[str]:
-    return ["kata", str(kata), "--work-dir", str(work), "--model", "fake-model",
-            "--base-url", server.base_url, "--json", *extra]  # fmt: skip
+    return [
+        "kata",
+        str(kata),
+        "--work-dir",
+        str(work),
+        "--model",
+        "fake-model",
+        "--base-url",
+        server.base_url,
+        "--json",
+        *extra,
+    ]
 
 
 def _kata(
@@ -66,8 +76,11 @@ def _tree_is_green(work: Path, sha: str, scratch: Path) -> tuple[int, str]:
     subprocess.run(["tar", "-x", "-C", str(target)], input=archive.stdout, check=True)
     proc = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"],
-        cwd=target, capture_output=True, text=True, check=False,
-    )  # fmt: skip
+        cwd=target,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     return proc.returncode, proc.stdout
 
 
@@ -272,8 +285,10 @@ def test_kill_minus_nine_mid_cycle_then_resume(
     base = clean_env()
     proc = subprocess.Popen(
         [sys.executable, "-m", "tddforge", *_args(kata, work, server, "--max-cycles", "2")],
-        env=base, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )  # fmt: skip
+        env=base,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     deadline = time.monotonic() + 60
     while len(server.requests) < 5 and time.monotonic() < deadline and proc.poll() is None:
         time.sleep(0.05)

@@ -17,8 +17,12 @@ pytestmark = [pytest.mark.e2e, pytest.mark.integration]
 def _mutate(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "tddforge", "mutate", *args],
-        cwd=project, capture_output=True, text=True, timeout=300, check=False,
-    )  # fmt: skip
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
 
 
 def _errors(stderr: str) -> list[str]:

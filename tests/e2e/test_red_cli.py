@@ -57,9 +57,17 @@ def _red(
     env: dict[str, str] | None = None,
 ):
     return run_cli(
-        "red", str(spec), "--project", str(project), "--model", "fake-model",
-        "--base-url", server.base_url, *extra, env=env,
-    )  # fmt: skip
+        "red",
+        str(spec),
+        "--project",
+        str(project),
+        "--model",
+        "fake-model",
+        "--base-url",
+        server.base_url,
+        *extra,
+        env=env,
+    )
 
 
 def _artifact(project: Path) -> dict:
@@ -70,9 +78,20 @@ def _junit_statuses(project: Path, test_file: str) -> dict[str, str]:
     """What pytest itself says, through its JUnit XML (structured, not its human output)."""
     report = project / "junit.xml"
     subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", f"--junitxml={report}", test_file],
-        cwd=project, capture_output=True, check=False,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "no:cacheprovider",
+            "-q",
+            f"--junitxml={report}",
+            test_file,
+        ],
+        cwd=project,
+        capture_output=True,
+        check=False,
+    )
     statuses = {}
     for case in ET.parse(report).getroot().iter("testcase"):
         name = f"{test_file}::{case.get('classname').rsplit('.', 1)[-1]}::{case.get('name')}"
@@ -116,8 +135,16 @@ def test_valid_red_counts_match_what_pytest_really_did(
     assert trace["untraced_tests"] == [
         "tests/test_calc.py::TestCalculator::test_negative_numbers_add"
     ]
-    for key in ("spec_id", "request_id", "test_files", "unexpected_passes", "warnings", "components",
-                "acceptance_criteria", "invalid_red"):  # fmt: skip
+    for key in (
+        "spec_id",
+        "request_id",
+        "test_files",
+        "unexpected_passes",
+        "warnings",
+        "components",
+        "acceptance_criteria",
+        "invalid_red",
+    ):
         assert key in artifact
     assert artifact["test_files"][0]["content"] == CALC_TESTS
     assert artifact["llm"]["prompt_tokens"] == 1000 and artifact["llm"]["calls"] == 1
@@ -151,14 +178,16 @@ def test_escaping_paths_are_refused_and_never_written(
     (project / "tests").mkdir()
     (project / "tests" / "linked").symlink_to(outside, target_is_directory=True)
     absolute = tmp_path / "abs.py"
-    reply = "".join([
-        file_block("../escape.py", "ESCAPED = True\n"),
-        file_block(str(absolute), "ESCAPED = True\n"),
-        file_block("tests/linked/test_evil.py", "ESCAPED = True\n"),
-        file_block(".git/hooks/pre-commit", "echo pwned\n"),
-        file_block("calc.py", "class Calculator: ...\n"),
-        file_block("tests/test_calc.py", CALC_TESTS),
-    ])  # fmt: skip
+    reply = "".join(
+        [
+            file_block("../escape.py", "ESCAPED = True\n"),
+            file_block(str(absolute), "ESCAPED = True\n"),
+            file_block("tests/linked/test_evil.py", "ESCAPED = True\n"),
+            file_block(".git/hooks/pre-commit", "echo pwned\n"),
+            file_block("calc.py", "class Calculator: ...\n"),
+            file_block("tests/test_calc.py", CALC_TESTS),
+        ]
+    )
     server.enqueue(reply)
     result = _red(calc_spec, project, server)
     assert result.returncode == 0, result.stderr
@@ -218,9 +247,16 @@ def test_unreachable_endpoint_is_one_line_and_writes_nothing(
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     result = run_cli(
-        "red", str(calc_spec), "--project", str(project), "--model", "m",
-        "--base-url", f"http://127.0.0.1:{port}/v1", env={"TDDFORGE_MAX_RETRIES": "0"},
-    )  # fmt: skip
+        "red",
+        str(calc_spec),
+        "--project",
+        str(project),
+        "--model",
+        "m",
+        "--base-url",
+        f"http://127.0.0.1:{port}/v1",
+        env={"TDDFORGE_MAX_RETRIES": "0"},
+    )
     assert result.returncode == 2
     (line,) = error_lines(result.stderr)
     assert line.startswith("error: ") and f"127.0.0.1:{port}" in line

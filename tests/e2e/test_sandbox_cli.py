@@ -38,8 +38,17 @@ def _weak_env() -> dict[str, str]:
 
 def test_a_run_under_a_weaker_backend_ends_with_exactly_one_notice(tmp_path: Path) -> None:
     project = s.numbers_project(tmp_path / "numbers")
-    done = run_cli("cover", str(project / "numbers_mod.py"), "--project", str(project),
-                   "--engine", "builtin", "--budget", "5", env=_weak_env())  # fmt: skip
+    done = run_cli(
+        "cover",
+        str(project / "numbers_mod.py"),
+        "--project",
+        str(project),
+        "--engine",
+        "builtin",
+        "--budget",
+        "5",
+        env=_weak_env(),
+    )
     assert done.returncode in (0, 1), done.stderr
     notices = [line for line in done.stderr.splitlines() if "weaker sandbox backend" in line]
     assert len(notices) == 1 and "'unshare'" in notices[0] and "read_only_root" in notices[0]
@@ -61,8 +70,16 @@ def test_an_input_error_under_a_weaker_backend_is_still_one_line(
     (project / "bad.py").write_text("def f(:\n")
     before = sorted(os.listdir(project))
     module, *rest = args
-    done = run_cli("cover", str(project / module), *rest, "--project", str(project),
-                   "--engine", "builtin", env=_weak_env())  # fmt: skip
+    done = run_cli(
+        "cover",
+        str(project / module),
+        *rest,
+        "--project",
+        str(project),
+        "--engine",
+        "builtin",
+        env=_weak_env(),
+    )
     assert done.returncode == 2
     (line,) = error_lines(done.stderr)
     assert line.startswith("error:") and message in line
@@ -83,8 +100,13 @@ def test_a_backend_that_cannot_be_used_is_one_line_and_writes_nothing(
         pytest.skip("bubblewrap works here")
     project = s.numbers_project(tmp_path / "numbers")
     before = sorted(os.listdir(project))
-    done = run_cli("cover", str(project / "numbers_mod.py"), "--project", str(project),
-                   env={"TDDFORGE_SANDBOX": value})  # fmt: skip
+    done = run_cli(
+        "cover",
+        str(project / "numbers_mod.py"),
+        "--project",
+        str(project),
+        env={"TDDFORGE_SANDBOX": value},
+    )
     assert done.returncode == 2
     (line,) = error_lines(done.stderr)
     assert line.startswith(f"error: {message}")

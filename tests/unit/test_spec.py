@@ -80,8 +80,15 @@ def test_missing_file(tmp_path: Path) -> None:
 
 def test_provided_names(tmp_path: Path) -> None:
     names = provided_names(load_spec(_write(tmp_path, VALID)))
-    for expected in ("OAuthProvider", "authenticate", "src.auth.oauth_provider", "oauth_provider",
-                     "auth", "token_endpoint", "AuthenticationError"):  # fmt: skip
+    for expected in (
+        "OAuthProvider",
+        "authenticate",
+        "src.auth.oauth_provider",
+        "oauth_provider",
+        "auth",
+        "token_endpoint",
+        "AuthenticationError",
+    ):
         assert expected in names
     assert "requests" not in names
 

@@ -52,9 +52,9 @@ class TesterAgent(KataAgent):
         self.runner.format_code(self.work_dir, written.written)
         report = self.runner.run_tests(self.work_dir)
         sources = self.runner.read_files(
-            self.work_dir, [p for p in self.runner.project_files(self.work_dir)
-                            if self.runner.is_source_file(p)]
-        )  # fmt: skip
+            self.work_dir,
+            [p for p in self.runner.project_files(self.work_dir) if self.runner.is_source_file(p)],
+        )
         names = self.runner.missing_kata_names(report.failing, sources)
         judged = judge_red(context.known_tests, report.facts, names, self.runner.test_function)
         if judged.verdict == "red":  # lint only a test that is red: it is kept only then

@@ -12,8 +12,19 @@ from collections.abc import Iterator
 from pathlib import Path
 
 FRAMEWORKS = ("pytest", "unittest", "django")
-_SKIP_DIRS = {".venv", "venv", ".tddforge", ".git", "node_modules", "__pycache__", ".tox",
-              "build", "dist", "site-packages", ".eggs"}  # fmt: skip
+_SKIP_DIRS = {
+    ".venv",
+    "venv",
+    ".tddforge",
+    ".git",
+    "node_modules",
+    "__pycache__",
+    ".tox",
+    "build",
+    "dist",
+    "site-packages",
+    ".eggs",
+}
 _MAX_FILES = 200
 _DJANGO = re.compile(r"^\s*(from|import)\s+django\b", re.M)
 _PYTEST = re.compile(r"^\s*(from|import)\s+pytest\b|@pytest\.|\bpytest\.", re.M)

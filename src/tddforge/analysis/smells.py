@@ -17,10 +17,25 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 _UNITTEST_ASSERT_PREFIXES = ("assert", "fail")
-_RAISES = {"raises", "assertRaises", "assertRaisesRegex", "assertWarns", "assertWarnsRegex",
-           "warns", "deprecated_call"}  # fmt: skip
-_EQUALITY_ASSERTS = {"assertEqual", "assertIs", "assertAlmostEqual", "assertCountEqual",
-                     "assertListEqual", "assertDictEqual", "assertTupleEqual", "assertSetEqual"}  # fmt: skip
+_RAISES = {
+    "raises",
+    "assertRaises",
+    "assertRaisesRegex",
+    "assertWarns",
+    "assertWarnsRegex",
+    "warns",
+    "deprecated_call",
+}
+_EQUALITY_ASSERTS = {
+    "assertEqual",
+    "assertIs",
+    "assertAlmostEqual",
+    "assertCountEqual",
+    "assertListEqual",
+    "assertDictEqual",
+    "assertTupleEqual",
+    "assertSetEqual",
+}
 _TRUTH_ASSERTS = {"assertTrue": True, "assertFalse": False}
 _PATCHERS = {"patch", "object"}
 

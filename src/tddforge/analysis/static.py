@@ -124,8 +124,9 @@ def run_ruff(args: list[str], source: str, test_path: str, project: Path) -> str
     if ruff is None:
         raise RuffMissing
     argv = [str(ruff), *args, "--no-cache", "--stdin-filename", test_path, "-"]
-    done = subprocess.run(argv, input=source, capture_output=True, text=True, cwd=project,
-                          timeout=60, check=False)  # fmt: skip
+    done = subprocess.run(
+        argv, input=source, capture_output=True, text=True, cwd=project, timeout=60, check=False
+    )
     return done.stdout
 
 
@@ -152,9 +153,9 @@ def drop_unused_imports(source: str, test_path: str, project: Path) -> str:
 
 def ruff_issues(source: str, test_path: str, project: Path, notes: list[str]) -> tuple[Issue, ...]:
     """ruff's findings for ``source``, read from its JSON output."""
-    args = ["check", "--isolated", "--select", RUFF_SELECT, "--ignore", RUFF_IGNORE,
-            "--config", f"lint.mccabe.max-complexity={MAX_COMPLEXITY}",
-            "--output-format=json", "--exit-zero"]  # fmt: skip
+    args = ["check", "--isolated", "--select", RUFF_SELECT, "--ignore", RUFF_IGNORE]
+    args += ["--config", f"lint.mccabe.max-complexity={MAX_COMPLEXITY}"]
+    args += ["--output-format=json", "--exit-zero"]
     try:
         rows = json.loads(run_ruff(args, source, test_path, project) or "[]")
     except RuffMissing:
@@ -185,13 +186,14 @@ def mypy_issues(source: str, test_path: str, project: Path, notes: list[str]) ->
         target = Path(scratch) / Path(test_path).name
         target.write_text(source, encoding="utf-8")
         src = [str(project), *([str(project / "src")] if (project / "src").is_dir() else [])]
-        argv = [sys.executable, "-m", "mypy", "--ignore-missing-imports", "--follow-imports=silent",
-                "--no-error-summary", "--show-error-codes", "--no-incremental",
-                "--cache-dir", os.devnull, str(target)]  # fmt: skip
+        argv = [sys.executable, "-m", "mypy", "--ignore-missing-imports", "--follow-imports=silent"]
+        argv += ["--no-error-summary", "--show-error-codes", "--no-incremental"]
+        argv += ["--cache-dir", os.devnull, str(target)]
         env = {**os.environ, "MYPYPATH": os.pathsep.join(src)}
         try:
-            done = subprocess.run(argv, capture_output=True, text=True, cwd=scratch, env=env,
-                                  timeout=120, check=False)  # fmt: skip
+            done = subprocess.run(
+                argv, capture_output=True, text=True, cwd=scratch, env=env, timeout=120, check=False
+            )
         except (OSError, subprocess.TimeoutExpired) as exc:
             notes.append(f"mypy failed: {exc}")
             return ()

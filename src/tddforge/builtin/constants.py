@@ -22,14 +22,46 @@ from tddforge.builtin.regex_example import example_for
 
 MODULE_SCOPE = "<module>"
 MAX_STRING = 200  # longer literals are text, not interesting inputs
-_REGEX_FUNCS = {"compile", "match", "search", "fullmatch", "findall", "finditer", "sub", "subn",
-                "split"}  # fmt: skip
-_LOOKUP_METHODS = {"get", "pop", "setdefault", "startswith", "endswith", "split", "count",
-                   "index", "find", "replace", "strip", "removeprefix", "removesuffix"}  # fmt: skip
+_REGEX_FUNCS = {
+    "compile",
+    "match",
+    "search",
+    "fullmatch",
+    "findall",
+    "finditer",
+    "sub",
+    "subn",
+    "split",
+}
+_LOOKUP_METHODS = {
+    "get",
+    "pop",
+    "setdefault",
+    "startswith",
+    "endswith",
+    "split",
+    "count",
+    "index",
+    "find",
+    "replace",
+    "strip",
+    "removeprefix",
+    "removesuffix",
+}
 
 Scalar = int | float | str | bytes | bool | None
-Kind = Literal["compare", "dict_key", "regex", "regex_match", "format", "default", "doctest",
-               "argument", "string", "number"]  # fmt: skip
+Kind = Literal[
+    "compare",
+    "dict_key",
+    "regex",
+    "regex_match",
+    "format",
+    "default",
+    "doctest",
+    "argument",
+    "string",
+    "number",
+]
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _Found = tuple[str, tuple[int, int], "ast.AST | None", Scalar]
 _Mark = Callable[[Sequence["ast.expr | None"], Kind], None]
@@ -220,7 +252,9 @@ def _mark_call(node: ast.Call, mark: _Mark) -> None:
         elif func.attr == "format" and isinstance(func.value, ast.Constant):
             mark([func.value], "format")
         elif func.attr in _LOOKUP_METHODS:
-            mark(list(node.args), "dict_key" if func.attr in {"get", "pop", "setdefault"}
-                 else "argument")  # fmt: skip
+            mark(
+                list(node.args),
+                "dict_key" if func.attr in {"get", "pop", "setdefault"} else "argument",
+            )
     mark(list(node.args), "argument")
     mark([kw.value for kw in node.keywords], "argument")

@@ -27,6 +27,7 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, S
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -62,9 +63,15 @@ class Call:
         init = None
         if self.init_args is not None:
             init = {"args": list(self.init_args), "kwargs": dict(self.init_kwargs)}
-        return {"id": ident, "target": self.target, "args": list(self.args),
-                "kwargs": dict(self.kwargs), "init": init, "consume": self.consume,
-                "attribute": self.attribute}  # fmt: skip
+        return {
+            "id": ident,
+            "target": self.target,
+            "args": list(self.args),
+            "kwargs": dict(self.kwargs),
+            "init": init,
+            "consume": self.consume,
+            "attribute": self.attribute,
+        }
 
 
 @dataclass(frozen=True)
@@ -131,9 +138,8 @@ def run_calls(
         return [replace(r, confirmed=False) for r in merge_runs(calls, first, first)]
     config = _config(project, module, calls, call_timeout)
     with _runner_dir(sandbox, config) as private, ThreadPoolExecutor(len(_HASH_SEEDS)) as pool:
-        runs = list(pool.map(
-            lambda seed: _run_once(private, project, python, sandbox, timeout, seed), _HASH_SEEDS
-        ))  # fmt: skip
+        run_once = partial(_run_once, private, project, python, sandbox, timeout)
+        runs = list(pool.map(run_once, _HASH_SEEDS))
     return merge_runs(calls, *runs)
 
 
@@ -153,8 +159,9 @@ def confirm_calls(
     if not todo:
         return list(results)
     calls = [r.call for r in todo]
-    second = _run_split(project.resolve(), module, calls, python, sandbox, timeout,
-                        call_timeout, _HASH_SEEDS[1])  # fmt: skip
+    second = _run_split(
+        project.resolve(), module, calls, python, sandbox, timeout, call_timeout, _HASH_SEEDS[1]
+    )
     again = {r.call: second.get(i) for i, r in enumerate(todo)}
     return [
         r if r.confirmed else _merged(r.call, r.arcs, r.outcome, again[r.call]) for r in results
@@ -165,9 +172,15 @@ _SPLIT_FROM = 40  # fewer calls than this run in one process (a second one costs
 
 
 def _run_split(
-    project: Path, module: Path, calls: Sequence[Call], python: Path, sandbox: Sandbox,
-    timeout: float, call_timeout: float, seed: str,
-) -> dict[int, dict[str, Any]]:  # fmt: skip
+    project: Path,
+    module: Path,
+    calls: Sequence[Call],
+    python: Path,
+    sandbox: Sandbox,
+    timeout: float,
+    call_timeout: float,
+    seed: str,
+) -> dict[int, dict[str, Any]]:
     """Every call run once with ``seed``, split between processes side by side; by index."""
     parts = _PARALLEL if len(calls) >= _SPLIT_FROM else 1
     shares = [list(range(start, len(calls), parts)) for start in range(parts)]
@@ -222,8 +235,11 @@ def _config(
     project: Path, module: Path, calls: Sequence[Call], call_timeout: float
 ) -> dict[str, Any]:
     """What the runner reads: the module to import, the per-call timeout and the calls."""
-    return {"module": import_name(project, module.resolve()), "call_timeout": call_timeout,
-            "calls": [call.to_json(i) for i, call in enumerate(calls)]}  # fmt: skip
+    return {
+        "module": import_name(project, module.resolve()),
+        "call_timeout": call_timeout,
+        "calls": [call.to_json(i) for i, call in enumerate(calls)],
+    }
 
 
 @contextmanager
@@ -237,11 +253,21 @@ def _runner_dir(sandbox: Sandbox, config: dict[str, Any]) -> Iterator[Path]:
 
 
 def _start_runner(
-    private: Path, out: Path, project: Path, python: Path, sandbox: Sandbox, timeout: float,
+    private: Path,
+    out: Path,
+    project: Path,
+    python: Path,
+    sandbox: Sandbox,
+    timeout: float,
     seed: str,
-) -> SandboxResult:  # fmt: skip
-    argv = [str(python), str(private / "tddforge_call_runner.py"), str(private / "calls.json"),
-            str(out), *project_paths(project)]  # fmt: skip
+) -> SandboxResult:
+    argv = [
+        str(python),
+        str(private / "tddforge_call_runner.py"),
+        str(private / "calls.json"),
+        str(out),
+        *project_paths(project),
+    ]
     return sandbox.run(argv, cwd=project, timeout=timeout, extra_env={"PYTHONHASHSEED": seed})
 
 
@@ -332,8 +358,9 @@ def smallest_cover(results: Sequence[CallResult], source: str | None = None) -> 
     tests most likely to tell mutants apart.
     """
     count = _units(source, branches=False) if source is not None else lambda arcs: arcs
-    reach = [count(r.arcs) | {("ends", r.call.target, r.outcome.kind, r.outcome.type)}
-             for r in results]  # fmt: skip
+    reach = [
+        count(r.arcs) | {("ends", r.call.target, r.outcome.kind, r.outcome.type)} for r in results
+    ]
     left: set[Any] = set().union(*reach) if reach else set()
     chosen: set[int] = set()
     while left:
@@ -565,6 +592,7 @@ def explore(
     timeout: float = 60.0,
 ) -> list[CallResult]:
     """One round: plan calls, run them, keep those that reach new arcs."""
-    results = run_calls(project, module, plan_calls(info, mined), python=python,
-                        sandbox=sandbox, timeout=timeout)  # fmt: skip
+    results = run_calls(
+        project, module, plan_calls(info, mined), python=python, sandbox=sandbox, timeout=timeout
+    )
     return keep_new_coverage(results)[0]

@@ -94,9 +94,16 @@ class BuiltinSuiteGenerator:
         found_info = discover(target.project, module, python=self.python, sandbox=box)
         info = annotate(found_info, usage_hints(target.source))  # untyped code: hints from use
         self._info = info
-        found = search(target.project, module, info, mine_constants(target.source),
-                       python=self.python, sandbox=box, budget=self.budget * SEARCH_SHARE,
-                       clock=self.clock)  # fmt: skip
+        found = search(
+            target.project,
+            module,
+            info,
+            mine_constants(target.source),
+            python=self.python,
+            sandbox=box,
+            budget=self.budget * SEARCH_SHARE,
+            clock=self.clock,
+        )
         self._kept = smallest_cover(found.kept, target.source)
         # the calls the cover left out reached something new when found: aimed at first
         written = {r.call for r in self._kept}
@@ -194,8 +201,14 @@ class BuiltinSuiteGenerator:
         if not reads:
             return [], set()
         module = target.project / target.module_rel
-        results = run_calls(target.project, module, reads, python=self.python,
-                            sandbox=self._box(target), timeout=seconds / 3)  # fmt: skip
+        results = run_calls(
+            target.project,
+            module,
+            reads,
+            python=self.python,
+            sandbox=self._box(target),
+            timeout=seconds / 3,
+        )
         usable = [r for r in results if r.deterministic and r.outcome.literal]
         if not usable:
             return [], set()
@@ -222,8 +235,14 @@ class BuiltinSuiteGenerator:
         if not fresh:
             return [], set()
         module = target.project / target.module_rel
-        results = run_calls(target.project, module, fresh[:MAX_NEW_CALLS], python=self.python,
-                            sandbox=self._box(target), timeout=seconds / 3)  # fmt: skip
+        results = run_calls(
+            target.project,
+            module,
+            fresh[:MAX_NEW_CALLS],
+            python=self.python,
+            sandbox=self._box(target),
+            timeout=seconds / 3,
+        )
         self._pool += results
         index = {r.call: i for i, r in enumerate(results) if r.deterministic}
         jobs = []
@@ -245,9 +264,14 @@ class BuiltinSuiteGenerator:
         """Run each job's calls (indexes into ``pool``) with its mutant on; the calls that
         kill most, chosen greedily, and the mutant ids they kill."""
         runs = run_against_mutants(
-            target.project, target.project / target.module_rel, [r.call for r in pool], jobs,
-            python=self.python, sandbox=self._box(target), timeout=seconds,
-        )  # fmt: skip
+            target.project,
+            target.project / target.module_rel,
+            [r.call for r in pool],
+            jobs,
+            python=self.python,
+            sandbox=self._box(target),
+            timeout=seconds,
+        )
         killers = kills(pool, runs)
         pool = list(pool)
         while True:  # a call is kept only once both hash seeds agree on its outcome
@@ -265,9 +289,13 @@ class BuiltinSuiteGenerator:
     def _confirm(self, target: CoverTarget, results: list[CallResult]) -> list[CallResult]:
         """``results`` run again with the second hash seed (see ``confirm_calls``)."""
         return confirm_calls(
-            target.project, target.project / target.module_rel, results, python=self.python,
-            sandbox=self._box(target), timeout=max(self._deadline - self.clock(), 5.0),
-        )  # fmt: skip
+            target.project,
+            target.project / target.module_rel,
+            results,
+            python=self.python,
+            sandbox=self._box(target),
+            timeout=max(self._deadline - self.clock(), 5.0),
+        )
 
     def _box(self, target: CoverTarget) -> Sandbox:
         if self._sandbox is None:

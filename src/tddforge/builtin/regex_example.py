@@ -20,10 +20,13 @@ from typing import Any
 _parser: Any = importlib.import_module("re._parser" if sys.version_info >= (3, 11) else "sre_parse")
 MAX_LENGTH = 200  # longer examples are not useful inputs
 _CATEGORIES = {  # a category's example character, and the pattern to test one with
-    "CATEGORY_DIGIT": ("0", r"\d"), "CATEGORY_NOT_DIGIT": ("a", r"\D"),
-    "CATEGORY_WORD": ("a", r"\w"), "CATEGORY_NOT_WORD": ("-", r"\W"),
-    "CATEGORY_SPACE": (" ", r"\s"), "CATEGORY_NOT_SPACE": ("a", r"\S"),
-}  # fmt: skip
+    "CATEGORY_DIGIT": ("0", r"\d"),
+    "CATEGORY_NOT_DIGIT": ("a", r"\D"),
+    "CATEGORY_WORD": ("a", r"\w"),
+    "CATEGORY_NOT_WORD": ("-", r"\W"),
+    "CATEGORY_SPACE": (" ", r"\s"),
+    "CATEGORY_NOT_SPACE": ("a", r"\S"),
+}
 _CANDIDATES = "aA0_ -.x@Z9!#~é"  # tried in turn for a negated class
 
 

@@ -149,16 +149,29 @@ def search(
     def result(stopped: str) -> SearchResult:
         # the rounds ran each call once: confirm what is kept, with the second seed
         cover, reached, everything = confirmed_cover(
-            seen, lambda todo: confirm_calls(project, module, todo, python=python,
-                                             sandbox=sandbox, timeout=max(deadline - clock(), 5.0))
-        )  # fmt: skip
+            seen,
+            lambda todo: confirm_calls(
+                project,
+                module,
+                todo,
+                python=python,
+                sandbox=sandbox,
+                timeout=max(deadline - clock(), 5.0),
+            ),
+        )
         return SearchResult(cover, reached, rounds, len(tried), stopped, everything)
 
     working: dict[str, list[Call]] = {}
     builders = constructor_calls(info, mined) if first is None else []
     if builders:  # which instances can be built: methods are then called on those
-        built = run_calls(project, module, builders, python=python, sandbox=sandbox,
-                          timeout=max((deadline - clock()) / 4, 1.0))  # fmt: skip
+        built = run_calls(
+            project,
+            module,
+            builders,
+            python=python,
+            sandbox=sandbox,
+            timeout=max((deadline - clock()) / 4, 1.0),
+        )
         tried.update(builders)
         seen += built
         covered = keep_new_coverage(built, covered)[1]
@@ -181,8 +194,15 @@ def search(
         rounds += 1
         # once each, unconfirmed (``result`` confirms the calls kept); each round gets at
         # most half of what is left
-        results = run_calls(project, module, batch, python=python, sandbox=sandbox,
-                            timeout=max(left / 2, 1.0), confirm=False)  # fmt: skip
+        results = run_calls(
+            project,
+            module,
+            batch,
+            python=python,
+            sandbox=sandbox,
+            timeout=max(left / 2, 1.0),
+            confirm=False,
+        )
         seen += results
         new, covered = keep_new_coverage(results, covered)
         if not new and not pending:
@@ -221,8 +241,10 @@ def confirmed_cover(
             return tuple(kept), covered, tuple(everything)
         answered = {r.call: r for r in confirm(todo) if r.confirmed}
         # a call the confirming run did not answer for cannot be kept
-        done = {r.call: answered.get(r.call, replace(r, deterministic=False, confirmed=True))
-                for r in todo}  # fmt: skip
+        done = {
+            r.call: answered.get(r.call, replace(r, deterministic=False, confirmed=True))
+            for r in todo
+        }
         everything = [done.get(r.call, r) for r in everything]
 
 

@@ -167,8 +167,11 @@ def users_of_line(source: str, line: int) -> set[str] | None:
         data = _names(statement) & _module_names(source)
     else:
         data = _assigned(statement)
-    users = {qualname for qualname, func in _functions(tree)
-             if func is not statement and not data.isdisjoint(_names(func))}  # fmt: skip
+    users = {
+        qualname
+        for qualname, func in _functions(tree)
+        if func is not statement and not data.isdisjoint(_names(func))
+    }
     return users or None
 
 
@@ -219,9 +222,13 @@ def _parsed(source: str) -> ast.Module:
 @functools.lru_cache(maxsize=4)
 def _module_names(source: str) -> frozenset[str]:
     """The names the module's top-level code (outside definitions) assigns."""
-    return frozenset(n.id for s in _parsed(source).body if not isinstance(s, _DEFS)
-                     for n in ast.walk(s) if isinstance(n, ast.Name)
-                     and isinstance(n.ctx, ast.Store))  # fmt: skip
+    return frozenset(
+        n.id
+        for s in _parsed(source).body
+        if not isinstance(s, _DEFS)
+        for n in ast.walk(s)
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+    )
 
 
 @functools.lru_cache(maxsize=256)
@@ -248,8 +255,11 @@ def _functions(tree: ast.Module) -> list[tuple[str, ast.AST]]:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             found.append((node.name, node))
         elif isinstance(node, ast.ClassDef):
-            found += [(f"{node.name}.{m.name}", m) for m in node.body
-                      if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))]  # fmt: skip
+            found += [
+                (f"{node.name}.{m.name}", m)
+                for m in node.body
+                if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))
+            ]
     return found
 
 

@@ -25,9 +25,31 @@ _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _Func = ast.FunctionDef | ast.AsyncFunctionDef
 _CALLERS = {"map", "filter", "reduce"}  # take a callable as their first argument
 _DICT_METHODS = {"items", "keys", "values", "get", "setdefault", "update"}
-_STR_METHODS = {"split", "strip", "lstrip", "rstrip", "lower", "upper", "startswith", "endswith",
-                "replace", "encode", "isdigit", "isalpha", "isspace", "find", "rfind", "title",
-                "capitalize", "format", "casefold", "splitlines", "partition", "zfill", "join"}  # fmt: skip
+_STR_METHODS = {
+    "split",
+    "strip",
+    "lstrip",
+    "rstrip",
+    "lower",
+    "upper",
+    "startswith",
+    "endswith",
+    "replace",
+    "encode",
+    "isdigit",
+    "isalpha",
+    "isspace",
+    "find",
+    "rfind",
+    "title",
+    "capitalize",
+    "format",
+    "casefold",
+    "splitlines",
+    "partition",
+    "zfill",
+    "join",
+}
 _LIST_METHODS = {"append", "extend", "insert", "sort"}
 _DUCK_TYPES = (
     ({"year", "month", "day"}, ("date", "datetime")),
@@ -37,18 +59,74 @@ _SCALARS = (bool, int, float, str, bytes)
 _WEAK = 6  # rank of iteration, `in`, len() and unpacking: a dict or a str does all of them
 _ITERABLE = {"dict", "str", "bytes", "list"}
 _BY_NAME = {
-    "Callable": {"func", "f", "fn", "function", "predicate", "pred", "key", "callback", "binop",
-                 "reducer"},
-    "dict": {"d", "dct", "dict", "dict_", "mapping", "mapper", "dictionary", "doc", "document",
-             "data", "obj", "payload", "config", "options", "params", "headers", "context"},
-    "list": {"keys", "items", "seq", "coll", "lst", "elements", "values", "iterable", "seqs",
-             "pairs"},
-    "str": {"s", "text", "string", "word", "name", "prefix", "suffix", "sep", "path", "pattern",
-            "line", "string_"},
+    "Callable": {
+        "func",
+        "f",
+        "fn",
+        "function",
+        "predicate",
+        "pred",
+        "key",
+        "callback",
+        "binop",
+        "reducer",
+    },
+    "dict": {
+        "d",
+        "dct",
+        "dict",
+        "dict_",
+        "mapping",
+        "mapper",
+        "dictionary",
+        "doc",
+        "document",
+        "data",
+        "obj",
+        "payload",
+        "config",
+        "options",
+        "params",
+        "headers",
+        "context",
+    },
+    "list": {
+        "keys",
+        "items",
+        "seq",
+        "coll",
+        "lst",
+        "elements",
+        "values",
+        "iterable",
+        "seqs",
+        "pairs",
+    },
+    "str": {
+        "s",
+        "text",
+        "string",
+        "word",
+        "name",
+        "prefix",
+        "suffix",
+        "sep",
+        "path",
+        "pattern",
+        "line",
+        "string_",
+    },
     "int": {"n", "i", "count", "size", "num", "index", "length", "width", "k", "times"},
-}  # fmt: skip
-_ELEMENT_BY_NAME = {"funcs": "Callable", "functions": "Callable", "dicts": "dict",
-                    "mappings": "dict", "seqs": "list", "lists": "list", "strings": "str"}  # fmt: skip
+}
+_ELEMENT_BY_NAME = {
+    "funcs": "Callable",
+    "functions": "Callable",
+    "dicts": "dict",
+    "mappings": "dict",
+    "seqs": "list",
+    "lists": "list",
+    "strings": "str",
+}
 
 
 def usage_hints(source: str) -> dict[str, dict[str, str]]:
@@ -290,10 +368,12 @@ def annotate(info: ModuleInfo, hints: dict[str, dict[str, str]]) -> ModuleInfo:
 
     functions = tuple(fill(f, f.qualname) or f for f in info.functions)
     classes = tuple(
-        c.model_copy(update={
-            "constructor": fill(c.constructor, f"{c.name}.__init__"),
-            "methods": tuple(fill(m, m.qualname) or m for m in c.methods),
-        })
+        c.model_copy(
+            update={
+                "constructor": fill(c.constructor, f"{c.name}.__init__"),
+                "methods": tuple(fill(m, m.qualname) or m for m in c.methods),
+            }
+        )
         for c in info.classes
-    )  # fmt: skip
+    )
     return info.model_copy(update={"functions": functions, "classes": classes})

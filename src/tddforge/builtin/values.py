@@ -33,13 +33,40 @@ _DIGIT = re.compile(r"\d")
 _DIGITS_TO = {d: str.maketrans("0123456789", d * 10) for d in "19"}  # "E-042" → "E-111", "E-999"
 _NOT_INPUTS = {"regex", "format"}  # a pattern or a format is rarely an input that matters
 _ALIASES = {
-    "List": "list", "Sequence": "list", "MutableSequence": "list", "Iterable": "list",
-    "Collection": "list", "Tuple": "tuple", "Dict": "dict", "Mapping": "dict",
-    "MutableMapping": "dict", "Set": "set", "AbstractSet": "set", "MutableSet": "set",
-    "FrozenSet": "set", "frozenset": "set", "Text": "str", "NoneType": "None",
-    "Iterator": "list", "Generator": "list", "Container": "list", "OrderedDict": "dict",
-    "defaultdict": "dict", "DefaultDict": "dict",
-}  # fmt: skip
+    "List": "list",
+    "Sequence": "list",
+    "MutableSequence": "list",
+    "Iterable": "list",
+    "Collection": "list",
+    "Tuple": "tuple",
+    "Dict": "dict",
+    "Mapping": "dict",
+    "MutableMapping": "dict",
+    "Set": "set",
+    "AbstractSet": "set",
+    "MutableSet": "set",
+    "FrozenSet": "set",
+    "frozenset": "set",
+    "Text": "str",
+    "NoneType": "None",
+    "Iterator": "list",
+    "Generator": "list",
+    "Container": "list",
+    "OrderedDict": "dict",
+    "defaultdict": "dict",
+    "DefaultDict": "dict",
+}
+_EXACT_TYPES: dict[str, type] = {
+    "int": int,
+    "str": str,
+    "bytes": bytes,
+    "bool": bool,
+    "None": type(None),
+    "list": list,
+    "tuple": tuple,
+    "dict": dict,
+    "set": set,
+}
 _GENERIC: dict[str, tuple[object, ...]] = {
     "int": (0, 1, -1, 100),
     "float": (0.0, 1.5, -1.0),
@@ -63,8 +90,16 @@ class Expr:
 
 # callables of one argument, of any arity, and of a pair (an item): what maps, filters,
 # reducers and factories are usually handed
-CALLABLES = (Expr("len"), Expr("str"), Expr("bool"), Expr("lambda *args: args"),
-             Expr("lambda x: x"), Expr("lambda item: item[0]"), Expr("sum"), Expr("max"))  # fmt: skip
+CALLABLES = (
+    Expr("len"),
+    Expr("str"),
+    Expr("bool"),
+    Expr("lambda *args: args"),
+    Expr("lambda x: x"),
+    Expr("lambda item: item[0]"),
+    Expr("sum"),
+    Expr("max"),
+)
 
 
 # stdlib value types a hint (or an isinstance check) may name, written through their module
@@ -157,8 +192,11 @@ def candidates(
     found: list[Value] = []
     if param.default_is_literal and param.default is not None:
         found.append(Value(ast.literal_eval(param.default), "default"))
-    fitting = [Value(c.value, f"constant:{c.kind}") for c in constants
-               if c.kind not in _NOT_INPUTS and fits(hint, c.value)]  # fmt: skip
+    fitting = [
+        Value(c.value, f"constant:{c.kind}")
+        for c in constants
+        if c.kind not in _NOT_INPUTS and fits(hint, c.value)
+    ]
     generic = [Value(v, "hint") for v in values_for_hint(hint)]
     if hint is None:  # untyped: the module's strings must not crowd out dicts, lists, numbers
         found += [v for pair in itertools.zip_longest(fitting, generic) for v in pair if v]
@@ -191,8 +229,7 @@ def fits(hint: Hint | None, value: object) -> bool:
         return isinstance(value, Expr) and value not in _STDLIB_VALUES
     if hint.name in _STDLIB:
         return value in _STDLIB[hint.name]
-    expected = {"int": int, "str": str, "bytes": bytes, "bool": bool, "None": type(None),
-                "list": list, "tuple": tuple, "dict": dict, "set": set}.get(hint.name)  # fmt: skip
+    expected = _EXACT_TYPES.get(hint.name)
     return expected is not None and type(value) is expected
 
 

@@ -105,8 +105,11 @@ def _written(
 ) -> tuple[list[CallResult], list[tuple[str, WrittenTest]], set[str]]:
     """The results that are written, in order (grouped by function or class), each one's
     test, and the names the tests import from the module."""
-    kept = [r for r in results
-            if r.deterministic and r.confirmed and r.outcome.kind in ("return", "raise")]  # fmt: skip
+    kept = [
+        r
+        for r in results
+        if r.deterministic and r.confirmed and r.outcome.kind in ("return", "raise")
+    ]
     first_seen: dict[str, int] = {}
     for r in kept:
         first_seen.setdefault(r.call.target.split(".")[0], len(first_seen))
@@ -144,8 +147,12 @@ def _test(
 ) -> WrittenTest:
     call, outcome = result.call, result.outcome
     imports.add(call.target.split(".")[0])
-    sources = [*call.args, *(v for _, v in call.kwargs), *(call.init_args or ()),
-               *(v for _, v in call.init_kwargs)]  # fmt: skip
+    sources = [
+        *call.args,
+        *(v for _, v in call.kwargs),
+        *(call.init_args or ()),
+        *(v for _, v in call.init_kwargs),
+    ]
     imports.update(name for source in sources for name in module_names(source))
     setup, expr = _call_expression(call)
     statement = call.target.split(".")[-1] in STATEMENTS and call.init_args is not None
@@ -169,10 +176,13 @@ def module_names(source: str) -> set[str]:
         tree = ast.parse(source, mode="eval")
     except SyntaxError:
         return set()
-    bound = {a.arg for node in ast.walk(tree) if isinstance(node, ast.Lambda)
-             for a in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs)}  # fmt: skip
-    bound |= {a.arg for node in ast.walk(tree) if isinstance(node, ast.Lambda)
-              for a in (node.args.vararg, node.args.kwarg) if a is not None}  # fmt: skip
+    lambdas = [node.args for node in ast.walk(tree) if isinstance(node, ast.Lambda)]
+    params = [
+        a
+        for args in lambdas
+        for a in (*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg)
+    ]
+    bound = {a.arg for a in params if a is not None}
     names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
     return {n for n in names - bound if not hasattr(builtins, n)}
 
@@ -211,9 +221,14 @@ def _as_slice(source: str) -> str:
         node = ast.parse(source, mode="eval").body
     except SyntaxError:
         return source
-    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
-            and node.func.id == "slice" and 1 <= len(node.args) <= 3 and not node.keywords
-            and not any(isinstance(a, ast.Starred) for a in node.args)):  # fmt: skip
+    if not (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "slice"
+        and 1 <= len(node.args) <= 3
+        and not node.keywords
+        and not any(isinstance(a, ast.Starred) for a in node.args)
+    ):
         return source
     parts = [ast.unparse(a) for a in node.args]
     parts = ["" if part == "None" else part for part in parts]

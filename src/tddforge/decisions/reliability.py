@@ -41,8 +41,12 @@ class PreReliability:
 
     def to_data(self) -> dict[str, Any]:
         """Plain data for reports."""
-        return {"level": self.level, "entropy": self.entropy, "lint_issues": self.lint_issues,
-                "reasons": list(self.reasons)}  # fmt: skip
+        return {
+            "level": self.level,
+            "entropy": self.entropy,
+            "lint_issues": self.lint_issues,
+            "reasons": list(self.reasons),
+        }
 
 
 @dataclass(frozen=True)

@@ -81,16 +81,8 @@ def prepare(job: MutationJob, cache: VerdictCache | None) -> Prepared:
         mutants = [m for m in mutants if lines.intersection(m.lines)]
     # --tb=native: a killed mutant's failure report costs a traceback.format_exception,
     # not pytest's source-range analysis (which dominated a graft run's time).
-    args = [
-        "-p",
-        "no:cacheprovider",
-        "-p",
-        "no:randomly",
-        "-q",
-        "--tb=native",
-        f"--rootdir={job.project}",
-    ]
-    args += list(job.extra_pytest_args)
+    args = ["-p", "no:cacheprovider", "-p", "no:randomly", "-q", "--tb=native"]
+    args += [f"--rootdir={job.project}", *job.extra_pytest_args]
     key = cache_key(source, str(job.python), args)
     prints = fp.fingerprints(job.project, _test_files(test_files))
     prior = cache.load(key) if cache is not None and job.use_cache else CacheEntry()
@@ -263,13 +255,8 @@ def _score_cold(
         lines = _read(results)
     sandbox.close()
     if outcome is not None and outcome.timed_out:
-        lines.append(
-            {
-                "event": "error",
-                "kind": "timeout",
-                "message": f"mutation run exceeded {job.timeout:g} s",
-            }
-        )
+        message = f"mutation run exceeded {job.timeout:g} s"
+        lines.append({"event": "error", "kind": "timeout", "message": message})
     return _finish(
         prep, lines, time.monotonic() - started, cache, (outcome.stderr if outcome else "")
     )
@@ -320,13 +307,8 @@ class WarmWorker:
         lines = _read(results)
         status = json.loads(reply)
         if not status.get("done"):
-            lines.append(
-                {
-                    "event": "error",
-                    "kind": "worker",
-                    "message": status.get("error", "worker failed"),
-                }
-            )
+            message = status.get("error", "worker failed")
+            lines.append({"event": "error", "kind": "worker", "message": message})
         return _finish(prep, lines, time.monotonic() - started, cache, "")
 
     def _streams(self) -> tuple[IO[bytes], IO[bytes]]:
@@ -422,12 +404,19 @@ def _finish(
     tests = baseline.get("tests", {})
     seconds = {n: t["duration"] for n, t in tests.items() if t.get("outcome") == "passed"}
     covered = {n: tuple(found) for n, found in baseline.get("coverage", {}).items()}
-    return MutationReport(rel, prep.source, results, len(tests), elapsed,
-                          baseline_seconds=sum(seconds.values()),
-                          collect_seconds=baseline.get("collect_seconds", 0.0),
-                          test_seconds=seconds, test_lines=covered,
-                          collect_lines=frozenset(baseline.get("collect_lines", ())),
-                          mutant_seconds=phases.get("graft", 0.0) + phases.get("fresh", 0.0))  # fmt: skip
+    return MutationReport(
+        rel,
+        prep.source,
+        results,
+        len(tests),
+        elapsed,
+        baseline_seconds=sum(seconds.values()),
+        collect_seconds=baseline.get("collect_seconds", 0.0),
+        test_seconds=seconds,
+        test_lines=covered,
+        collect_lines=frozenset(baseline.get("collect_lines", ())),
+        mutant_seconds=phases.get("graft", 0.0) + phases.get("fresh", 0.0),
+    )
 
 
 def _one_line(text: object) -> str:

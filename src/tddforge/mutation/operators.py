@@ -95,8 +95,20 @@ def _pragma_lines(text: str) -> frozenset[int]:
 
 # -- tables of swaps -----------------------------------------------------------
 
-ARITHMETIC = {"+": "-", "-": "+", "*": "/", "/": "*", "//": "/", "%": "*", "**": "*",
-              "<<": ">>", ">>": "<<", "&": "|", "|": "&", "^": "&"}  # fmt: skip
+ARITHMETIC = {
+    "+": "-",
+    "-": "+",
+    "*": "/",
+    "/": "*",
+    "//": "/",
+    "%": "*",
+    "**": "*",
+    "<<": ">>",
+    ">>": "<<",
+    "&": "|",
+    "|": "&",
+    "^": "&",
+}
 AUGMENTED = {f"{k}=": f"{v}=" for k, v in ARITHMETIC.items()}
 COMPARISON = {"==": "!=", "!=": "==", "<": ">=", "<=": ">", ">": "<=", ">=": "<"}
 BOUNDARY = {"<": "<=", "<=": "<", ">": ">=", ">=": ">"}
@@ -235,8 +247,22 @@ OPERATORS: dict[type[ast.AST], tuple[Operator, ...]] = {
 }
 
 OPERATOR_NAMES = (
-    "arithmetic", "augmented_assignment", "comparison", "boundary", "identity", "membership",
-    "boolean", "not_removal", "not_insertion", "number", "string", "boolean_literal",
-    "return_none", "call_removal", "loop_control", "default_argument", "assignment_none",
+    "arithmetic",
+    "augmented_assignment",
+    "comparison",
+    "boundary",
+    "identity",
+    "membership",
+    "boolean",
+    "not_removal",
+    "not_insertion",
+    "number",
+    "string",
+    "boolean_literal",
+    "return_none",
+    "call_removal",
+    "loop_control",
+    "default_argument",
+    "assignment_none",
     "keyword_none",
-)  # fmt: skip
+)

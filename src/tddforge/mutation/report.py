@@ -99,9 +99,15 @@ class MutationReport:
     def _survivor(self, result: MutantResult) -> dict[str, Any]:
         before, after = diff_line(self.source, result.mutant)
         m = result.mutant
-        return {"id": m.id, "verdict": result.verdict, "line": m.line, "operator": m.operator,
-                "original": m.original, "replacement": m.replacement,
-                "diff": f"- {before.strip()}\n+ {after.strip()}"}  # fmt: skip
+        return {
+            "id": m.id,
+            "verdict": result.verdict,
+            "line": m.line,
+            "operator": m.operator,
+            "original": m.original,
+            "replacement": m.replacement,
+            "diff": f"- {before.strip()}\n+ {after.strip()}",
+        }
 
     def chart_data(self) -> dict[str, Any]:
         """Per-operator and per-line verdict counts, for the HTML report's charts."""

@@ -93,8 +93,15 @@ class Checked:
 class SuiteLab:
     """Runs candidate suites for one cover session."""
 
-    def __init__(self, target: CoverTarget, python: Path, settings: Settings, run: RunDir,
-                 workers: int, checked: Checked | None = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        target: CoverTarget,
+        python: Path,
+        settings: Settings,
+        run: RunDir,
+        workers: int,
+        checked: Checked | None = None,
+    ) -> None:
         """``checked``: the project's pytest configuration, when already checked
         (``Checked.make``); checked here otherwise."""
         self.target = target
@@ -141,9 +148,14 @@ class SuiteLab:
 
     def analyze(self, code: str) -> StaticReport:
         """Static checks of ``code`` as it would be written at the test path."""
-        return analyze(code, self.target.test_path, module_name=self.target.import_name,
-                       module_source=self.target.source, project=self.project,
-                       mypy=self.cfg.mypy)  # fmt: skip
+        return analyze(
+            code,
+            self.target.test_path,
+            module_name=self.target.import_name,
+            module_source=self.target.source,
+            project=self.project,
+            mypy=self.cfg.mypy,
+        )
 
     def measure(
         self, code: str, static: StaticReport | None = None, *, alone: bool = True
@@ -216,12 +228,17 @@ class SuiteLab:
             env["TDDFORGE_SHUFFLE"] = shuffle
         try:
             return run_pytest(
-                self.project, python=self.python, sandbox=self.sandbox, paths=paths,
+                self.project,
+                python=self.python,
+                sandbox=self.sandbox,
+                paths=paths,
                 timeout=self.cfg.test_timeout_seconds,
                 coverage_source=[str(self.module.parent)] if coverage else None,
-                coverage_include=[self.module], per_test=coverage,
-                extra_args=self.pytest_args, env=env,
-            )  # fmt: skip
+                coverage_include=[self.module],
+                per_test=coverage,
+                extra_args=self.pytest_args,
+                env=env,
+            )
         finally:
             self.guard(notes)
 
@@ -233,10 +250,15 @@ class SuiteLab:
         self._runs += 1
         try:
             return run_pytest_orders(
-                self.project, python=self.python, sandbox=self.sandbox, orders=seeds,
-                paths=paths, timeout=self.cfg.test_timeout_seconds, extra_args=self.pytest_args,
+                self.project,
+                python=self.python,
+                sandbox=self.sandbox,
+                orders=seeds,
+                paths=paths,
+                timeout=self.cfg.test_timeout_seconds,
+                extra_args=self.pytest_args,
                 env={"COVERAGE_RCFILE": str(self.rcfile)},
-            )  # fmt: skip
+            )
         finally:
             self.guard(notes)
 
@@ -280,17 +302,25 @@ class SuiteLab:
 
     def score(self, found: Measurement, notes: list[str]) -> MutationReport | None:
         """The mutation score of the stable tests (the others deselected) in the warm worker."""
-        deselect = [f"--deselect={n}" for k, v in found.verdicts.items() if v.status != "stable"
-                    for n in v.nodeids]  # fmt: skip
+        unstable = [v for v in found.verdicts.values() if v.status != "stable"]
+        deselect = [f"--deselect={n}" for v in unstable for n in v.nodeids]
         job = MutationJob(
-            project=self.project, module=self.module, tests=(self.target.test_path,),
-            python=self.python, workers=self.workers, timeout=self.cfg.mutation_timeout_seconds,
+            project=self.project,
+            module=self.module,
+            tests=(self.target.test_path,),
+            python=self.python,
+            workers=self.workers,
+            timeout=self.cfg.mutation_timeout_seconds,
             extra_pytest_args=(*self.pytest_args, *deselect),
-        )  # fmt: skip
+        )
         try:
             if self._worker is None:
-                self._worker = WarmWorker(self.project, self.python, self.settings,
-                                          timeout=self.cfg.mutation_timeout_seconds)  # fmt: skip
+                self._worker = WarmWorker(
+                    self.project,
+                    self.python,
+                    self.settings,
+                    timeout=self.cfg.mutation_timeout_seconds,
+                )
             return self._worker.score(job, cache=self.cache)
         except (BaselineError, RunnerError) as exc:
             notes.append(f"mutation score unavailable: {exc}")

@@ -36,10 +36,14 @@ from tddforge.decisions.router import ENHANCE, decide, finish_reason, track_prog
 from tddforge.errors import InputError, LLMError
 from tddforge.llm import LLMClient
 from tddforge.mutation.mutant import diff_line
+from tddforge.mutation.report import MutationReport
 from tddforge.orchestration.cover_lab import Checked, Measurement, SuiteLab
 from tddforge.store.rundir import RunDir
 from tddforge.types import Progress
 from tddforge.workspace.paths import confine
+
+MUTANT_COUNTS = ("killed", "survived", "timeout", "no-coverage", "error")
+TEST_STATUSES = ("stable", "flaky", "failing", "broken")
 
 
 @dataclass(frozen=True)
@@ -94,12 +98,15 @@ def load_target(options: CoverOptions) -> CoverTarget:
     if target_file == module or target_file.suffix != ".py":
         raise InputError(f"test output path must be a new .py file, not {test_path}")
     return CoverTarget(
-        project=project, module_rel=module.relative_to(project).as_posix(),
-        import_name=import_name(project, module), source=source,
+        project=project,
+        module_rel=module.relative_to(project).as_posix(),
+        import_name=import_name(project, module),
+        source=source,
         framework=detect_framework(project, exclude=target_file),
-        test_path=target_file.relative_to(project).as_posix(), repo=project.name,
+        test_path=target_file.relative_to(project).as_posix(),
+        repo=project.name,
         version=_version(project),
-    )  # fmt: skip
+    )
 
 
 def _version(project: Path) -> str:
@@ -143,14 +150,26 @@ def _backup(target: CoverTarget, run: RunDir) -> bytes | None:
     return data
 
 
-def _loop(target: CoverTarget, writer: TestSuiteGenerator, client: LLMClient | None,
-          settings: Settings, lab: SuiteLab, run: RunDir, suite: GeneratedSuite,
-          backup: bytes | None, progress: Progress) -> CoverOutcome:  # fmt: skip
+def _loop(
+    target: CoverTarget,
+    writer: TestSuiteGenerator,
+    client: LLMClient | None,
+    settings: Settings,
+    lab: SuiteLab,
+    run: RunDir,
+    suite: GeneratedSuite,
+    backup: bytes | None,
+    progress: Progress,
+) -> CoverOutcome:
     cfg = settings.cover
     if not lab.config.usable:
         progress(f"{lab.config.reason}; running with a neutral pytest configuration")
-    run.event("start", module=target.module_rel, framework=target.framework,
-              pytest_config=lab.config.to_data())  # fmt: skip
+    run.event(
+        "start",
+        module=target.module_rel,
+        framework=target.framework,
+        pytest_config=lab.config.to_data(),
+    )
     attempts: list[_Attempt] = []
     stagnation, reason = 0, "finished"
     while True:
@@ -191,8 +210,14 @@ def _loop(target: CoverTarget, writer: TestSuiteGenerator, client: LLMClient | N
     return CoverOutcome(report, run.path, bool(report["final"]["targets_met"]))
 
 
-def _attempt(index: int, suite: GeneratedSuite, lab: SuiteLab, previous: _Attempt | None,
-             stagnation: int, settings: Settings) -> _Attempt:  # fmt: skip
+def _attempt(
+    index: int,
+    suite: GeneratedSuite,
+    lab: SuiteLab,
+    previous: _Attempt | None,
+    stagnation: int,
+    settings: Settings,
+) -> _Attempt:
     cfg = settings.cover
     static = lab.analyze(suite.code)
     smells = sum(1 for s in static.smells)
@@ -203,22 +228,34 @@ def _attempt(index: int, suite: GeneratedSuite, lab: SuiteLab, previous: _Attemp
     failing = [v for v in found.verdicts.values() if v.status in ("failing", "broken", "flaky")]
     success = found.ran and bool(found.stable)
     failure = (static.syntax_error and f"syntax error, {static.syntax_error}") or found.run_error
-    post = post_execution(success=success, coverage=found.coverage_percent,
-                          mutation_score=found.mutation_score, failing_tests=len(failing),
-                          pre_level=pre.level, cfg=cfg, failure=failure)  # fmt: skip
+    post = post_execution(
+        success=success,
+        coverage=found.coverage_percent,
+        mutation_score=found.mutation_score,
+        failing_tests=len(failing),
+        pre_level=pre.level,
+        cfg=cfg,
+        failure=failure,
+    )
     facts = AttemptFacts(
-        syntax_ok=static.syntax_ok, lint_issue_count=static.lint_issue_count,
-        runner_error=found.run_error, tests_collected=found.collected,
+        syntax_ok=static.syntax_ok,
+        lint_issue_count=static.lint_issue_count,
+        runner_error=found.run_error,
+        tests_collected=found.collected,
         coverage=found.coverage_percent if found.ran else None,
-        mutation_score=found.mutation_score, pre=pre, post=post,
-        coverage_target=cfg.coverage_target, mutation_target=cfg.mutation_target,
+        mutation_score=found.mutation_score,
+        pre=pre,
+        post=post,
+        coverage_target=cfg.coverage_target,
+        mutation_target=cfg.mutation_target,
         missing_lines=found.coverage.missing_lines if found.coverage else (),
         missing_branches=found.coverage.missing_branches if found.coverage else (),
-        survivors=_survivors(found), failing=tuple(FailingTest(v.key, v.kind, f"[{v.status}] {v.message}") for v in failing),
+        survivors=_survivors(found),
+        failing=tuple(FailingTest(v.key, v.kind, f"[{v.status}] {v.message}") for v in failing),
         previous_coverage=previous.critique.coverage if previous else None,
         previous_mutation=previous.critique.mutation_score if previous else None,
         first_attempt=previous is None,
-    )  # fmt: skip
+    )
     judged = track_progress(critique(facts), stagnation)
     attempt = _Attempt(index, suite, found, judged)
     attempt.record = _record(attempt, pre.to_data(), post.to_data())
@@ -238,19 +275,14 @@ def _survivors(found: Measurement) -> tuple[Survivor, ...]:
 def _record(a: _Attempt, pre: dict[str, Any], post: dict[str, Any]) -> dict[str, Any]:
     f = a.found
     statuses = [v.status for v in f.verdicts.values()]
-    mutation = f.mutation
     return {
         "attempt": a.index,
         "agent": "generator" if a.index == 0 else "enhancer",
         "coverage": f.coverage_percent if f.ran else None,
-        "line_coverage": round(f.coverage.totals.line_percent, 2) if f.coverage else None,
-        "branch_coverage": round(f.coverage.totals.branch_percent, 2) if f.coverage else None,
+        **_line_and_branch(f),
         "mutation_score": f.mutation_score,
-        "mutation": None if mutation is None else {
-            "counts": {k: mutation.counts[k] for k in ("killed", "survived", "timeout", "no-coverage", "error")},
-            "mutants": len(mutation.results), "elapsed": round(mutation.elapsed, 3),
-        },
-        "tests": {"collected": f.collected, **{s: statuses.count(s) for s in ("stable", "flaky", "failing", "broken")}},
+        "mutation": _mutation_record(f.mutation),
+        "tests": {"collected": f.collected, **{s: statuses.count(s) for s in TEST_STATUSES}},
         "entropy": a.suite.entropy,
         "static": f.static.to_data(),
         "pre_reliability": pre,
@@ -258,7 +290,22 @@ def _record(a: _Attempt, pre: dict[str, Any], post: dict[str, Any]) -> dict[str,
         "critique": a.critique.to_data(),
         "cost": a.suite.cost,
         "notes": list(f.notes),
-    }  # fmt: skip
+    }
+
+
+def _line_and_branch(found: Measurement | None) -> dict[str, float | None]:
+    totals = found.coverage.totals if found and found.coverage else None
+    return {
+        "line_coverage": round(totals.line_percent, 2) if totals else None,
+        "branch_coverage": round(totals.branch_percent, 2) if totals else None,
+    }
+
+
+def _mutation_record(report: MutationReport | None) -> dict[str, Any] | None:
+    if report is None:
+        return None
+    counts = {k: report.counts[k] for k in MUTANT_COUNTS}
+    return {"counts": counts, "mutants": len(report.results), "elapsed": round(report.elapsed, 3)}
 
 
 def _save_attempt(run: RunDir, a: _Attempt) -> None:
@@ -274,8 +321,10 @@ def _attempt_line(a: _Attempt) -> str:
     r = a.record
     cov = "n/a" if r["coverage"] is None else f"{r['coverage']:.2f}%"
     mut = "n/a" if r["mutation_score"] is None else f"{r['mutation_score']:.2f}%"
-    return (f"attempt {a.index}: coverage {cov}, mutation {mut}, {r['tests']['stable']} stable test(s), "
-            f"pre {r['pre_reliability']['level']}, post {r['post_reliability']['level']} → {r['decision']}")  # fmt: skip
+    return (
+        f"attempt {a.index}: coverage {cov}, mutation {mut}, {r['tests']['stable']} stable test(s), "
+        f"pre {r['pre_reliability']['level']}, post {r['post_reliability']['level']} → {r['decision']}"
+    )
 
 
 def _quality(found: Measurement) -> tuple[float, float]:
@@ -391,16 +440,29 @@ def _suspected_bugs(attempts: list[_Attempt]) -> list[dict[str, Any]]:
     for a in attempts:
         for key, verdict in a.found.verdicts.items():
             if verdict.suspected_bug:
-                bugs[key] = {"test": key, "attempt": a.index, "kind": verdict.kind,
-                             "message": verdict.message, "source": suites.function_source(a.found.code, key)}  # fmt: skip
+                bugs[key] = {
+                    "test": key,
+                    "attempt": a.index,
+                    "kind": verdict.kind,
+                    "message": verdict.message,
+                    "source": suites.function_source(a.found.code, key),
+                }
             elif verdict.status == "stable":
                 bugs.pop(key, None)
     return list(bugs.values())
 
 
-def _report(target: CoverTarget, attempts: list[_Attempt], final: _Final, lab: SuiteLab,
-            client: LLMClient | None, settings: Settings, reason: str, run: RunDir,
-            backup: bytes | None) -> dict[str, Any]:  # fmt: skip
+def _report(
+    target: CoverTarget,
+    attempts: list[_Attempt],
+    final: _Final,
+    lab: SuiteLab,
+    client: LLMClient | None,
+    settings: Settings,
+    reason: str,
+    run: RunDir,
+    backup: bytes | None,
+) -> dict[str, Any]:
     cfg = settings.cover
     found = final.source
     test_file = None
@@ -420,26 +482,36 @@ def _report(target: CoverTarget, attempts: list[_Attempt], final: _Final, lab: S
     )
     lab.guard(final.notes)
     return {
-        "module": target.module_rel, "project": str(target.project), "framework": target.framework,
-        "targets": {"coverage": cfg.coverage_target, "mutation": cfg.mutation_target,
-                    "max_iterations": cfg.max_iterations},
+        "module": target.module_rel,
+        "project": str(target.project),
+        "framework": target.framework,
+        "targets": {
+            "coverage": cfg.coverage_target,
+            "mutation": cfg.mutation_target,
+            "max_iterations": cfg.max_iterations,
+        },
         "pytest_config": lab.config.to_data(),
         "attempts": [a.record for a in attempts],
         "stop_reason": reason,
         "final": {
-            "test_file": test_file, "from_attempt": final.attempt, "coverage": cov,
-            "line_coverage": round(found.coverage.totals.line_percent, 2) if found and found.coverage else None,
-            "branch_coverage": round(found.coverage.totals.branch_percent, 2) if found and found.coverage else None,
-            "mutation_score": mut, "targets_met": met,
+            "test_file": test_file,
+            "from_attempt": final.attempt,
+            "coverage": cov,
+            **_line_and_branch(found),
+            "mutation_score": mut,
+            "targets_met": met,
             "tests_kept": final.kept if test_file else [],
             "tests_dropped": [{"test": k, "reason": v} for k, v in final.dropped.items()],
-            "suspected_bugs": _suspected_bugs(attempts), "notes": final.notes,
+            "suspected_bugs": _suspected_bugs(attempts),
+            "notes": final.notes,
         },
-        "cost": {"total_llm_cost": round(client.total_cost, 6) if client else 0.0,
-                 "max_cost": settings.max_cost,
-                 "tokens": client.total_usage.total_tokens if client else 0},
+        "cost": {
+            "total_llm_cost": round(client.total_cost, 6) if client else 0.0,
+            "max_cost": settings.max_cost,
+            "tokens": client.total_usage.total_tokens if client else 0,
+        },
         "run_dir": str(run.path),
-    }  # fmt: skip
+    }
 
 
 def _remove_suite(target: CoverTarget, backup: bytes | None) -> None:

@@ -71,8 +71,8 @@ def check_config(project: Path, python: Path, sandbox: Sandbox) -> ConfigCheck:
     directories), and ``--ignore-glob=*`` keeps it from importing any test module.
     """
     config = find_config(project)
-    argv = [str(python), "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider",
-            "--ignore-glob=*", f"--rootdir={project}", str(project)]  # fmt: skip
+    argv = [str(python), "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider"]
+    argv += ["--ignore-glob=*", f"--rootdir={project}", str(project)]
     result = sandbox.run(argv, cwd=project, timeout=120.0)
     if result.returncode in (0, _NO_TESTS):
         return ConfigCheck(config, True)

@@ -109,8 +109,9 @@ def run_pytest_orders(
         run_env["TDDFORGE_ORDERS"] = ",".join(orders)
         run_env["TDDFORGE_ORDER_TIMEOUT"] = str(timeout)
         argv = _pytest_argv(interpreter, project, paths, extra_args, None)
-        result = sandbox.run(argv, cwd=project, timeout=timeout * len(orders) + 30.0,
-                             extra_env=run_env)  # fmt: skip
+        result = sandbox.run(
+            argv, cwd=project, timeout=timeout * len(orders) + 30.0, extra_env=run_env
+        )
         collected = _read_lines(private / "results.jsonl")
         _check_started(result, collected, interpreter, None)
         runs = [_read_lines(private / f"results.jsonl.{i}") for i in range(len(orders))]

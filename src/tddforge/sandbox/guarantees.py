@@ -275,14 +275,16 @@ def survey() -> dict[str, Any]:
         holds = measured.holds
         claims = claimed(name, uid)
         wrong = [g for g in GUARANTEES if holds is not None and holds[g] != (g in claims)]
-        rows.append({
-            "backend": name,
-            "problem": backend_problem(name, uid),
-            "claimed": sorted(claims),
-            "holds": holds,
-            "mismatches": wrong,
-            "overhead_ms": overhead_ms(name),
-        })  # fmt: skip
+        rows.append(
+            {
+                "backend": name,
+                "problem": backend_problem(name, uid),
+                "claimed": sorted(claims),
+                "holds": holds,
+                "mismatches": wrong,
+                "overhead_ms": overhead_ms(name),
+            }
+        )
     runs_as = (
         f"uid {uid}, dropped from root by setpriv" if uid is not None else f"uid {os.geteuid()}"
     )

@@ -221,9 +221,14 @@ class Sandbox:
         full, env, workdir = self._prepare(argv, cwd, extra_env, ())
         try:
             return subprocess.Popen(
-                full, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                env=env, cwd=workdir, start_new_session=True,
-            )  # fmt: skip
+                full,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                env=env,
+                cwd=workdir,
+                start_new_session=True,
+            )
         except OSError as exc:
             raise SandboxError(f"cannot start {argv[0]}: {exc}") from exc
 
@@ -273,9 +278,14 @@ class Sandbox:
         stdin = subprocess.PIPE if input_text is not None else subprocess.DEVNULL
         try:
             proc = subprocess.Popen(
-                full, stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                env=env, cwd=cwd, start_new_session=True,
-            )  # fmt: skip
+                full,
+                stdin=stdin,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env=env,
+                cwd=cwd,
+                start_new_session=True,
+            )
         except OSError as exc:
             raise SandboxError(f"cannot start {argv[0]}: {exc}") from exc
         data = input_text.encode() if input_text is not None else None

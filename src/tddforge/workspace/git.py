@@ -18,14 +18,15 @@ from tddforge.errors import GitError
 AUTHOR_NAME = "tddforge"
 AUTHOR_EMAIL = "tddforge@localhost"
 
-_ISOLATION = (
-    "-c", "core.hooksPath=/dev/null",
-    "-c", "commit.gpgsign=false",
-    "-c", "tag.gpgsign=false",
-    "-c", "init.defaultBranch=main",
-    "-c", "core.autocrlf=false",
-    "-c", "safe.directory=*",
-)  # fmt: skip
+_SETTINGS = (
+    "core.hooksPath=/dev/null",
+    "commit.gpgsign=false",
+    "tag.gpgsign=false",
+    "init.defaultBranch=main",
+    "core.autocrlf=false",
+    "safe.directory=*",
+)
+_ISOLATION = tuple(arg for setting in _SETTINGS for arg in ("-c", setting))
 
 
 def _git_env() -> dict[str, str]:

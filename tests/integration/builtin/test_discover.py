@@ -124,8 +124,17 @@ def test_flat_module_functions_classes_and_methods(tmp_path: Path) -> None:
     assert [f.name for f in info.functions] == ["area", "count", "fetch", "label", "only_pos"]
     assert [c.name for c in info.classes] == ["Box", "Oops", "Plain"]
     found = by_name(info)
-    assert set(found) == {"area", "count", "fetch", "label", "only_pos", "Box", "Box.grow",
-                          "Box.unit", "Box.of"}  # fmt: skip
+    assert set(found) == {
+        "area",
+        "count",
+        "fetch",
+        "label",
+        "only_pos",
+        "Box",
+        "Box.grow",
+        "Box.unit",
+        "Box.of",
+    }
     assert [ex.source for ex in info.doctests] == ["area(2, 3)\n"]
     assert found["fetch"].is_async and found["count"].is_generator
     assert not found["area"].is_async and not found["area"].is_generator
@@ -146,8 +155,12 @@ def test_parameters_kinds_defaults_and_hints(tmp_path: Path) -> None:
     assert [(d.source, d.want) for d in area.doctests] == [("area(4)\n", "4\n")]
     label = {p.name: p for p in found["label"].parameters}
     assert [p.kind for p in label.values()] == [
-        "positional_or_keyword", "var_positional", "keyword_only", "keyword_only", "var_keyword",
-    ]  # fmt: skip
+        "positional_or_keyword",
+        "var_positional",
+        "keyword_only",
+        "keyword_only",
+        "var_keyword",
+    ]
     assert label["sep"].default == "'-'" and label["sep"].default_is_literal
     # re.I is a default, but not a literal: it is known to exist, not written out
     assert label["flags"].has_default and label["flags"].default is None
@@ -162,11 +175,16 @@ def test_class_constructor_methods_and_properties(tmp_path: Path) -> None:
     box = next(c for c in info.classes if c.name == "Box")
     assert box.constructor is not None and box.constructor.kind == "constructor"
     ctor = [(p.name, p.annotation, p.default) for p in box.constructor.parameters]
-    assert ctor == [("size", "float", None), ("tags", "list[str] | None", "None"),
-                    ("limits", None, "(1, 2)")]  # fmt: skip
+    assert ctor == [
+        ("size", "float", None),
+        ("tags", "list[str] | None", "None"),
+        ("limits", None, "(1, 2)"),
+    ]
     assert [(m.name, m.kind) for m in box.methods] == [
-        ("grow", "method"), ("unit", "staticmethod"), ("of", "classmethod"),
-    ]  # fmt: skip
+        ("grow", "method"),
+        ("unit", "staticmethod"),
+        ("of", "classmethod"),
+    ]
     grow = box.methods[0]
     assert [p.name for p in grow.parameters] == ["by"]  # bound: no self
     assert box.properties == ("double",)

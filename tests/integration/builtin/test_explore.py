@@ -91,8 +91,9 @@ def project(tmp_path: Path) -> Path:
 
 def run(project: Path, *calls: Call) -> list[CallResult]:
     box = Sandbox(project, LIMITS)
-    return run_calls(project, project / "sample.py", calls, python=PY, sandbox=box,
-                     call_timeout=0.5)  # fmt: skip
+    return run_calls(
+        project, project / "sample.py", calls, python=PY, sandbox=box, call_timeout=0.5
+    )
 
 
 def test_outcomes_values_exceptions_timeouts_crashes(project: Path) -> None:
@@ -136,18 +137,39 @@ def test_values_that_vary_are_not_deterministic(project: Path) -> None:
 
 def test_a_batch_run_once_is_split_and_confirmed_later(project: Path) -> None:
     box = Sandbox(project, LIMITS)
-    calls = [Call("now"), Call("pick"), Call("order"), Call("spin"),
-             *(Call("classify", (str(n),)) for n in range(-20, 40))]  # fmt: skip
-    once = run_calls(project, project / "sample.py", calls, python=PY, sandbox=box,
-                     call_timeout=0.5, confirm=False)  # fmt: skip
+    calls = [
+        Call("now"),
+        Call("pick"),
+        Call("order"),
+        Call("spin"),
+        *(Call("classify", (str(n),)) for n in range(-20, 40)),
+    ]
+    once = run_calls(
+        project,
+        project / "sample.py",
+        calls,
+        python=PY,
+        sandbox=box,
+        call_timeout=0.5,
+        confirm=False,
+    )
     assert [r.call for r in once] == calls  # both halves answered, in the calls' order
     assert not any(r.confirmed for r in once)
     assert [r.deterministic for r in once[:4]] == [True, True, True, False]  # presumed
-    sure = confirm_calls(project, project / "sample.py", [*once[:3], once[-1]], python=PY,
-                         sandbox=box, call_timeout=0.5)  # fmt: skip
+    sure = confirm_calls(
+        project,
+        project / "sample.py",
+        [*once[:3], once[-1]],
+        python=PY,
+        sandbox=box,
+        call_timeout=0.5,
+    )
     assert [(r.confirmed, r.deterministic) for r in sure] == [
-        (True, False), (True, False), (True, False), (True, True),
-    ]  # fmt: skip
+        (True, False),
+        (True, False),
+        (True, False),
+        (True, True),
+    ]
     assert sure[3].outcome.repr == "'small'" and sure[3].arcs == once[-1].arcs
 
 
@@ -276,8 +298,17 @@ def test_search_respects_the_budget(tmp_path: Path) -> None:
     project, module, box, info = searched(tmp_path)
     # start, before round 0; from round 1 on (and while confirming): past the budget
     ticks = itertools.chain([0.0, 0.0], itertools.repeat(5.0))
-    found = search(project, module, info, {}, python=PY, sandbox=box, budget=2.0,
-                   first=[Call("slow", ("1",))], clock=lambda: next(ticks))  # fmt: skip
+    found = search(
+        project,
+        module,
+        info,
+        {},
+        python=PY,
+        sandbox=box,
+        budget=2.0,
+        first=[Call("slow", ("1",))],
+        clock=lambda: next(ticks),
+    )
     assert (found.rounds, found.stopped) == (1, "budget spent")
     assert [r.call for r in found.kept] == [Call("slow", ("1",))]
 
@@ -306,16 +337,28 @@ def test_calls_run_against_mutants_in_the_sandbox(tmp_path: Path) -> None:
     project.mkdir()
     module = project / "mutated.py"
     module.write_text(MUTATED, encoding="utf-8")
-    calls = [Call("inc", ("1",)), Call("inc", ("-1",)), Call("stop", ("0",)), Call("stop", ("1",)),
-             Call("TABLE", attribute=True)]  # fmt: skip
+    calls = [
+        Call("inc", ("1",)),
+        Call("inc", ("-1",)),
+        Call("stop", ("0",)),
+        Call("stop", ("1",)),
+        Call("TABLE", attribute=True),
+    ]
     mutants = [
         ("minus", MUTATED.replace("x + 1", "x - 1"), [0, 1]),
         ("import-breaks", MUTATED + "raise RuntimeError('at import')\n", [0]),
         ("hangs", MUTATED.replace("while x:", "while not x:"), [2]),
         ("table", MUTATED.replace("i * 2", "i * 3"), [4]),  # data built at import, read
     ]
-    found = run_against_mutants(project, module, calls, mutants, python=PY,
-                                sandbox=Sandbox(project, LIMITS), call_timeout=0.5)  # fmt: skip
+    found = run_against_mutants(
+        project,
+        module,
+        calls,
+        mutants,
+        python=PY,
+        sandbox=Sandbox(project, LIMITS),
+        call_timeout=0.5,
+    )
     assert {
         k: {i: (o.kind, o.repr or o.message) for i, o in v.items()} for k, v in found.items()
     } == {

@@ -65,8 +65,9 @@ def test_written_suite_passes_and_covers_every_branch_of_pluralize(
     module.write_text(SAMPLE, encoding="utf-8")
     box = Sandbox(project, LIMITS)
     info = discover(project, module, python=PY, sandbox=box)
-    found = search(project, module, info, mine_constants(SAMPLE), python=PY, sandbox=box,
-                   budget=20.0)  # fmt: skip
+    found = search(
+        project, module, info, mine_constants(SAMPLE), python=PY, sandbox=box, budget=20.0
+    )
     source = write_module(info.name, found.kept, framework)
     test_file = project / "tests" / "test_words_builtin.py"
     test_file.write_text(source, encoding="utf-8")
@@ -78,8 +79,7 @@ def test_written_suite_passes_and_covers_every_branch_of_pluralize(
     assert "stamp" not in source  # its value varies from run to run: never asserted
     assert found.stopped == "coverage stopped rising"
     for _ in range(2):
-        run = run_pytest(project, python=PY, sandbox=box, timeout=60,
-                         coverage_source=["words"])  # fmt: skip
+        run = run_pytest(project, python=PY, sandbox=box, timeout=60, coverage_source=["words"])
         assert run.outcomes and {o.outcome for o in run.outcomes} == {"passed"}, run.output
     assert run.coverage is not None
     words = run.coverage.file("words.py")
@@ -89,6 +89,9 @@ def test_written_suite_passes_and_covers_every_branch_of_pluralize(
         # ruff's default rules plus warnings, import order and bugbear; line length is left to
         # the formatter
         [str(RUFF), "check", "--isolated", "--select", "E4,E7,E9,F,W,I,B", str(test_file)],
-        cwd=project, capture_output=True, text=True, check=False,
-    )  # fmt: skip
+        cwd=project,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert lint.returncode == 0, lint.stdout

@@ -173,8 +173,12 @@ def test_shared_state_does_not_leak_between_mutants(project: Path, settings: Set
     ]
     assert clamp_boundary[0].verdict == "survived"
     # Only mutants of the registry itself (line 4), its append (16) and len (17) may die there.
-    assert all(r.verdict != "killed" or r.killer != "tests/test_sample.py::test_register_counts"
-               or r.mutant.line in (4, 16, 17) for r in report.results)  # fmt: skip
+    assert all(
+        r.verdict != "killed"
+        or r.killer != "tests/test_sample.py::test_register_counts"
+        or r.mutant.line in (4, 16, 17)
+        for r in report.results
+    )
 
 
 def test_editing_a_test_body_under_the_same_name_changes_verdicts(

@@ -54,8 +54,9 @@ def lab(tmp_path: Path, *, parallel: bool, reruns: int = 3) -> SuiteLab:
     project = tmp_path / "proj"
     project.mkdir()
     (project / "counter.py").write_text(MODULE, encoding="utf-8")
-    options = CoverOptions(project, project / "counter.py", Path(sys.executable),
-                           test_path="test_counter_x.py")  # fmt: skip
+    options = CoverOptions(
+        project, project / "counter.py", Path(sys.executable), test_path="test_counter_x.py"
+    )
     settings = Settings()
     cover = settings.cover.model_copy(update={"parallel_reruns": parallel, "reruns": reruns})
     settings = settings.model_copy(update={"cover": cover})
@@ -98,8 +99,7 @@ def test_a_test_that_writes_the_module_is_found_and_undone(tmp_path: Path) -> No
         found = suite.measure(WRITER)
         assert (suite.module.read_text(), found.ran) == (MODULE, True)
         why = suite.alone(list(found.verdicts.values()))
-        assert why == {"test_writes_the_module":
-                       "modifies the module under test (counter.py)"}  # fmt: skip
+        assert why == {"test_writes_the_module": "modifies the module under test (counter.py)"}
         assert suite.module.read_text() == MODULE
     finally:
         suite.close()

@@ -236,8 +236,13 @@ def test_the_report_covers_only_the_included_files(project: Path, sandbox: Sandb
     everything = run(project, sandbox, "cov", coverage_source=[str(project)])
     assert everything.coverage is not None
     assert {"calc.py", "cov/test_cov.py"} <= {f.path for f in everything.coverage.files}
-    only = run(project, sandbox, "cov", coverage_source=[str(project)],
-               coverage_include=[project / "calc.py"])  # fmt: skip
+    only = run(
+        project,
+        sandbox,
+        "cov",
+        coverage_source=[str(project)],
+        coverage_include=[project / "calc.py"],
+    )
     assert only.coverage is not None
     assert [f.path for f in only.coverage.files] == ["calc.py"]
     assert only.coverage.totals.branch_percent == pytest.approx(50.0)
@@ -263,8 +268,11 @@ def test_per_test_coverage_names_each_test_by_node_id(project: Path, sandbox: Sa
 def test_the_tests_run_here_when_the_project_asks_xdist_for_workers(sandbox: Sandbox) -> None:
     # ``-n`` in addopts is common; run elsewhere, the tests would escape our plugin's
     # coverage contexts (and its shuffled orders and forked isolation).
-    files = {"pytest.ini": "[pytest]\naddopts = -n 2\n", "calc.py": SAMPLE["calc.py"],
-             "ctx/test_ctx.py": SAMPLE["ctx/test_ctx.py"]}  # fmt: skip
+    files = {
+        "pytest.ini": "[pytest]\naddopts = -n 2\n",
+        "calc.py": SAMPLE["calc.py"],
+        "ctx/test_ctx.py": SAMPLE["ctx/test_ctx.py"],
+    }
     project = write_project(sandbox.work_dir / "xdist", files)
     result = run(project, sandbox, "ctx", coverage_source=["calc"], per_test=True)
     assert summary(result) == {"test_positive": ("passed", None), "test_negative": ("passed", None)}
@@ -296,22 +304,37 @@ def test_orders_run_once_per_seed_each_from_the_collected_session(
     def names(result: TestRun) -> list[str]:
         return [o.nodeid.split("::")[-1] for o in result.outcomes]
 
-    runs = run_pytest_orders(project, sandbox=sandbox, python=PY, orders=["1-1", "1-2"],
-                             paths=["tests/test_outcomes.py"], timeout=30)  # fmt: skip
-    alone = [run(project, sandbox, "tests/test_outcomes.py", env={"TDDFORGE_SHUFFLE": seed})
-             for seed in ("1-1", "1-2")]  # fmt: skip
+    runs = run_pytest_orders(
+        project,
+        sandbox=sandbox,
+        python=PY,
+        orders=["1-1", "1-2"],
+        paths=["tests/test_outcomes.py"],
+        timeout=30,
+    )
+    alone = [
+        run(project, sandbox, "tests/test_outcomes.py", env={"TDDFORGE_SHUFFLE": seed})
+        for seed in ("1-1", "1-2")
+    ]
     assert [names(r) for r in runs] == [names(r) for r in alone]  # each seed's own order
     assert [summary(r) for r in runs] == [summary(r) for r in alone]
     assert [r.exit_code for r in runs] == [1, 1] and not any(r.timed_out for r in runs)
-    shared = run_pytest_orders(project, sandbox=sandbox, python=PY, orders=["a", "b", "c"],
-                               paths=["shared/test_shared.py::test_first"], timeout=30)  # fmt: skip
+    shared = run_pytest_orders(
+        project,
+        sandbox=sandbox,
+        python=PY,
+        orders=["a", "b", "c"],
+        paths=["shared/test_shared.py::test_first"],
+        timeout=30,
+    )
     # test_first appends to a module list and wants it to hold one item: every run starts afresh
     assert [summary(r) for r in shared] == [{"test_first": ("passed", None)}] * 3
 
 
 def test_an_order_cut_off_at_the_timeout_leaves_the_others(project: Path, sandbox: Sandbox) -> None:
-    runs = run_pytest_orders(project, sandbox=sandbox, python=PY, orders=["1", "2"],
-                             paths=["hang"], timeout=2)  # fmt: skip
+    runs = run_pytest_orders(
+        project, sandbox=sandbox, python=PY, orders=["1", "2"], paths=["hang"], timeout=2
+    )
     assert len(runs) == 2 and all(r.timed_out for r in runs)
     for result in runs:
         assert summary(result)["test_hang"] == ("error", "Timeout")

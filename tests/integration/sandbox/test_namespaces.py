@@ -103,8 +103,12 @@ def _unprivileged_python() -> str | None:
         if not real.is_file() or not real.stat().st_mode & 0o001:
             continue
         if all(parent.stat().st_mode & 0o001 for parent in real.parents):
-            done = subprocess.run([str(real), "-c", "import sys; print(sys.version_info >= (3, 10))"],
-                                  capture_output=True, text=True, check=False)  # fmt: skip
+            done = subprocess.run(
+                [str(real), "-c", "import sys; print(sys.version_info >= (3, 10))"],
+                capture_output=True,
+                text=True,
+                check=False,
+            )
             if done.stdout.strip() == "True":
                 return str(real)
     return None
@@ -149,8 +153,19 @@ def test_exit_codes_and_signals_come_through(tmp_path: Path) -> None:
 
 def test_a_failed_setup_runs_nothing_and_says_why_in_one_line(tmp_path: Path) -> None:
     marker = tmp_path / "ran"
-    argv = [sys.executable, "-I", "-S", "-B", str(LAUNCHER), f"work={tmp_path / 'missing'}",
-            f"cwd={tmp_path}", "--", "/bin/sh", "-c", f"touch {marker}"]  # fmt: skip
+    argv = [
+        sys.executable,
+        "-I",
+        "-S",
+        "-B",
+        str(LAUNCHER),
+        f"work={tmp_path / 'missing'}",
+        f"cwd={tmp_path}",
+        "--",
+        "/bin/sh",
+        "-c",
+        f"touch {marker}",
+    ]
     done = subprocess.run(argv, capture_output=True, text=True, timeout=30, check=False)
     assert done.returncode == 125
     assert done.stderr.startswith("tddforge-namespaces: mount") and done.stderr.count("\n") == 1

@@ -258,8 +258,9 @@ def test_bad_constructor_arguments(work: Path) -> None:
 
 
 def test_stopping_a_dead_process_with_unsent_input_is_quiet() -> None:
-    proc = subprocess.Popen([PY, "-c", "pass"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            start_new_session=True)  # fmt: skip
+    proc = subprocess.Popen(
+        [PY, "-c", "pass"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, start_new_session=True
+    )
     proc.wait()
     assert proc.stdin is not None
     proc.stdin.write(b"x" * 100)  # buffered: sent (and refused) when the pipe is closed

@@ -36,9 +36,16 @@ def test_llm_generator_uses_the_seed_prompts() -> None:
     client = ScriptedClient(
         "```python\ndef test_a():\n    assert 1\n```", "def test_b():\n    assert 2\n"
     )
-    target = CoverTarget(project=__import__("pathlib").Path("."), module_rel="calc.py",
-                         import_name="calc", source="def f():\n    return 1\n", framework="unittest",
-                         test_path="tests/test_calc.py", repo="calc", version="1.0")  # fmt: skip
+    target = CoverTarget(
+        project=__import__("pathlib").Path("."),
+        module_rel="calc.py",
+        import_name="calc",
+        source="def f():\n    return 1\n",
+        framework="unittest",
+        test_path="tests/test_calc.py",
+        repo="calc",
+        version="1.0",
+    )
     writer = LLMSuiteGenerator(client, Settings())
     assert writer.generate(target).code == "def test_a():\n    assert 1\n"
     revised = writer.enhance(

@@ -12,7 +12,7 @@ from tddforge.analysis.project import (
     default_test_path,
     detect_framework,
     import_name,
-)  # fmt: skip
+)
 from tddforge.analysis.smells import defined_names, find_smells
 from tddforge.analysis.static import analyze, check_syntax, drop_unused_imports
 
@@ -69,8 +69,14 @@ def test_syntax_check() -> None:
 def test_analyze_reports_ruff_issues_and_complexity(tmp_path: Path) -> None:
     branches = "".join(f"    if x == {i}:\n        return {i}\n" for i in range(12))
     source = f"import os\n\n\ndef test_a():\n    x = 1\n{branches}    assert x\n"
-    report = analyze(source, "tests/test_x.py", module_name="shop", module_source=MODULE,
-                     project=tmp_path, mypy=False)  # fmt: skip
+    report = analyze(
+        source,
+        "tests/test_x.py",
+        module_name="shop",
+        module_source=MODULE,
+        project=tmp_path,
+        mypy=False,
+    )
     codes = {i.code for i in report.lint}
     assert {"F401", "C901"} <= codes
     assert report.complexity and report.lint_issue_count == len(report.lint)

@@ -111,8 +111,10 @@ def test_scopes_classes_methods_and_nested_functions() -> None:
 def test_constants_for_a_method_include_its_class_and_the_module() -> None:
     found = mine_constants("A = 1\nclass C:\n    k = 'c'\n    def m(self):\n        return 2\n")
     assert constants_for(found, "C.m") == (
-        Constant(2, "number"), Constant("c", "string"), Constant(1, "number"),
-    )  # fmt: skip
+        Constant(2, "number"),
+        Constant("c", "string"),
+        Constant(1, "number"),
+    )
     assert constants_for(found, "missing") == (Constant(1, "number"),)
 
 
@@ -134,8 +136,9 @@ def get(p, path):
 def test_constants_for_a_constructor_include_its_init_then_every_doctest_example() -> None:
     found = mine_constants(CONSTRUCTED)
     assert constants_for(found, "P") == (
-        Constant("/", "argument"), Constant("/a/b", "doctest"),
-    )  # fmt: skip
+        Constant("/", "argument"),
+        Constant("/a/b", "doctest"),
+    )
     own = constants_for(found, "get")
     assert Constant(1, "number") in own and Constant(True, "number") in own  # 1 and True apart
     assert own.count(Constant("/a/b", "doctest")) == 1  # its own example, once
@@ -158,8 +161,9 @@ def test_a_regex_brings_a_string_it_matches_into_its_scope() -> None:
     assert module[1][1] == "regex_match"
     assert re.fullmatch(r"^[A-Z]{4}-\d{2}$", str(module[1][0]))
     assert found["coupon_percent"][:2] == [
-        ("[A-Z]{4}-(\\d{2})", "regex"), (module[1][0], "regex_match"),
-    ]  # fmt: skip
+        ("[A-Z]{4}-(\\d{2})", "regex"),
+        (module[1][0], "regex_match"),
+    ]
 
 
 def test_a_repeated_regex_brings_its_example_once() -> None:

@@ -22,36 +22,78 @@ from tddforge.builtin.explore import (
 )
 
 
-def param(name: str, annotation: str | None = None, default: str | None = None,
-          kind: str = "positional_or_keyword") -> dict[str, Any]:  # fmt: skip
-    return {"name": name, "kind": kind, "annotation": annotation,
-            "has_default": default is not None, "default": default,
-            "default_is_literal": default is not None}  # fmt: skip
+def param(
+    name: str,
+    annotation: str | None = None,
+    default: str | None = None,
+    kind: str = "positional_or_keyword",
+) -> dict[str, Any]:
+    return {
+        "name": name,
+        "kind": kind,
+        "annotation": annotation,
+        "has_default": default is not None,
+        "default": default,
+        "default_is_literal": default is not None,
+    }
 
 
 def func(
     qualname: str, *params: dict[str, Any], kind: str = "function", **extra: Any
 ) -> dict[str, Any]:
-    return {"name": qualname.rsplit(".", 1)[-1], "qualname": qualname, "kind": kind,
-            "parameters": list(params), "returns": None, "docstring": None, "doctests": [],
-            "is_async": False, "is_generator": False, "lines": None, **extra}  # fmt: skip
+    return {
+        "name": qualname.rsplit(".", 1)[-1],
+        "qualname": qualname,
+        "kind": kind,
+        "parameters": list(params),
+        "returns": None,
+        "docstring": None,
+        "doctests": [],
+        "is_async": False,
+        "is_generator": False,
+        "lines": None,
+        **extra,
+    }
 
 
 def module(functions: list[dict[str, Any]], classes: Sequence[dict[str, Any]] = ()) -> ModuleInfo:
-    return ModuleInfo.model_validate({"name": "m", "file": "/m.py", "docstring": None,
-                                      "doctests": [], "functions": functions,
-                                      "classes": list(classes)})  # fmt: skip
+    return ModuleInfo.model_validate(
+        {
+            "name": "m",
+            "file": "/m.py",
+            "docstring": None,
+            "doctests": [],
+            "functions": functions,
+            "classes": list(classes),
+        }
+    )
 
 
 def klass(name: str, ctor: dict[str, Any] | None, *methods: dict[str, Any]) -> dict[str, Any]:
-    return {"name": name, "docstring": None, "doctests": [], "constructor": ctor,
-            "methods": list(methods), "properties": [], "is_abstract": False,
-            "is_exception": False, "lines": None}  # fmt: skip
+    return {
+        "name": name,
+        "docstring": None,
+        "doctests": [],
+        "constructor": ctor,
+        "methods": list(methods),
+        "properties": [],
+        "is_abstract": False,
+        "is_exception": False,
+        "lines": None,
+    }
 
 
 def test_plan_base_call_then_one_parameter_at_a_time() -> None:
-    info = module([func("f", param("n", "bool"), param("sep", "str", "'-'"),
-                        param("k", "bool", "True", kind="keyword_only"))])  # fmt: skip
+    info = module(
+        [
+            func(
+                "f",
+                param("n", "bool"),
+                param("sep", "str", "'-'"),
+                param("k", "bool", "True", kind="keyword_only"),
+            )
+        ]
+    )
     calls = plan_calls(info, {}, per_param=3)
     assert calls == [
         Call("f", ("True",)),
@@ -69,11 +111,13 @@ def test_plan_uses_the_callables_constants() -> None:
 
 
 def test_plan_skips_what_literals_cannot_call() -> None:
-    info = module([
-        func("needs_box", param("b", "Box")),
-        func("later", is_async=True),
-        func("gen", param("n", "bool"), is_generator=True),
-    ])  # fmt: skip
+    info = module(
+        [
+            func("needs_box", param("b", "Box")),
+            func("later", is_async=True),
+            func("gen", param("n", "bool"), is_generator=True),
+        ]
+    )
     calls = plan_calls(info, {}, per_param=1)
     assert calls == [Call("gen", ("True",), consume=True)]
 
@@ -175,8 +219,10 @@ def test_keep_new_coverage() -> None:
 def test_smallest_cover_keeps_every_arc_with_fewer_calls(
     arcs: list[set[tuple[int, int]]], expected: list[str]
 ) -> None:
-    results = [CallResult(Call("f", (str(i),)), frozenset(a), Outcome("return", "int"), True)
-               for i, a in enumerate(arcs)]  # fmt: skip
+    results = [
+        CallResult(Call("f", (str(i),)), frozenset(a), Outcome("return", "int"), True)
+        for i, a in enumerate(arcs)
+    ]
     assert [r.call.args[0] for r in smallest_cover(results)] == expected
 
 
@@ -226,8 +272,9 @@ def test_plan_gives_star_args_one_and_two_values(
 
 def test_a_parameter_hinted_with_a_module_class_gets_instances_built_by_its_constructor() -> None:
     money = klass("Money", func("Money", param("cents", "int")))
-    info = module([func("pay", param("price", "Money"), param("note", "str | None", "None"))],
-                  [money])  # fmt: skip
+    info = module(
+        [func("pay", param("price", "Money"), param("note", "str | None", "None"))], [money]
+    )
     pays = [c for c in plan_calls(info, {}, per_param=3) if c.target == "pay"]
     assert [c.args for c in pays[:2]] == [("Money(0)",), ("Money(1)",)]
     assert {c.args for c in pays} == {("Money(0)",), ("Money(1)",)}  # never a literal price
@@ -242,16 +289,26 @@ def test_writer_imports_the_classes_an_argument_builds() -> None:
 
 
 def test_plan_passes_kwargs_a_keyword_nothing_else_takes() -> None:
-    info = module([func("merge", param("dicts", "dict", kind="var_positional"),
-                        param("kwargs", kind="var_keyword"))])  # fmt: skip
+    info = module(
+        [
+            func(
+                "merge",
+                param("dicts", "dict", kind="var_positional"),
+                param("kwargs", kind="var_keyword"),
+            )
+        ]
+    )
     calls = plan_calls(info, {}, per_param=2)
     assert Call("merge", (), (("unexpected", "1"),)) in calls
     assert all(c.kwargs == () for c in calls if c.args)
 
 
 def test_methods_are_called_on_an_instance_that_built() -> None:
-    ptr = klass("Ptr", func("Ptr", param("text", "str")),
-                func("Ptr.resolve", param("doc", "dict"), kind="method"))  # fmt: skip
+    ptr = klass(
+        "Ptr",
+        func("Ptr", param("text", "str")),
+        func("Ptr.resolve", param("doc", "dict"), kind="method"),
+    )
     info = module([], [ptr])
     assert constructor_calls(info, {})[:2] == [Call("Ptr", ("''",)), Call("Ptr", ("'a'",))]
     blind = [c for c in plan_calls(info, {}) if c.target == "Ptr.resolve"]
@@ -277,20 +334,34 @@ def test_methods_are_called_on_an_instance_that_built() -> None:
 def test_without_subsumed_drops_what_the_others_reach_too(
     arcs: list[set[tuple[int, int]]], protected: set[str], expected: list[str]
 ) -> None:
-    results = [CallResult(Call("f", (str(i),)), frozenset(a), Outcome("return", "int"), True)
-               for i, a in enumerate(arcs)]  # fmt: skip
+    results = [
+        CallResult(Call("f", (str(i),)), frozenset(a), Outcome("return", "int"), True)
+        for i, a in enumerate(arcs)
+    ]
     guarded = {Call("f", (i,)) for i in protected}
     assert [r.call.args[0] for r in without_subsumed(results, guarded)] == expected
 
 
 def test_without_subsumed_counts_what_coverage_reports_when_given_the_source() -> None:
     source = "def f(x):\n    y = 10 // x\n    if y:\n        y += 1\n    return y\n"
-    ok = CallResult(Call("f", ("1",)), frozenset({(-1, 2), (2, 3), (3, 4), (4, 5), (5, -1)}),
-                    Outcome("return", "int"), True)  # fmt: skip
-    zero = CallResult(Call("f", ("0",)), frozenset({(-1, 2), (2, -1)}),
-                      Outcome("raise", "ZeroDivisionError"), True)  # fmt: skip
-    big = CallResult(Call("f", ("20",)), frozenset({(-1, 2), (2, 3), (3, 5), (5, -1)}),
-                     Outcome("return", "int"), True)  # fmt: skip
+    ok = CallResult(
+        Call("f", ("1",)),
+        frozenset({(-1, 2), (2, 3), (3, 4), (4, 5), (5, -1)}),
+        Outcome("return", "int"),
+        True,
+    )
+    zero = CallResult(
+        Call("f", ("0",)),
+        frozenset({(-1, 2), (2, -1)}),
+        Outcome("raise", "ZeroDivisionError"),
+        True,
+    )
+    big = CallResult(
+        Call("f", ("20",)),
+        frozenset({(-1, 2), (2, 3), (3, 5), (5, -1)}),
+        Outcome("return", "int"),
+        True,
+    )
     # the raise's way out of line 2 is an arc, but coverage.py counts no branch there
     assert [r.call.args[0] for r in without_subsumed([ok, zero], source=source)] == ["1"]
     assert [r.call.args[0] for r in without_subsumed([ok, zero])] == ["1", "0"]

@@ -10,12 +10,30 @@ from tddforge.builtin.search import neighbours
 
 
 def func(*params: tuple[str, str | None, str]) -> CallableInfo:
-    return CallableInfo.model_validate({
-        "name": "f", "qualname": "f", "kind": "function", "returns": None, "docstring": None,
-        "doctests": [], "is_async": False, "is_generator": False, "lines": None,
-        "parameters": [{"name": n, "annotation": a, "kind": k, "has_default": False,
-                        "default": None, "default_is_literal": False} for n, a, k in params],
-    })  # fmt: skip
+    return CallableInfo.model_validate(
+        {
+            "name": "f",
+            "qualname": "f",
+            "kind": "function",
+            "returns": None,
+            "docstring": None,
+            "doctests": [],
+            "is_async": False,
+            "is_generator": False,
+            "lines": None,
+            "parameters": [
+                {
+                    "name": n,
+                    "annotation": a,
+                    "kind": k,
+                    "has_default": False,
+                    "default": None,
+                    "default_is_literal": False,
+                }
+                for n, a, k in params
+            ],
+        }
+    )
 
 
 POS = "positional_or_keyword"
@@ -77,8 +95,12 @@ def test_an_optional_keyword_left_out_is_tried_with_its_candidates() -> None:
     options = {"default": ["0", "None", "'x'", "[]", "{}"], "strict": ["True", "False"]}
     added = [c.kwargs for c in neighbours(Call("f", ("{}",)), f, options) if c.kwargs]
     assert added == [
-        (("default", "0"),), (("default", "None"),), (("default", "'x'"),), (("default", "[]"),),
-        (("strict", "True"),), (("strict", "False"),),
-    ]  # fmt: skip
+        (("default", "0"),),
+        (("default", "None"),),
+        (("default", "'x'"),),
+        (("default", "[]"),),
+        (("strict", "True"),),
+        (("strict", "False"),),
+    ]
     given = Call("f", ("{}", "0"))  # default given by position: not added again by keyword
     assert all(name != "default" for c in neighbours(given, f, options) for name, _ in c.kwargs)

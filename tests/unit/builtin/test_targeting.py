@@ -176,8 +176,15 @@ _irregular("man", "men")
 
 def test_a_mutant_in_an_import_time_helper_gets_its_call_sites_words() -> None:
     assert call_site_strings(IRREGULAR, 5) == [
-        "person", "Person", "people", "People", "man", "Man", "men", "Men",
-    ]  # fmt: skip
+        "person",
+        "Person",
+        "people",
+        "People",
+        "man",
+        "Man",
+        "men",
+        "Men",
+    ]
     assert users_of_line(IRREGULAR, 5) == {"pluralize"}  # reads PLURALS, which _irregular fills
     assert call_site_strings(IRREGULAR, 9) == []  # pluralize is not called at import
 

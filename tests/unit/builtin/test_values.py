@@ -119,10 +119,16 @@ def param(
     annotation: str | None = None, default: object = ..., kind: str = "positional_or_keyword"
 ) -> Param:
     has = default is not ...
-    return Param.model_validate({
-        "name": "x", "kind": kind, "annotation": annotation, "has_default": has,
-        "default": repr(default) if has else None, "default_is_literal": has,
-    })  # fmt: skip
+    return Param.model_validate(
+        {
+            "name": "x",
+            "kind": kind,
+            "annotation": annotation,
+            "has_default": has,
+            "default": repr(default) if has else None,
+            "default_is_literal": has,
+        }
+    )
 
 
 def values(found: tuple[Value, ...]) -> list[object]:
@@ -133,8 +139,12 @@ def test_candidates_order_default_constants_hint_then_mutations() -> None:
     consts = [Constant(10, "compare"), Constant("x", "string"), Constant(7, "number")]
     found = candidates(param("int", default=3), consts, limit=50)
     assert [(v.value, v.origin) for v in found[:5]] == [
-        (3, "default"), (10, "constant:compare"), (7, "constant:number"), (0, "hint"), (1, "hint"),
-    ]  # fmt: skip
+        (3, "default"),
+        (10, "constant:compare"),
+        (7, "constant:number"),
+        (0, "hint"),
+        (1, "hint"),
+    ]
     assert values(found)[7:] == [4, 2, -3, 11, 9, -10, 8, 6, -7]  # mutations; no repeats
     assert all(type(v) is int for v in values(found))  # "x" does not fit an int
 

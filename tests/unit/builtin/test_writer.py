@@ -12,8 +12,13 @@ from tddforge.builtin.writer import _as_slice, _isort_key, write_module, written
 
 
 def returned(call: Call, text: str, **extra: object) -> CallResult:
-    outcome = Outcome("return", type=type(ast.literal_eval(text)).__name__,
-                      type_module="builtins", repr=text, literal=True)  # fmt: skip
+    outcome = Outcome(
+        "return",
+        type=type(ast.literal_eval(text)).__name__,
+        type_module="builtins",
+        repr=text,
+        literal=True,
+    )
     return CallResult(call, frozenset(), outcome, True)
 
 
@@ -29,14 +34,17 @@ def obj(
 
 
 def test_literal_returns_one_test_each_named_by_value() -> None:
-    source = write_module("shapes", [
-        returned(Call("classify", ("-1",)), "'negative'"),
-        returned(Call("classify", ("0",)), "'zero'"),
-        returned(Call("area", ("2", "3")), "6"),
-        returned(Call("parse", ("''",)), "[]"),
-        returned(Call("count", ("3",), consume=True), "[0, 1, 2]"),
-        returned(Call("flag", (), (("on", "True"),)), "True"),
-    ])  # fmt: skip
+    source = write_module(
+        "shapes",
+        [
+            returned(Call("classify", ("-1",)), "'negative'"),
+            returned(Call("classify", ("0",)), "'zero'"),
+            returned(Call("area", ("2", "3")), "6"),
+            returned(Call("parse", ("''",)), "[]"),
+            returned(Call("count", ("3",), consume=True), "[0, 1, 2]"),
+            returned(Call("flag", (), (("on", "True"),)), "True"),
+        ],
+    )
     assert (
         source
         == '''\
@@ -72,23 +80,33 @@ def test_flag_returns_true() -> None:
 
 
 def test_same_scenario_is_told_apart_by_its_input() -> None:
-    source = write_module("m", [
-        returned(Call("sign", ("5",)), "1"),
-        returned(Call("sign", ("-7",)), "1"),
-        returned(Call("sign", ("-7",), (("strict", "False"),)), "1"),
-        returned(Call("sign", ("-7",), (("strict", "False"),)), "1"),
-    ])  # fmt: skip
+    source = write_module(
+        "m",
+        [
+            returned(Call("sign", ("5",)), "1"),
+            returned(Call("sign", ("-7",)), "1"),
+            returned(Call("sign", ("-7",), (("strict", "False"),)), "1"),
+            returned(Call("sign", ("-7",), (("strict", "False"),)), "1"),
+        ],
+    )
     names = [line[4:].split("(")[0] for line in source.splitlines() if line.startswith("def ")]
-    assert names == ["test_sign_returns_1", "test_sign_returns_1_with_minus_7",
-                     "test_sign_returns_1_with_minus_7_false", "test_sign_returns_1_2"]  # fmt: skip
+    assert names == [
+        "test_sign_returns_1",
+        "test_sign_returns_1_with_minus_7",
+        "test_sign_returns_1_with_minus_7_false",
+        "test_sign_returns_1_2",
+    ]
 
 
 def test_exceptions_with_type_and_literal_message() -> None:
-    source = write_module("shapes", [
-        raised(Call("boom", ("'x'",)), "ValueError", "bad x"),
-        raised(Call("parse", ("'('",)), "ParseError", "unbalanced (", module="shapes"),
-        raised(Call("load", ()), "JSONDecodeError", "", module="json.decoder"),
-    ])  # fmt: skip
+    source = write_module(
+        "shapes",
+        [
+            raised(Call("boom", ("'x'",)), "ValueError", "bad x"),
+            raised(Call("parse", ("'('",)), "ParseError", "unbalanced (", module="shapes"),
+            raised(Call("load", ()), "JSONDecodeError", "", module="json.decoder"),
+        ],
+    )
     assert (
         source
         == '''\
@@ -119,12 +137,15 @@ def test_load_raises_json_decode_error() -> None:
 
 
 def test_objects_are_asserted_through_public_fields_or_type() -> None:
-    source = write_module("shapes", [
-        obj(Call("Box", ("2.0",)), "Box", (("size", "2.0"), ("tag", "'b'"))),
-        obj(Call("Box.grow", (), (("by", "1.0"),), init_args=("2.0",)), "Box"),
-        returned(Call("Box.unit", ()), "1.0"),
-        obj(Call("make", ()), "Thing", module="other.place"),
-    ])  # fmt: skip
+    source = write_module(
+        "shapes",
+        [
+            obj(Call("Box", ("2.0",)), "Box", (("size", "2.0"), ("tag", "'b'"))),
+            obj(Call("Box.grow", (), (("by", "1.0"),), init_args=("2.0",)), "Box"),
+            returned(Call("Box.unit", ()), "1.0"),
+            obj(Call("make", ()), "Thing", module="other.place"),
+        ],
+    )
     assert (
         source
         == '''\
@@ -169,14 +190,18 @@ def test_nothing_unstable_is_written() -> None:
 
 
 def test_unittest_style_one_test_case_per_function_or_class() -> None:
-    source = write_module("shapes", [
-        returned(Call("classify", ("-1",)), "'negative'"),
-        raised(Call("classify", ("None",)), "TypeError", "not a number (None)"),
-        returned(Call("is_big", ("1",)), "False"),
-        obj(Call("Box", ("2.0",)), "Box", (("size", "2.0"),)),
-        obj(Call("Box.copy", (), init_args=("2.0",)), "Box"),
-        raised(Call("Box.load", ()), "OSError", ""),
-    ], framework="unittest")  # fmt: skip
+    source = write_module(
+        "shapes",
+        [
+            returned(Call("classify", ("-1",)), "'negative'"),
+            raised(Call("classify", ("None",)), "TypeError", "not a number (None)"),
+            returned(Call("is_big", ("1",)), "False"),
+            obj(Call("Box", ("2.0",)), "Box", (("size", "2.0"),)),
+            obj(Call("Box.copy", (), init_args=("2.0",)), "Box"),
+            raised(Call("Box.load", ()), "OSError", ""),
+        ],
+        framework="unittest",
+    )
     assert (
         source
         == '''\
@@ -220,45 +245,66 @@ class TestBox(unittest.TestCase):
 
 
 def test_a_method_run_for_its_effect_asserts_the_instance_state() -> None:
-    effect = Outcome("return", "NoneType", "builtins", "None", literal=True,
-                     after=(("items", "['a']"), ("total", "3")))  # fmt: skip
+    effect = Outcome(
+        "return",
+        "NoneType",
+        "builtins",
+        "None",
+        literal=True,
+        after=(("items", "['a']"), ("total", "3")),
+    )
     grown = Outcome("return", "int", "builtins", "2", literal=True, after=(("size", "2"),))
-    source = write_module("shop", [
-        CallResult(Call("Cart.add", ("'a'", "3"), init_args=()), frozenset(), effect, True),
-        CallResult(Call("Box.grow", ("1",), init_args=("1",)), frozenset(), grown, True),
-    ])  # fmt: skip
+    source = write_module(
+        "shop",
+        [
+            CallResult(Call("Cart.add", ("'a'", "3"), init_args=()), frozenset(), effect, True),
+            CallResult(Call("Box.grow", ("1",), init_args=("1",)), frozenset(), grown, True),
+        ],
+    )
     assert "    cart = Cart()\n    cart.add('a', 3)\n    assert cart.items == ['a']\n" in source
     assert "    assert cart.total == 3\n" in source
     assert "    box = Box(1)\n    assert box.grow(1) == 2\n    assert box.size == 2\n" in source
 
 
 def test_tests_are_grouped_by_function_in_first_seen_order() -> None:
-    source = write_module("m", [
-        returned(Call("f", ("1",)), "1"),
-        returned(Call("g", ("1",)), "2"),
-        returned(Call("f", ("2",)), "3"),
-    ])  # fmt: skip
+    source = write_module(
+        "m",
+        [
+            returned(Call("f", ("1",)), "1"),
+            returned(Call("g", ("1",)), "2"),
+            returned(Call("f", ("2",)), "3"),
+        ],
+    )
     names = [line[4:].split("(")[0] for line in source.splitlines() if line.startswith("def ")]
     assert names == ["test_f_returns_1", "test_f_returns_3", "test_g_returns_2"]
 
 
 def test_a_hyphen_inside_a_word_is_not_a_minus_sign() -> None:
-    source = write_module("m", [
-        returned(Call("code", ("0",)), "1"),
-        returned(Call("code", ("'E-42'",)), "1"),
-        returned(Call("code", ("-42",)), "1"),
-    ])  # fmt: skip
+    source = write_module(
+        "m",
+        [
+            returned(Call("code", ("0",)), "1"),
+            returned(Call("code", ("'E-42'",)), "1"),
+            returned(Call("code", ("-42",)), "1"),
+        ],
+    )
     names = [line[4:].split("(")[0] for line in source.splitlines() if line.startswith("def ")]
-    assert names == ["test_code_returns_1", "test_code_returns_1_with_e_42",
-                     "test_code_returns_1_with_minus_42"]  # fmt: skip
+    assert names == [
+        "test_code_returns_1",
+        "test_code_returns_1_with_e_42",
+        "test_code_returns_1_with_minus_42",
+    ]
 
 
 def test_special_methods_are_written_as_operators() -> None:
-    source = write_module("shop", [
-        returned(Call("Money.__add__", ("5",), init_args=("1",)), "6"),
-        returned(Call("Money.__eq__", ("Money(1)",), init_args=("1",)), "True"),
-        returned(Call("Money.__len__", (), init_args=("1",)), "1"),
-    ])  # fmt: skip
+    source = write_module(
+        "shop",
+        [
+            returned(Call("Money.__add__", ("5",), init_args=("1",)), "6"),
+            returned(Call("Money.__eq__", ("Money(1)",), init_args=("1",)), "True"),
+            returned(Call("Money.__len__", (), init_args=("1",)), "1"),
+        ],
+    )
     assert "    money = Money(1)\n    assert (money + 5) == 6\n" in source
     assert "    assert (money == Money(1)) is True\n" in source
     assert "    assert len(money) == 1\n" in source
@@ -266,11 +312,14 @@ def test_special_methods_are_written_as_operators() -> None:
 
 
 def test_a_slice_is_written_as_a_subscript_writes_it() -> None:
-    source = write_module("shop", [
-        returned(Call("Box.__getitem__", ("slice(0, 2)",), init_args=()), "[]"),
-        returned(Call("Box.__getitem__", ("slice(None, None, -1)",), init_args=("1",)), "[]"),
-        returned(Call("Box.__contains__", ("slice(0, 2)",), init_args=()), "False"),
-    ])  # fmt: skip
+    source = write_module(
+        "shop",
+        [
+            returned(Call("Box.__getitem__", ("slice(0, 2)",), init_args=()), "[]"),
+            returned(Call("Box.__getitem__", ("slice(None, None, -1)",), init_args=("1",)), "[]"),
+            returned(Call("Box.__contains__", ("slice(0, 2)",), init_args=()), "False"),
+        ],
+    )
     assert "    assert box[0:2] == []\n" in source and "    assert box[::-1] == []\n" in source
     assert "(slice(0, 2) in box) is False" in source  # only a subscript has the short form
 
@@ -278,42 +327,65 @@ def test_a_slice_is_written_as_a_subscript_writes_it() -> None:
 def test_imported_names_in_the_order_ruff_sorts_them() -> None:
     names = ["merge", "BList", "MAX_N", "BarrelList", "_private", "X", "Assoc", "a1"]
     assert sorted(names, key=_isort_key) == [
-        "MAX_N", "Assoc", "BarrelList", "BList", "X", "_private", "a1", "merge"
-    ]  # fmt: skip
+        "MAX_N",
+        "Assoc",
+        "BarrelList",
+        "BList",
+        "X",
+        "_private",
+        "a1",
+        "merge",
+    ]
 
 
 @pytest.mark.parametrize(
     ("source", "written"),
-    [("slice(0, 2)", "0:2"), ("slice(2)", ":2"), ("slice(1, None)", "1:"),
-     ("slice(None, None, -1)", "::-1"), ("slice(*parts)", "slice(*parts)"),
-     ("slice(0, step=2)", "slice(0, step=2)"), ("0", "0"), ("'a:b'", "'a:b'")],
-)  # fmt: skip
+    [
+        ("slice(0, 2)", "0:2"),
+        ("slice(2)", ":2"),
+        ("slice(1, None)", "1:"),
+        ("slice(None, None, -1)", "::-1"),
+        ("slice(*parts)", "slice(*parts)"),
+        ("slice(0, step=2)", "slice(0, step=2)"),
+        ("0", "0"),
+        ("'a:b'", "'a:b'"),
+    ],
+)
 def test_as_slice(source: str, written: str) -> None:
     assert _as_slice(source) == written
 
 
 def test_stdlib_values_import_their_module() -> None:
-    source = write_module("cal", [
-        returned(Call("weekday", ("datetime.date(2020, 1, 31)",)), "4"),
-        returned(Call("weekday", ("decimal.Decimal('1.5')",)), "0"),
-    ])  # fmt: skip
+    source = write_module(
+        "cal",
+        [
+            returned(Call("weekday", ("datetime.date(2020, 1, 31)",)), "4"),
+            returned(Call("weekday", ("decimal.Decimal('1.5')",)), "0"),
+        ],
+    )
     assert "import datetime\nimport decimal\n\nfrom cal import weekday\n" in source
     assert "assert weekday(datetime.date(2020, 1, 31)) == 4" in source
 
 
 def test_reflected_operators_put_the_instance_on_the_right() -> None:
-    source = write_module("shop", [
-        returned(Call("Money.__rsub__", ("10",), init_args=("1",)), "9"),
-    ])  # fmt: skip
+    source = write_module(
+        "shop",
+        [
+            returned(Call("Money.__rsub__", ("10",), init_args=("1",)), "9"),
+        ],
+    )
     assert "    money = Money(1)\n    assert (10 - money) == 9\n" in source
     assert "def test_money_rsub_returns_9()" in source
 
 
 def test_module_data_is_read_not_called_and_named_after_the_name() -> None:
-    source = write_module("inflect", [
-        returned(Call("PLURALS", attribute=True), "[('x', 'xs')]"),
-        returned(Call("__version__", attribute=True), "'0.5.1'"),
-    ])  # fmt: skip
+    source = write_module(
+        "inflect",
+        [
+            returned(Call("PLURALS", attribute=True), "[('x', 'xs')]"),
+            returned(Call("__version__", attribute=True), "'0.5.1'"),
+        ],
+    )
     assert "from inflect import PLURALS, __version__" in source
     assert "def test_plurals_value() -> None:\n    assert PLURALS == [('x', 'xs')]" in source
     assert "def test_version_value() -> None:\n    assert __version__ == '0.5.1'" in source
@@ -321,10 +393,11 @@ def test_module_data_is_read_not_called_and_named_after_the_name() -> None:
 
 def test_item_assignment_and_deletion_are_written_as_statements() -> None:
     stored = CallResult(
-        Call("Box.__setitem__", ("0", "7"), init_args=()), frozenset(),
+        Call("Box.__setitem__", ("0", "7"), init_args=()),
+        frozenset(),
         Outcome("return", "NoneType", "builtins", "None", literal=True, after=(("x", "7"),)),
         True,
-    )  # fmt: skip
+    )
     missing = raised(Call("Box.__delitem__", ("5",), init_args=()), "IndexError", "5")
     source = write_module("shapes", [stored, missing])
     assert "    box = Box()\n    box[0] = 7\n    assert box.x == 7\n" in source

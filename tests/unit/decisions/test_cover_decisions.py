@@ -15,14 +15,14 @@ from tddforge.decisions.critique import (
     Survivor,
     critique,
     instruction_block,
-)  # fmt: skip
+)
 from tddforge.decisions.reliability import (
     PostReliability,
     PreReliability,
     StaticFacts,
     post_execution,
     pre_execution,
-)  # fmt: skip
+)
 from tddforge.decisions.router import decide, finish_reason, made_progress, track_progress
 
 CFG = CoverConfig()
@@ -74,8 +74,15 @@ def test_pre_execution_thresholds_are_configurable() -> None:
     ],
 )
 def test_post_execution_level(kwargs: dict, level: str, reason: str | None) -> None:
-    args = {"success": True, "coverage": 80.0, "mutation_score": 60.0, "failing_tests": 0,
-            "pre_level": "high", "cfg": CFG, **kwargs}  # fmt: skip
+    args = {
+        "success": True,
+        "coverage": 80.0,
+        "mutation_score": 60.0,
+        "failing_tests": 0,
+        "pre_level": "high",
+        "cfg": CFG,
+        **kwargs,
+    }
     post = post_execution(**args)
     assert post.level == level
     assert (reason is None and not post.reasons) or any(reason in r for r in post.reasons)
@@ -86,9 +93,18 @@ TRUSTED = PostReliability("trusted")
 
 
 def facts(**changes: object) -> AttemptFacts:
-    base = AttemptFacts(syntax_ok=True, lint_issue_count=0, runner_error=None, tests_collected=5,
-                        coverage=80.0, mutation_score=70.0, pre=PRE, post=TRUSTED,
-                        coverage_target=60.0, mutation_target=50.0)  # fmt: skip
+    base = AttemptFacts(
+        syntax_ok=True,
+        lint_issue_count=0,
+        runner_error=None,
+        tests_collected=5,
+        coverage=80.0,
+        mutation_score=70.0,
+        pre=PRE,
+        post=TRUSTED,
+        coverage_target=60.0,
+        mutation_target=50.0,
+    )
     return replace(base, **changes)  # type: ignore[arg-type]
 
 
@@ -111,9 +127,18 @@ def test_seed_example_critique() -> None:
 
 def test_instructions_follow_the_seed_priority_order() -> None:
     post = PostReliability("discard", ("no test passed",))
-    c = critique(facts(syntax_ok=False, lint_issue_count=3, tests_collected=0, coverage=None,
-                       mutation_score=None, post=post, pre=PreReliability("low", None, 3),
-                       runner_error="ImportError: x"))  # fmt: skip
+    c = critique(
+        facts(
+            syntax_ok=False,
+            lint_issue_count=3,
+            tests_collected=0,
+            coverage=None,
+            mutation_score=None,
+            post=post,
+            pre=PreReliability("low", None, 3),
+            runner_error="ImportError: x",
+        )
+    )
     assert c.instructions == (
         "Static analyzer found syntax issues; fix parser errors first.",
         "Resolve 3 lint/type errors reported by available tools.",
@@ -162,9 +187,15 @@ def test_deltas(prev_cov, prev_mut, first, deltas) -> None:
 
 
 def test_instruction_block_adds_lines_branches_survivors_and_failures() -> None:
-    c = critique(facts(coverage=40.0, missing_lines=(3, 4), missing_branches=((3, 4), (7, -1)),
-                       survivors=(Survivor(5, "binop", "    return a + b", "    return a - b"),),
-                       failing=(FailingTest("test_x", "AssertionError", "assert 1 == 2"),)))  # fmt: skip
+    c = critique(
+        facts(
+            coverage=40.0,
+            missing_lines=(3, 4),
+            missing_branches=((3, 4), (7, -1)),
+            survivors=(Survivor(5, "binop", "    return a + b", "    return a - b"),),
+            failing=(FailingTest("test_x", "AssertionError", "assert 1 == 2"),),
+        )
+    )
     block = instruction_block(c)
     assert block.startswith("- Add coverage for lines: 3, 4.")
     assert "- Increase coverage for lines: 3, 4." in block
@@ -174,9 +205,18 @@ def test_instruction_block_adds_lines_branches_survivors_and_failures() -> None:
 
 
 def crit(**changes: object) -> Critique:
-    base = Critique(compile_error=False, no_tests=False, low_coverage=True, low_mutation=True,
-                    mutation_score=40.0, lint_issue_count=0, coverage_delta=None,
-                    mutation_delta=None, instructions=(), missing_lines=())  # fmt: skip
+    base = Critique(
+        compile_error=False,
+        no_tests=False,
+        low_coverage=True,
+        low_mutation=True,
+        mutation_score=40.0,
+        lint_issue_count=0,
+        coverage_delta=None,
+        mutation_delta=None,
+        instructions=(),
+        missing_lines=(),
+    )
     return replace(base, **changes)  # type: ignore[arg-type]
 
 

@@ -14,16 +14,22 @@ from tddforge.decisions.cover_suite import (
     select_tests,
     stability,
     units_by_test,
-)  # fmt: skip
+)
 from tddforge.decisions.cover_suite import test_key as key_of
 from tddforge.runner import CoverageTotals, FileCoverage, TestOutcome, TestRun
 
 
 def run(*outcomes: tuple[str, str, str | None]) -> TestRun:
     return TestRun(
-        outcomes=tuple(TestOutcome(n, o, 0.0, "call", failure_kind=k, message=k) for n, o, k in outcomes),
-        collection_errors=(), exit_code=0, timed_out=False, duration=0.0, output="",
-    )  # fmt: skip
+        outcomes=tuple(
+            TestOutcome(n, o, 0.0, "call", failure_kind=k, message=k) for n, o, k in outcomes
+        ),
+        collection_errors=(),
+        exit_code=0,
+        timed_out=False,
+        duration=0.0,
+        output="",
+    )
 
 
 @pytest.mark.parametrize(
@@ -37,17 +43,39 @@ def test_test_key(nodeid: str, key: str) -> None:
 def test_stability_table() -> None:
     ok, bad = ("passed", None), ("failed", "AssertionError")
     runs = [
-        run(("t.py::a", *ok), ("t.py::b", *ok), ("t.py::c", *bad), ("t.py::d", "error", "TypeError"),
-            ("t.py::p[1]", *ok), ("t.py::p[2]", *ok)),
-        run(("t.py::a", *ok), ("t.py::b", *bad), ("t.py::c", *bad), ("t.py::d", "error", "TypeError"),
-            ("t.py::p[1]", *ok), ("t.py::p[2]", *bad)),
-        run(("t.py::a", *ok), ("t.py::b", *ok), ("t.py::c", *bad), ("t.py::d", "error", "TypeError"),
-            ("t.py::p[1]", *ok), ("t.py::p[2]", *ok)),
-    ]  # fmt: skip
+        run(
+            ("t.py::a", *ok),
+            ("t.py::b", *ok),
+            ("t.py::c", *bad),
+            ("t.py::d", "error", "TypeError"),
+            ("t.py::p[1]", *ok),
+            ("t.py::p[2]", *ok),
+        ),
+        run(
+            ("t.py::a", *ok),
+            ("t.py::b", *bad),
+            ("t.py::c", *bad),
+            ("t.py::d", "error", "TypeError"),
+            ("t.py::p[1]", *ok),
+            ("t.py::p[2]", *bad),
+        ),
+        run(
+            ("t.py::a", *ok),
+            ("t.py::b", *ok),
+            ("t.py::c", *bad),
+            ("t.py::d", "error", "TypeError"),
+            ("t.py::p[1]", *ok),
+            ("t.py::p[2]", *ok),
+        ),
+    ]
     verdicts = stability(runs)
     assert {k: v.status for k, v in verdicts.items()} == {
-        "a": "stable", "b": "flaky", "c": "failing", "d": "broken", "p": "flaky",
-    }  # fmt: skip
+        "a": "stable",
+        "b": "flaky",
+        "c": "failing",
+        "d": "broken",
+        "p": "flaky",
+    }
     assert verdicts["c"].suspected_bug and not verdicts["d"].suspected_bug
     assert verdicts["p"].nodeids == ("t.py::p[1]", "t.py::p[2]")
 
@@ -68,20 +96,24 @@ def test_select_keeps_killers_then_new_coverage() -> None:
 def measured(**arcs: frozenset[tuple[int, int]]) -> FileCoverage:
     """Coverage of a run measured per test (``arcs`` by context, "" is ``collection``) of
     a module whose statements start on lines 1-4, with one branch at line 2."""
-    by_context = {("" if k == "collection" else f"t.py::{k.replace('__', '::')}"): v
-                  for k, v in arcs.items()}  # fmt: skip
+    by_context = {
+        ("" if k == "collection" else f"t.py::{k.replace('__', '::')}"): v for k, v in arcs.items()
+    }
     lines: dict[int, list[str]] = {}
     for context, ran in by_context.items():
         for line in sorted({n for arc in ran for n in arc if n > 0}):
             lines.setdefault(line, []).append(context)
     ran = set(lines)
     return FileCoverage(
-        path="m.py", executed_lines=tuple(sorted(ran)),
+        path="m.py",
+        executed_lines=tuple(sorted(ran)),
         missing_lines=tuple(n for n in range(1, 5) if n not in ran),
-        missing_branches=((2, 4),), executed_branches=((2, 3),),
+        missing_branches=((2, 4),),
+        executed_branches=((2, 3),),
         totals=CoverageTotals(4, 3, 2, 1, 70.0),
-        contexts={n: tuple(c) for n, c in lines.items()}, arcs=by_context,
-    )  # fmt: skip
+        contexts={n: tuple(c) for n, c in lines.items()},
+        arcs=by_context,
+    )
 
 
 ENTRY, THEN, BACK, RAISE = (-1, 1), (1, 2), (2, 3), (2, -1)
@@ -89,8 +121,9 @@ INNER, AFTER = (6, -1), (3, -1)  # from inside the statement starting at 4 (harm
 
 
 def test_units_by_test_are_lines_and_branches_per_node_id() -> None:
-    cov = measured(collection=frozenset({ENTRY}), test_a=frozenset({THEN, BACK}),
-                   T__test_b=frozenset({THEN}))  # fmt: skip
+    cov = measured(
+        collection=frozenset({ENTRY}), test_a=frozenset({THEN, BACK}), T__test_b=frozenset({THEN})
+    )
     units = units_by_test(cov, ["test_a", "T::test_b", "test_c"])
     assert units["test_a"] == {("line", 1), ("line", 2), ("line", 3), BACK}
     assert units["T::test_b"] == {("line", 1), ("line", 2)}  # (1, 2) is not a branch
@@ -115,12 +148,18 @@ def test_units_by_test_are_lines_and_branches_per_node_id() -> None:
 def test_covered_without_only_when_nothing_reported_is_lost(
     arcs: dict[str, set[tuple[int, int]]], dropped: set[str], same: bool
 ) -> None:
-    cov = measured(**({"collection": frozenset({ENTRY})} if arcs else {}),
-                   **{k: frozenset(v) for k, v in arcs.items()})  # fmt: skip
+    cov = measured(
+        **({"collection": frozenset({ENTRY})} if arcs else {}),
+        **{k: frozenset(v) for k, v in arcs.items()},
+    )
     if arcs.get("test_b") in ({THEN, INNER}, {THEN, AFTER}):  # 6 and 3 are no statement starts
         starts = (1, 2, 4) if AFTER in arcs["test_b"] else (1, 2, 3, 4)
-        cov = replace(cov, executed_lines=tuple(n for n in starts if n != 4), missing_lines=(4,),
-                      contexts={n: c for n, c in cov.contexts.items() if n in starts})  # fmt: skip
+        cov = replace(
+            cov,
+            executed_lines=tuple(n for n in starts if n != 4),
+            missing_lines=(4,),
+            contexts={n: c for n, c in cov.contexts.items() if n in starts},
+        )
     kept = covered_without(cov, dropped)
     assert (kept is not None) is same
     if kept is not None:

@@ -20,11 +20,16 @@ def _mutant(line: int, end_line: int, strategy: str) -> Mutant:
 
 
 REPORT = MutationReport(
-    "sample.py", "", [], 3, 1.0, collect_seconds=0.1,
+    "sample.py",
+    "",
+    [],
+    3,
+    1.0,
+    collect_seconds=0.1,
     test_seconds={"t::a": 1.0, "t::b": 2.0, "t::c": 4.0},
     test_lines={"t::a": (3, 4), "t::b": (4, 9), "t::c": (20,)},
     collect_lines=frozenset({1, 20}),
-)  # fmt: skip
+)
 EVERYTHING = TIMEOUT_FLOOR + TIMEOUT_FACTOR * 7.0 + 3 * 0.1
 
 

@@ -101,13 +101,22 @@ def test_fingerprint_keys(tmp_path: Path) -> None:
     ("edit", "changed"),
     [
         (("assert True\n\n\nclass", "assert 1 == 1\n\n\nclass"), {"tests/test_x.py::test_two"}),
-        (("HELPER = 1", "HELPER = 2"), {"tests/test_x.py::test_one", "tests/test_x.py::test_two",
-                                        "tests/test_x.py::TestBase::*", "tests/test_x.py::TestChild::*"}),
-        (("    pass\n", "    def test_more(self):\n        assert True\n"),
-         {"tests/test_x.py::TestBase::*", "tests/test_x.py::TestChild::*"}),
+        (
+            ("HELPER = 1", "HELPER = 2"),
+            {
+                "tests/test_x.py::test_one",
+                "tests/test_x.py::test_two",
+                "tests/test_x.py::TestBase::*",
+                "tests/test_x.py::TestChild::*",
+            },
+        ),
+        (
+            ("    pass\n", "    def test_more(self):\n        assert True\n"),
+            {"tests/test_x.py::TestBase::*", "tests/test_x.py::TestChild::*"},
+        ),
         (("", "\n\ndef test_added():\n    assert True\n"), set()),
     ],
-)  # fmt: skip
+)
 def test_only_what_a_test_depends_on_changes_its_fingerprint(
     tmp_path: Path, edit: tuple[str, str], changed: set[str]
 ) -> None:
@@ -179,19 +188,30 @@ def test_b():
         # the name a test reads now comes from elsewhere: that test changes
         (("from math import floor", "from math import ceil as floor"), {"test_a"}, True),
         # another module is imported: everything may differ
-        (("from math import floor", "from math import floor\nfrom os import sep"),
-         {"test_a", "test_b"}, True),
-        (("from math import floor", "from math import floor\nimport os"),
-         {"test_a", "test_b"}, True),
+        (
+            ("from math import floor", "from math import floor\nfrom os import sep"),
+            {"test_a", "test_b"},
+            True,
+        ),
+        (
+            ("from math import floor", "from math import floor\nimport os"),
+            {"test_a", "test_b"},
+            True,
+        ),
         # importing pytest runs nothing under pytest: only a test reading the name changes
         (("from math import floor", "from math import floor\nimport pytest"), set(), True),
-        (("from math import floor\n", "from math import floor\nimport pytest\n\n\n"
-          "def test_c():\n    with pytest.raises(ValueError):\n        int('x')\n"),
-         set(), True),
-        (("assert floor(1.5) == 1", "assert pytest.approx(floor(1.5)) == 1"), {"test_a"},
-         False),
+        (
+            (
+                "from math import floor\n",
+                "from math import floor\nimport pytest\n\n\n"
+                "def test_c():\n    with pytest.raises(ValueError):\n        int('x')\n",
+            ),
+            set(),
+            True,
+        ),
+        (("assert floor(1.5) == 1", "assert pytest.approx(floor(1.5)) == 1"), {"test_a"}, False),
     ],
-)  # fmt: skip
+)
 def test_from_imports_count_by_the_names_each_test_reads(
     tmp_path: Path, edit: tuple[str, str], changed: set[str], collection_changes: bool
 ) -> None:

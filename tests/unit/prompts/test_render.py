@@ -120,13 +120,27 @@ def test_unknown_block_is_reported() -> None:
 def test_kata_prompts_follow_the_seed_template(agent: str, role: str) -> None:
     system = prompts.render(agent, "system", **VARIABLES[agent])
     assert system.startswith(f"You are a {role} agent in an autonomous TDD system.")
-    for heading in ("**Your Role**", "**Responsibilities**", "**Constraints**",
-                    "**Available Tools**", "**Output Format**", "**Success Criteria**"):  # fmt: skip
+    for heading in (
+        "**Your Role**",
+        "**Responsibilities**",
+        "**Constraints**",
+        "**Available Tools**",
+        "**Output Format**",
+        "**Success Criteria**",
+    ):
         assert heading in system
     user = prompts.render(agent, "user", **VARIABLES[agent])
-    for heading in ("# Kata Description", "Cycle 2 of 10", "# Recent Commits",
-                    "# Current Codebase", "fizzbuzz.py", "# Last Test Output", "1 failed",
-                    "# Your Task", "NameError: x"):  # fmt: skip
+    for heading in (
+        "# Kata Description",
+        "Cycle 2 of 10",
+        "# Recent Commits",
+        "# Current Codebase",
+        "fizzbuzz.py",
+        "# Last Test Output",
+        "1 failed",
+        "# Your Task",
+        "NameError: x",
+    ):
         assert heading in user
 
 

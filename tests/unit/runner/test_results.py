@@ -44,8 +44,12 @@ CASES = [
     ("passed", passing(), ("passed", "call", None)),
     (
         "failed call",
-        [start(), phase("setup", "passed"), phase("call", "failed", **ASSERT),
-         phase("teardown", "passed")],
+        [
+            start(),
+            phase("setup", "passed"),
+            phase("call", "failed", **ASSERT),
+            phase("teardown", "passed"),
+        ],
         ("failed", "call", "AssertionError"),
     ),
     (
@@ -55,20 +59,31 @@ CASES = [
     ),
     (
         "missing fixture",
-        [start(), phase("setup", "failed", exc_type="FixtureLookupError", missing_name="db"),
-         phase("teardown", "passed")],
+        [
+            start(),
+            phase("setup", "failed", exc_type="FixtureLookupError", missing_name="db"),
+            phase("teardown", "passed"),
+        ],
         ("error", "setup", "FixtureLookupError"),
     ),
     (
         "failed teardown after a pass is an error",
-        [start(), phase("setup", "passed"), phase("call", "passed"),
-         phase("teardown", "failed", exc_type="OSError")],
+        [
+            start(),
+            phase("setup", "passed"),
+            phase("call", "passed"),
+            phase("teardown", "failed", exc_type="OSError"),
+        ],
         ("error", "teardown", "OSError"),
     ),
     (
         "failed teardown after a failure keeps the failure",
-        [start(), phase("setup", "passed"), phase("call", "failed", **ASSERT),
-         phase("teardown", "failed", exc_type="OSError")],
+        [
+            start(),
+            phase("setup", "passed"),
+            phase("call", "failed", **ASSERT),
+            phase("teardown", "failed", exc_type="OSError"),
+        ],
         ("failed", "call", "AssertionError"),
     ),
     (
@@ -83,21 +98,32 @@ CASES = [
     ),
     (
         "xfail",
-        [start(), phase("setup", "passed"), phase("call", "skipped", wasxfail="bug 1"),
-         phase("teardown", "passed")],
+        [
+            start(),
+            phase("setup", "passed"),
+            phase("call", "skipped", wasxfail="bug 1"),
+            phase("teardown", "passed"),
+        ],
         ("skipped", "call", "xfail"),
     ),
     (
         "xpass",
-        [start(), phase("setup", "passed"), phase("call", "passed", wasxfail="bug 1"),
-         phase("teardown", "passed")],
+        [
+            start(),
+            phase("setup", "passed"),
+            phase("call", "passed", wasxfail="bug 1"),
+            phase("teardown", "passed"),
+        ],
         ("passed", "call", "xpass"),
     ),
     (
         "strict xpass fails",
-        [start(), phase("setup", "passed"),
-         phase("call", "failed", wasxfail="", exc_type=None, message="[XPASS(strict)]"),
-         phase("teardown", "passed")],
+        [
+            start(),
+            phase("setup", "passed"),
+            phase("call", "failed", wasxfail="", exc_type=None, message="[XPASS(strict)]"),
+            phase("teardown", "passed"),
+        ],
         ("failed", "call", None),
     ),
     ("killed during call", [start(), phase("setup", "passed")], ("error", "call", "Timeout")),
@@ -112,7 +138,7 @@ CASES = [
         [start(), phase("setup", "passed"), phase("call", "failed", **ASSERT)],
         ("failed", "call", "AssertionError"),
     ),
-]  # fmt: skip
+]
 
 
 @pytest.mark.parametrize(("lines", "expected"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
@@ -129,11 +155,20 @@ def test_duration_sums_the_phases() -> None:
 
 
 def test_failure_facts_are_kept() -> None:
-    lines = [start(), phase("setup", "passed"),
-             phase("call", "failed", exc_type="NameError", missing_name="fizz",
-                   message="name 'fizz' is not defined", exc_module="builtins",
-                   location="tests/test_x.py:3"),
-             phase("teardown", "passed")]  # fmt: skip
+    lines = [
+        start(),
+        phase("setup", "passed"),
+        phase(
+            "call",
+            "failed",
+            exc_type="NameError",
+            missing_name="fizz",
+            message="name 'fizz' is not defined",
+            exc_module="builtins",
+            location="tests/test_x.py:3",
+        ),
+        phase("teardown", "passed"),
+    ]
     got = fold(lines)
     assert got.missing_name == "fizz"
     assert got.message == "name 'fizz' is not defined"
@@ -154,8 +189,12 @@ def test_truncated_last_line_is_ignored() -> None:
 
 
 def test_killed_mid_run_keeps_earlier_results() -> None:
-    lines = [*passing("t.py::a"), *passing("t.py::b"), start("t.py::c"),
-             phase("setup", "passed", "t.py::c")]  # fmt: skip
+    lines = [
+        *passing("t.py::a"),
+        *passing("t.py::b"),
+        start("t.py::c"),
+        phase("setup", "passed", "t.py::c"),
+    ]
     outcomes, _, _ = outcomes_from_jsonl(lines)
     assert [o.outcome for o in outcomes] == ["passed", "passed", "error"]
     assert outcomes[2].phase == "call"
@@ -164,12 +203,19 @@ def test_killed_mid_run_keeps_earlier_results() -> None:
 def test_collection_errors_and_session_status() -> None:
     lines = [
         json.dumps({"event": "collect", "nodeid": "tests", "outcome": "passed"}),
-        json.dumps({"event": "collect", "nodeid": "tests/test_m.py", "outcome": "failed",
-                    "exc_type": "ModuleNotFoundError", "missing_name": "calc",
-                    "message": "No module named 'calc'"}),
+        json.dumps(
+            {
+                "event": "collect",
+                "nodeid": "tests/test_m.py",
+                "outcome": "failed",
+                "exc_type": "ModuleNotFoundError",
+                "missing_name": "calc",
+                "message": "No module named 'calc'",
+            }
+        ),
         *passing(),
         json.dumps({"event": "session", "exitstatus": 1}),
-    ]  # fmt: skip
+    ]
     outcomes, errors, exit_status = outcomes_from_jsonl(lines)
     assert errors == (
         CollectionError("tests/test_m.py", "ModuleNotFoundError", "calc", "No module named 'calc'"),

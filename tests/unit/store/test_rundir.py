@@ -35,8 +35,12 @@ def test_a_run_id_that_is_not_one_plain_component_is_refused(tmp_path: Path, run
 
 def test_a_session_file_naming_a_run_outside_the_project_cannot_be_resumed(tmp_path: Path) -> None:
     session = tmp_path / "session.json"
-    data = {"kata_path": "KATA.md", "work_dir": str(tmp_path), "run_id": "../../../tmp/x",
-            "max_cycles": 3}  # fmt: skip
+    data = {
+        "kata_path": "KATA.md",
+        "work_dir": str(tmp_path),
+        "run_id": "../../../tmp/x",
+        "max_cycles": 3,
+    }
     session.write_text(json.dumps(data))
     with pytest.raises(InputError, match="not a valid session file"):
         load_session(session)

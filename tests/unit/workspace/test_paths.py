@@ -75,11 +75,14 @@ def test_write_blocks_writes_and_undo_puts_back_exactly_what_it_changed(tmp_path
     (work / "tests").mkdir(parents=True)
     (work / "tests" / "test_old.py").write_bytes(b"OLD = 1\r\n")  # bytes kept as they were
     (work / "keep.py").write_text("untouched\n")
-    blocks = _blocks(work, {
-        "tests/test_old.py": "NEW = 2\n",
-        "pkg/sub/new.py": "X = 1\n",
-        "./tests/test_old.py": "AGAIN = 3\n",  # the same file again: undo restores the first bytes
-    })  # fmt: skip
+    blocks = _blocks(
+        work,
+        {
+            "tests/test_old.py": "NEW = 2\n",
+            "pkg/sub/new.py": "X = 1\n",
+            "./tests/test_old.py": "AGAIN = 3\n",  # the same file again: undo restores the first bytes
+        },
+    )
     report = write_blocks(blocks)
     assert report.written == ["tests/test_old.py", "pkg/sub/new.py"]
     assert report.replaced == {"tests/test_old.py": b"OLD = 1\r\n"}
