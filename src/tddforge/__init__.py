@@ -1,6 +1,7 @@
 """tddforge: LLM-driven TDD in which every claim an agent makes is checked by running code.
 
-The seed-001 contract (agents, supervisor, state, the runner interface) is
+The agent contract (``Agent``, its context and result, the three kata agents,
+the supervisor, the session state, the ``LanguageRunner`` interface) is
 importable from here; it is loaded on first use so ``import tddforge`` (and the
 CLI's start) stays fast.
 """
@@ -86,7 +87,7 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    """Load the seed-001 names on first use."""
+    """Load the agent contract's names on first use."""
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'tddforge' has no attribute {name!r}")

@@ -400,7 +400,7 @@ def cover(
     base_url: str | None,
     max_cost: float | None,
 ) -> None:
-    """Coverage- and mutation-guided test generation for MODULE (seed 002).
+    """Coverage- and mutation-guided test generation for MODULE.
 
     With no LLM configured (no --model), the builtin offline generator writes
     the tests: it runs the module's code in the sandbox and asserts what it saw.

@@ -3,7 +3,7 @@
 1. defaults (the field defaults below);
 2. ``[tool.tddforge]`` in the project's ``pyproject.toml``;
 3. environment variables (``TDDFORGE_*``, plus ``OPENAI_BASE_URL``/``OPENAI_API_KEY``
-   and seed 002's ``LLM_COLLECT_LOGPROBS``);
+   and ``LLM_COLLECT_LOGPROBS``, which asks the model for the logprobs the entropy check reads);
 4. CLI flags.
 
 The object is passed explicitly to whatever needs it; there is no global.
@@ -26,7 +26,7 @@ class _Frozen(BaseModel):
 
 
 class RedStageConfig(_Frozen):
-    """The RED stage's keys (seed 004, section 6.1)."""
+    """The RED stage's keys, ``[tool.tddforge.stages.red]``."""
 
     test_directory: str = "tests"
     include_edge_cases: bool = True
@@ -43,7 +43,7 @@ class StagesConfig(_Frozen):
 
 
 class KataConfig(_Frozen):
-    """The kata session's keys (seed 001), ``[tool.tddforge.kata]``; also the build's GREEN/REFACTOR."""
+    """The kata session's keys, ``[tool.tddforge.kata]``; also the build's GREEN/REFACTOR."""
 
     max_cycles: int = Field(default=10, gt=0)
     max_consecutive_overshoots: int = Field(default=3, gt=0)
@@ -56,7 +56,7 @@ class KataConfig(_Frozen):
 
 
 class CoverConfig(_Frozen):
-    """The cover loop's keys (seed 002), ``[tool.tddforge.cover]``."""
+    """The cover loop's keys, ``[tool.tddforge.cover]``."""
 
     coverage_target: float = Field(default=60.0, ge=0.0, le=100.0)
     mutation_target: float = Field(default=50.0, ge=0.0, le=100.0)

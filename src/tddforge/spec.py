@@ -1,4 +1,4 @@
-"""The structured spec consumed by ``tddforge red`` and ``tddforge build`` (seed 004).
+"""The structured spec consumed by ``tddforge red`` and ``tddforge build``.
 
 A spec is YAML or JSON with required ``spec_id``, ``components`` and
 ``test_cases``; unknown extra keys from earlier pipeline stages are kept. Any

@@ -1,4 +1,4 @@
-"""The seed-001 agent contract: ``Agent``, its context and result, the reply protocol, retries.
+"""The agent contract: ``Agent``, its context and result, the reply protocol, retries.
 
 The reply protocol, shared by every kata agent:
 
@@ -60,7 +60,7 @@ class AgentContext:
 
 @dataclass
 class AgentResult:
-    """What an agent did, as measured (the seed's fields, then tddforge's)."""
+    """What an agent did, as measured (the contract's fields first, then tddforge's own)."""
 
     success: bool
     message: str = ""
@@ -80,7 +80,7 @@ class AgentResult:
 
 @dataclass(frozen=True)
 class StatusBlock:
-    """The optional seed-001 status block of a reply: informational only."""
+    """The optional status block of a reply (``SUCCESS:``, ``MESSAGE:``...): informational only."""
 
     success: bool | None = None
     message: str = ""
@@ -120,7 +120,7 @@ def says(reply: str, marker: str) -> bool:
 
 
 def parse_agent_response(response: str, role: AgentRole) -> AgentResult:
-    """The seed's parser: the status block as an ``AgentResult``, claims only (never verified)."""
+    """The status block read into an ``AgentResult``: the model's claims only, never verified."""
     status = parse_status_block(response)
     if status is None:
         return AgentResult(success=False, message=f"{role.value}: no status block", status=None)
@@ -145,7 +145,7 @@ class Exchange:
 
 
 class Agent(ABC):
-    """Base class for all TDD agents (seed 001); ``llm`` is any ``LLMClient``."""
+    """Base class for all TDD agents; ``llm`` is any ``LLMClient``."""
 
     def __init__(self, llm: LLMClient, work_dir: Path):
         self.llm = llm

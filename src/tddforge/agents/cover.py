@@ -29,7 +29,7 @@ def extract_code(reply: str) -> str:
 
 
 def guardrails(framework: str, repo: str) -> list[str]:
-    """Seed 002's framework-aware guardrails for the Enhancer."""
+    """The Enhancer's guardrails: keep the suite's framework and imports, no files or network."""
     rules = [
         "Use unittest-style classes/tests (unittest.TestCase or django.test.SimpleTestCase). "
         "Do NOT import pytest or use pytest fixtures/decorators.",
@@ -49,7 +49,7 @@ def guardrails(framework: str, repo: str) -> list[str]:
 
 
 class LLMSuiteGenerator:
-    """Seed 002's Generator and Enhancer agents over an ``LLMClient``."""
+    """The Generator and Enhancer agents over an ``LLMClient``."""
 
     name = "llm"
 
@@ -58,7 +58,7 @@ class LLMSuiteGenerator:
         self.settings = settings
 
     def generate(self, target: CoverTarget) -> GeneratedSuite:
-        """Attempt 0: the seed's Generator prompt with the framework rules."""
+        """Attempt 0: the Generator prompt (``cover_generator``) with the framework rules."""
         variables: dict[str, Any] = {
             "repo": target.repo,
             "version": target.version,
@@ -77,7 +77,7 @@ class LLMSuiteGenerator:
         survivors: Sequence[Mutant] = (),
         killers: Sequence[str] = (),
     ) -> GeneratedSuite:
-        """Attempts 1+: the seed's Enhancer prompt; the survivors reach it through the block."""
+        """Attempts 1+: the Enhancer prompt; the survivors reach it through the block."""
         variables: dict[str, Any] = {
             "repo": target.repo,
             "version": target.version,

@@ -1,4 +1,4 @@
-"""The RED agent: a spec in, test files out (seed 004's prompts, through our LLM layer)."""
+"""The RED agent: a spec in, test files out (the ``red`` prompts, through our LLM layer)."""
 
 from __future__ import annotations
 

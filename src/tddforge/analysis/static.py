@@ -56,7 +56,7 @@ class StaticReport:
 
     @property
     def lint_issue_count(self) -> int:
-        """Lint and type issues together, as the seed's ``lint_issue_count``."""
+        """Lint and type issues together: the critique's ``lint_issue_count``."""
         return len(self.lint) + len(self.types)
 
     def to_data(self) -> dict[str, Any]:

@@ -1,10 +1,11 @@
-"""The Supervisor of seed 002: a rule-based critique of one attempt (pure, no LLM call).
+"""The cover loop's Supervisor: a rule-based critique of one attempt (pure, no LLM call).
 
-``critique`` turns an attempt's measured facts into the seed's ``Critique``,
-with the instructions in the seed's priority order and wording.
-``instruction_block`` renders them for the Enhancer as the seed does, then
-adds what the seed leaves out: the branches not yet taken (CoverUp), the
-surviving mutants with their diffs (MuTAP, ACH), and the tests that fail.
+``critique`` turns an attempt's measured facts into a ``Critique``: flags,
+deltas against the previous attempt, and instructions in priority order
+(syntax and runner errors, then collection, coverage, mutation, reliability).
+``instruction_block`` renders them as a list for the Enhancer, then adds the
+lines and branches not yet covered (CoverUp), the surviving mutants with their
+diffs (MuTAP, ACH), and the tests that fail.
 """
 
 from __future__ import annotations
@@ -62,7 +63,7 @@ class AttemptFacts:
 
 @dataclass(frozen=True)
 class Critique:
-    """Seed 002's critique, plus the stagnation state and the extra targets."""
+    """The Supervisor's critique, plus the stagnation state and the extra targets."""
 
     compile_error: bool
     no_tests: bool
@@ -99,7 +100,7 @@ def _delta(now: float | None, before: float | None, first: bool) -> float | None
 
 
 def critique(facts: AttemptFacts) -> Critique:
-    """The seed's Supervisor: flags, metrics and instructions in priority order."""
+    """The Supervisor's critique: flags, metrics and instructions in priority order."""
     compile_error = not facts.syntax_ok or facts.runner_error is not None
     no_tests = facts.syntax_ok and facts.tests_collected == 0
     low_coverage = facts.coverage is None or facts.coverage < facts.coverage_target
@@ -170,7 +171,7 @@ def _branch(arc: tuple[int, int]) -> str:
 
 
 def instruction_block(c: Critique, max_survivors: int = 10) -> str:
-    """The Enhancer's instruction block: the seed's rendering, then branches, mutants, failures."""
+    """The Enhancer's instruction block: instructions, then lines, branches, mutants, failures."""
     block = "\n".join(f"- {item}" for item in c.instructions if item)
     if c.missing_lines:
         line_targets = ", ".join(str(m) for m in c.missing_lines[:MAX_LINES])

@@ -134,7 +134,7 @@ def _broken_reason(kind: str, message: str | None) -> str:
 def validate_red(
     facts: Sequence[TestFact], provided: frozenset[str], policy: RedPolicy
 ) -> RedVerdict:
-    """Validate a RED run: the seed's rules plus RED for the right reason."""
+    """Validate a RED run: tests ran, few enough pass, every failure is red for the right reason."""
     if not facts:
         return RedVerdict(False, (), (), (), ("No tests were executed",))
     failing, passes, invalid, reasons = _sort(facts, provided)

@@ -1,10 +1,9 @@
-"""Seed 002's reliability levels, as pure functions of measured facts.
+"""The cover loop's reliability levels, as pure functions of measured facts.
 
 Pre-execution (before the suite runs): HIGH / MEDIUM / LOW from the model's
 mean token entropy and the static metrics. The entropy gives the starting
-level; lint/type issues, assertion smells and a syntax error lower it. The
-seed's example: entropy 0.1028 with 16 lint issues starts at high and ends at
-medium.
+level; lint/type issues, assertion smells and a syntax error lower it: entropy
+0.1028 with 16 lint issues starts at high and ends at medium.
 
 Post-execution (after the run): trusted / needs_review / discard, from
 coverage, mutation score, success and the reasons found on the way.

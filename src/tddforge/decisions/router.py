@@ -1,4 +1,4 @@
-"""The Router of seed 002: ENHANCE or FINISH, and the progress tracking that feeds it (pure)."""
+"""The cover loop's Router: ENHANCE or FINISH, and the progress tracking that feeds it (pure)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ STAGNATION_LIMIT = 2
 
 
 def decide(critique: Critique, iterations_done: int, max_iterations: int) -> str:
-    """The seed's ``decide()``, branch for branch."""
+    """FINISH at the iteration limit, without progress, or with both targets met; else ENHANCE."""
     if iterations_done >= max_iterations:
         return FINISH
     if critique.no_progress:

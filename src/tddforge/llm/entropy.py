@@ -1,4 +1,4 @@
-"""Token entropy from logprobs: the uncertainty signal of seed 002's pre-execution check."""
+"""Token entropy from logprobs: how unsure the model was, for the cover loop's reliability levels."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``tddforge cover``: seed 002's loop, then the final suite assembled from what helped.
+"""``tddforge cover``: generate, measure, critique, enhance; then the final suite from what helped.
 
 Attempt 0 is the Generator's suite; each later attempt is the Enhancer's
 revision of the previous one. Every attempt goes through static analysis,

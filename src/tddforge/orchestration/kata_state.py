@@ -1,4 +1,4 @@
-"""Kata session state (seed 001): ``TDDPhase``, ``CycleState``, ``SessionState``, saved as JSON.
+"""Kata session state: ``TDDPhase``, ``CycleState``, ``SessionState``, saved as JSON.
 
 The state is written after every completed phase to ``<work dir>/.tddforge/session.json``
 (atomically: a kill never leaves half a file), so ``--resume`` continues from the

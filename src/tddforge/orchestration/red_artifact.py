@@ -1,4 +1,4 @@
-"""The RED artifact (seed 004, section 3.1) plus our ``invalid_red`` and ``traceability``."""
+"""The RED artifact: the specified schema, plus our ``invalid_red`` and ``traceability``."""
 
 from __future__ import annotations
 
@@ -84,7 +84,7 @@ class LLMSummary(_Out):
 
 
 class RedArtifact(_Out):
-    """Everything the RED stage produced; every field of the seed's schema is present."""
+    """Everything the RED stage produced; every field of the specified schema is present."""
 
     spec_id: str
     request_id: str

@@ -1,4 +1,4 @@
-"""The RED stage (seed 004): spec → test files → sandboxed run → validated, traced artifact.
+"""The RED stage: spec → test files → sandboxed run → validated, traced artifact.
 
 Order matters for "nothing is written on bad input": the model is asked first
 and the run directory exists only once it has answered. Test files are written

@@ -1,4 +1,4 @@
-"""Parse the seed-004 file-block format out of an LLM reply.
+"""Parse ``### FILE:`` blocks out of an LLM reply.
 
 A block is a ``### FILE: <relative path>`` line followed by a fenced code block.
 Replies often carry prose between blocks, CRLF line endings, a fence with no

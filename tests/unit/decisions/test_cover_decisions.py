@@ -1,4 +1,4 @@
-"""Seed 002's pure decisions as tables: reliability levels, the Supervisor's critique, the Router."""
+"""The cover loop's pure decisions as tables: reliability levels, critique, Router."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ CFG = CoverConfig()
 @pytest.mark.parametrize(
     ("entropy", "facts", "level"),
     [
-        (0.1028, StaticFacts(True, 16), "medium"),  # the seed's example: high, downgraded by lint
+        (0.1028, StaticFacts(True, 16), "medium"),  # high from the entropy, downgraded by lint
         (0.1028, StaticFacts(True, 0), "high"),
         (0.1028, StaticFacts(True, 4), "high"),
         (0.1028, StaticFacts(True, 5), "medium"),
