@@ -18,7 +18,7 @@ Pynguin with ``--maximum-search-time`` (its assertion generation comes on top), 
 neither tool's self-report is used:
 
 - tests: the tests pytest collects. The suite runs N times (default 5) in a fresh copy of
-  the import root, shuffled with seed 1..N by a plugin this script writes; a test failing
+  the import root, shuffled with seed 1..N by a plugin (bench_outcomes.py, copied); a test failing
   in every run is failing, one failing in some runs is flaky.
 - failing and flaky tests are removed from the file (``ast``; a parametrized test goes
   whole). A test failing in the remaining suite is also counted as flaky and removed.
@@ -54,40 +54,7 @@ from typing import Any
 
 PYNGUIN_REQUIREMENTS = ["pynguin==0.48.0", "coverage", "six"]
 PLUGIN = "bench_outcomes"
-PLUGIN_SOURCE = '''"""Written by bench/builtin_vs_pynguin.py: shuffles tests and records their outcomes."""
-import json
-import os
-import random
-
-import pytest
-
-OUTCOMES = {}
-ERRORS = []
-
-
-@pytest.hookimpl(trylast=True)
-def pytest_collection_modifyitems(items):
-    seed = os.environ.get("BENCH_SHUFFLE_SEED")
-    if seed:
-        random.Random(int(seed)).shuffle(items)
-
-
-def pytest_collectreport(report):
-    if report.failed:
-        ERRORS.append(f"{report.nodeid}: {str(report.longrepr)[-300:]}")
-
-
-def pytest_runtest_logreport(report):
-    if report.failed:
-        OUTCOMES[report.nodeid] = "failed"
-    else:
-        OUTCOMES.setdefault(report.nodeid, "passed")
-
-
-def pytest_sessionfinish():
-    with open(os.environ["BENCH_RESULTS"], "w") as handle:
-        json.dump({"outcomes": OUTCOMES, "errors": ERRORS}, handle)
-'''
+PLUGIN_SOURCE = Path(__file__).with_name(f"{PLUGIN}.py")  # copied next to each suite
 TEST_FILE = "test_generated.py"
 GREEN_RETRIES = 3
 RUN_TIMEOUT = 900.0
@@ -439,7 +406,7 @@ def measure(target: Target, tool: str, generated: Generated, ctx: Context, work:
         return row
     root = copy_root(target, work / "root")
     (work / "plugin").mkdir()
-    (work / "plugin" / f"{PLUGIN}.py").write_text(PLUGIN_SOURCE)
+    shutil.copyfile(PLUGIN_SOURCE, work / "plugin" / f"{PLUGIN}.py")
     (root / TEST_FILE).write_text(generated.source)
     module = root / target.module_rel
     try:
