@@ -15,7 +15,8 @@ from __future__ import annotations
 import re
 import time
 from abc import ABC, abstractmethod
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from enum import Enum
 from pathlib import Path
 
@@ -38,20 +39,25 @@ class AgentRole(str, Enum):
     REFACTORER = "Refactorer"
 
 
-@dataclass
+@dataclass(frozen=True)
 class AgentContext:
-    """What an agent is told: the kata, the code, the history and the last run."""
+    """What an agent is told: the kata, the code, the history and the last run.
+
+    Frozen: whoever tells an agent something new (the supervisor, a stage, the
+    retry loop) makes a new context with ``dataclasses.replace``; no two places
+    write to one shared context.
+    """
 
     kata_description: str
-    codebase_files: dict[str, str] = field(default_factory=dict)
-    recent_commits: list[str] = field(default_factory=list)
+    codebase_files: Mapping[str, str] = field(default_factory=dict)
+    recent_commits: Sequence[str] = ()
     last_test_output: str = ""
     cycle_number: int = 1
     retry_attempt: int = 0
     last_error: str | None = None
     max_cycles: int = 0
     #: Supervisor notes for the agent (behaviours that already pass, a simpler step...).
-    hints: list[str] = field(default_factory=list)
+    hints: Sequence[str] = ()
     #: Test ids of the last green state; the Tester must keep them all.
     known_tests: frozenset[str] = frozenset()
     #: The subject of the commit the agent makes when it succeeds.
@@ -76,6 +82,8 @@ class AgentResult:
     gates: dict[str, str] = field(default_factory=dict)
     test_output: str = ""
     status: StatusBlock | None = None
+    #: How many times the agent was asked (set by ``execute_with_retry``).
+    attempts: int = 1
 
 
 @dataclass(frozen=True)
@@ -201,20 +209,20 @@ def execute_with_retry(agent: Agent, context: AgentContext, max_attempts: int = 
     ``AttemptsExhausted`` (an ``AgentExecutionError``) carries the last result.
     """
     last: AgentResult | None = None
+    error = context.last_error
     for attempt in range(max_attempts):
-        context.retry_attempt = attempt
         try:
-            last = agent.execute(context)
+            last = agent.execute(replace(context, retry_attempt=attempt, last_error=error))
         except LLMError:
             raise
         except TddforgeError as exc:
-            last, context.last_error = None, f"{type(exc).__name__}: {exc}"
+            last, error = None, f"{type(exc).__name__}: {exc}"
             continue
         if last.success or last.overshoot_detected:
-            return last
-        context.last_error = last.error_details or last.message
+            return replace(last, attempts=attempt + 1)
+        error = last.error_details or last.message
     raise AttemptsExhausted(
-        f"{agent.role.value} failed after {max_attempts} attempts: {context.last_error}",
+        f"{agent.role.value} failed after {max_attempts} attempts: {error}",
         last,
         max_attempts,
     )

@@ -9,7 +9,7 @@ artifacts ``green.yaml`` and ``refactor.yaml`` are written next to ``red.yaml``.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -105,17 +105,20 @@ def _green(
 ) -> dict[str, Any]:
     progress("GREEN: implementing until the RED tests pass")
     agent = ImplementerAgent(llm, project, runner)
-    context.codebase_files = runner.read_files(project, runner.project_files(project))
-    context.commit_subject = f"green({spec.spec_id}): make the RED tests pass"
+    context = replace(
+        context,
+        codebase_files=runner.read_files(project, runner.project_files(project)),
+        commit_subject=f"green({spec.spec_id}): make the RED tests pass",
+    )
     started = time.monotonic()
     try:
         result: AgentResult | None = execute_with_retry(
             agent, context, settings.kata.implementer_attempts
         )
-        reason = result.message if result else ""
+        reason, attempts = (result.message, result.attempts) if result else ("", 1)
     except AttemptsExhausted as exc:
-        result, reason = exc.result, str(exc)
-    return _artifact(spec, agent, result, reason, started, attempts=context.retry_attempt + 1)
+        result, reason, attempts = exc.result, str(exc), exc.attempts
+    return _artifact(spec, agent, result, reason, started, attempts=attempts)
 
 
 def _refactor(
@@ -129,17 +132,20 @@ def _refactor(
 ) -> dict[str, Any]:
     progress("REFACTOR: one improvement while green")
     agent = RefactorerAgent(llm, project, runner)
-    context.codebase_files = runner.read_files(project, runner.project_files(project))
-    context.commit_subject = f"refactor({spec.spec_id})"
-    context.last_error, started = None, time.monotonic()
+    context = replace(
+        context,
+        codebase_files=runner.read_files(project, runner.project_files(project)),
+        commit_subject=f"refactor({spec.spec_id})",
+        last_error=None,
+    )
+    started = time.monotonic()
     result: AgentResult | None = None
     attempts = settings.kata.refactor_attempts
     for attempt in range(1, attempts + 1):
-        context.retry_attempt = attempt - 1
-        result = agent.execute(context)
+        result = agent.execute(replace(context, retry_attempt=attempt - 1))
         if result.success:
             break
-        context.last_error = result.error_details or result.message
+        context = replace(context, last_error=result.error_details or result.message)
         if after_refactor_failure(attempt, attempts) is Action.SKIP:
             break
     data = _artifact(spec, agent, result, result.message if result else "", started, attempt)

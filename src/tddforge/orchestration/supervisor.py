@@ -12,7 +12,7 @@ killed session resumes from its last completed phase.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from tddforge.agents.base import (
@@ -187,10 +187,10 @@ class SupervisorAgent:
             try:
                 result = execute_with_retry(self.tester, context, self.config.kata.tester_attempts)
             except AttemptsExhausted as exc:
-                self._metrics(cycle, "tester", self.tester, started, context, "failed")
+                self._metrics(cycle, "tester", self.tester, started, "failed")
                 return self._stop(cycle, "tester_failed", f"agent_failure: {exc}")
             outcome = "overshoot" if result.overshoot_detected else "red"
-            self._metrics(cycle, "tester", self.tester, started, context, outcome)
+            self._metrics(cycle, "tester", self.tester, started, outcome)
             if result.kata_complete:
                 return self._stop(cycle, "kata_complete", "kata_complete")
             if not result.overshoot_detected:
@@ -216,21 +216,23 @@ class SupervisorAgent:
     def _implementing(self, cycle: CycleState) -> bool:
         cycle.phase = TDDPhase.IMPLEMENTING
         state = self.session_state
-        context = self._context(cycle, extra_known=cycle.new_tests)
-        context.last_test_output = cycle.red_output
-        context.commit_subject = f"green(cycle {cycle.cycle_number}): {cycle.behaviour}"
+        context = self._context(
+            cycle,
+            extra_known=cycle.new_tests,
+            commit_subject=f"green(cycle {cycle.cycle_number}): {cycle.behaviour}",
+        )
         started = time.monotonic()
         try:
             result = execute_with_retry(
                 self.implementer, context, self.config.kata.implementer_attempts
             )
         except AttemptsExhausted as exc:
-            self._metrics(cycle, "implementer", self.implementer, started, context, "failed")
+            self._metrics(cycle, "implementer", self.implementer, started, "failed")
             action = self.handle_implementer_failure(exc.result, exc.attempts)
             self.progress(f"implementer failed {exc.attempts} times; test dropped")
             reason = "implementer_failed" if action is Action.STOP else None
             return self._stop(cycle, "implementer_failed", reason)
-        self._metrics(cycle, "implementer", self.implementer, started, context, "green")
+        self._metrics(cycle, "implementer", self.implementer, started, "green")
         state.implementer_failure_streak = 0
         self._committed(cycle, result)
         cycle.gates = dict(result.gates)
@@ -241,24 +243,24 @@ class SupervisorAgent:
 
     def _refactoring(self, cycle: CycleState) -> None:
         cycle.phase = TDDPhase.REFACTORING
-        context = self._context(cycle)
-        context.commit_subject = f"refactor(cycle {cycle.cycle_number}): after {cycle.behaviour}"
+        context = self._context(
+            cycle, commit_subject=f"refactor(cycle {cycle.cycle_number}): after {cycle.behaviour}"
+        )
         started = time.monotonic()
         attempts = self.config.kata.refactor_attempts
         outcome = "skipped"
         for attempt in range(1, attempts + 1):
-            context.retry_attempt = attempt - 1
-            result = self._refactor_once(context)
+            result = self._refactor_once(replace(context, retry_attempt=attempt - 1))
             if result.success:
                 outcome = "no_changes" if result.no_changes else "committed"
                 self._committed(cycle, result)
                 break
-            context.last_error = result.error_details or result.message
+            context = replace(context, last_error=result.error_details or result.message)
             if self.handle_refactorer_failure(result, attempt) is Action.SKIP:
                 self._reset()
                 break
         cycle.refactor = outcome
-        self._metrics(cycle, "refactorer", self.refactorer, started, context, outcome)
+        self._metrics(cycle, "refactorer", self.refactorer, started, outcome)
         cycle.finish_phase(TDDPhase.REFACTORING)
         self.progress(f"refactor: {outcome}")
 
@@ -272,7 +274,9 @@ class SupervisorAgent:
 
     # -- helpers --------------------------------------------------------------------
 
-    def _context(self, cycle: CycleState, extra_known: list[str] | None = None) -> AgentContext:
+    def _context(
+        self, cycle: CycleState, extra_known: list[str] | None = None, commit_subject: str = ""
+    ) -> AgentContext:
         state = self.session_state
         files = self.runner.project_files(self.work_dir)
         return AgentContext(
@@ -282,8 +286,9 @@ class SupervisorAgent:
             last_test_output=cycle.red_output,
             cycle_number=cycle.cycle_number,
             max_cycles=self.config.max_cycles,
-            hints=list(state.hints),
+            hints=tuple(state.hints),
             known_tests=frozenset(state.test_ids) | frozenset(extra_known or ()),
+            commit_subject=commit_subject,
         )
 
     def _committed(self, cycle: CycleState, result: AgentResult) -> None:
@@ -316,7 +321,6 @@ class SupervisorAgent:
         name: str,
         agent: Agent,
         started: float,
-        context: AgentContext,
         outcome: str,
     ) -> None:
         exchanges = agent.drain_exchanges()

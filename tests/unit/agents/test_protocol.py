@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -100,6 +101,16 @@ def test_retry_feeds_each_failure_to_the_next_attempt() -> None:
     result = execute_with_retry(agent, AgentContext("kata"), max_attempts=3)
     assert result.success
     assert agent.seen == [(0, None), (1, "red"), (2, "RunnerError: hung")]
+
+
+def test_each_attempt_gets_its_own_context_and_the_callers_is_untouched() -> None:
+    agent = _Scripted([AgentResult(False, error_details="red"), AgentResult(True)])
+    context = AgentContext("kata")
+    result = execute_with_retry(agent, context, max_attempts=3)
+    assert result.attempts == 2
+    assert (context.retry_attempt, context.last_error) == (0, None)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        context.last_error = "written from outside"  # type: ignore[misc]
 
 
 def test_retry_gives_up_with_the_last_result() -> None:
