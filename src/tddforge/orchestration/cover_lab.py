@@ -13,6 +13,7 @@ from __future__ import annotations
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Generic, TypeVar
 
 from tddforge.analysis.static import StaticReport, analyze
 from tddforge.config import Settings
@@ -32,6 +33,25 @@ from tddforge.workspace.paths import write_file
 COVERAGE_RC = "[run]\nbranch = True\n"
 
 
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Noted(Generic[T]):
+    """A lab result and the notes taken while getting it (a module restored, a score missing)."""
+
+    value: T
+    notes: tuple[str, ...] = ()
+
+
+class RunFailed(RunnerError):
+    """A run that failed, with the notes taken after it (the module restored)."""
+
+    def __init__(self, message: str, notes: tuple[str, ...]) -> None:
+        super().__init__(message)
+        self.notes = notes
+
+
 @dataclass
 class Measurement:
     """What one suite did: static findings, per-test verdicts, coverage and mutation."""
@@ -46,6 +66,11 @@ class Measurement:
     notes: list[str] = field(default_factory=list)
     # the stable tests' alone check (``SuiteLab.alone``), when it was started with the reruns
     alone: Future[dict[str, str]] | None = None
+
+    def take(self, noted: Noted[T]) -> T:
+        """``noted``'s value; its notes join this measurement's."""
+        self.notes.extend(noted.notes)
+        return noted.value
 
     @property
     def ran(self) -> bool:
@@ -180,30 +205,32 @@ class SuiteLab:
         groups = [seeds[i : i + size] for i in range(0, len(seeds), size)]
         with ThreadPoolExecutor(max_workers=2 if side_by_side else 1) as pool:
 
-            def rerun(group: list[str]) -> Future[list[TestRun]]:
-                return pool.submit(self.reruns, path, group, found.notes)
+            def rerun(group: list[str]) -> Future[Noted[list[TestRun]]]:
+                return pool.submit(self.reruns, path, group)
 
-            covered = pool.submit(self.pytest, path, coverage=True, notes=found.notes)
+            covered = pool.submit(self.pytest, path, coverage=True)
             started = [rerun(group) for group in groups] if side_by_side else []
             try:
-                first = covered.result()
+                first = found.take(covered.result())
             except RunnerError as exc:
                 for job in started:
                     job.cancel()
                 found.run_error = str(exc)
+                found.notes.extend(exc.notes if isinstance(exc, RunFailed) else ())
                 return found
             found.collected = len(first.outcomes)
             found.run_error = _collection_error(first)
             found.coverage = first.coverage.file(self.target.module_rel) if first.coverage else None
             if not side_by_side and first.outcomes:
                 started = [rerun(group) for group in groups]
-            reruns = [run for job in started for run in job.result()] if first.outcomes else []
+            reruns = [run for job in started for run in found.take(job.result())]
+            reruns = reruns if first.outcomes else []
         found.verdicts = stability([first, *reruns])
         if side_by_side and alone and found.stable:
             # the alone check runs while the mutants are scored: ready if this suite is the last
             found.alone = self._alone = self._background.submit(self.alone, found.stable_verdicts)
         if found.stable:
-            found.mutation = self.score(found, found.notes)
+            found.mutation = found.take(self.score(found))
         return found
 
     def pytest(
@@ -211,10 +238,9 @@ class SuiteLab:
         paths: list[str],
         *,
         coverage: bool,
-        notes: list[str],
         isolate: bool = False,
         shuffle: str | None = None,
-    ) -> TestRun:
+    ) -> Noted[TestRun]:
         """One sandboxed pytest run of ``paths``; the module's bytes are checked afterwards.
 
         ``isolate`` runs each test in its own child forked after collection;
@@ -227,7 +253,7 @@ class SuiteLab:
         if shuffle is not None:
             env["TDDFORGE_SHUFFLE"] = shuffle
         try:
-            return run_pytest(
+            run = run_pytest(
                 self.project,
                 python=self.python,
                 sandbox=self.sandbox,
@@ -239,17 +265,21 @@ class SuiteLab:
                 extra_args=self.pytest_args,
                 env=env,
             )
-        finally:
-            self.guard(notes)
+        except RunnerError as exc:
+            raise RunFailed(str(exc), self.guard()) from exc
+        finally:  # also when the run raised: the module is restored whatever happened
+            notes = self.guard()
+        return Noted(run, notes)
 
-    def reruns(self, paths: list[str], seeds: list[str], notes: list[str]) -> list[TestRun]:
+    def reruns(self, paths: list[str], seeds: list[str]) -> Noted[list[TestRun]]:
         """Runs of ``paths`` in the orders shuffled with ``seeds``: one sandboxed pytest run
         for one seed, one collection forked into a run per seed for several."""
         if len(seeds) == 1:
-            return [self.pytest(paths, coverage=False, notes=notes, shuffle=seeds[0])]
+            one = self.pytest(paths, coverage=False, shuffle=seeds[0])
+            return Noted([one.value], one.notes)
         self._runs += 1
         try:
-            return run_pytest_orders(
+            runs = run_pytest_orders(
                 self.project,
                 python=self.python,
                 sandbox=self.sandbox,
@@ -260,13 +290,15 @@ class SuiteLab:
                 env={"COVERAGE_RCFILE": str(self.rcfile)},
             )
         finally:
-            self.guard(notes)
+            notes = self.guard()
+        return Noted(runs, notes)
 
-    def guard(self, notes: list[str]) -> None:
-        """Undo any change a test made to the module under test."""
-        if self.module.read_bytes() != self.original:
-            self.module.write_bytes(self.original)
-            notes.append(f"a test modified {self.target.module_rel}; its bytes were restored")
+    def guard(self) -> tuple[str, ...]:
+        """Undo any change a test made to the module under test; the note saying so, if any."""
+        if self.module.read_bytes() == self.original:
+            return ()
+        self.module.write_bytes(self.original)
+        return (f"a test modified {self.target.module_rel}; its bytes were restored",)
 
     def alone(self, verdicts: list[Stability]) -> dict[str, str]:
         """Why each test cannot be kept when run on its own (fails, or writes the module).
@@ -276,14 +308,13 @@ class SuiteLab:
         only when some test wrote the module are the tests run one by one, to find
         which.
         """
-        notes: list[str] = []
         nodeids = [n for v in verdicts for n in v.nodeids]
         if not nodeids:
             return {}
-        run = self.pytest(nodeids, coverage=False, notes=notes, isolate=True)
-        if notes:
+        run = self.pytest(nodeids, coverage=False, isolate=True)
+        if run.notes:
             return {v.key: why for v in verdicts if (why := self._alone_one(v)) is not None}
-        passed = {o.nodeid for o in run.outcomes if o.outcome == "passed"}
+        passed = {o.nodeid for o in run.value.outcomes if o.outcome == "passed"}
         return {
             v.key: "fails when run alone (depends on other tests)"
             for v in verdicts
@@ -291,16 +322,16 @@ class SuiteLab:
         }
 
     def _alone_one(self, verdict: Stability) -> str | None:
-        notes: list[str] = []
-        run = self.pytest(list(verdict.nodeids), coverage=False, notes=notes)
-        if notes:
+        run = self.pytest(list(verdict.nodeids), coverage=False)
+        if run.notes:
             return f"modifies the module under test ({self.target.module_rel})"
-        passed = len(run.outcomes) == len(verdict.nodeids) and all(
-            o.outcome == "passed" for o in run.outcomes
+        outcomes = run.value.outcomes
+        passed = len(outcomes) == len(verdict.nodeids) and all(
+            o.outcome == "passed" for o in outcomes
         )
         return None if passed else "fails when run alone (depends on other tests)"
 
-    def score(self, found: Measurement, notes: list[str]) -> MutationReport | None:
+    def score(self, found: Measurement) -> Noted[MutationReport | None]:
         """The mutation score of the stable tests (the others deselected) in the warm worker."""
         unstable = [v for v in found.verdicts.values() if v.status != "stable"]
         deselect = [f"--deselect={n}" for v in unstable for n in v.nodeids]
@@ -313,6 +344,8 @@ class SuiteLab:
             timeout=self.cfg.mutation_timeout_seconds,
             extra_pytest_args=(*self.pytest_args, *deselect),
         )
+        notes: tuple[str, ...] = ()
+        report: MutationReport | None = None
         try:
             if self._worker is None:
                 self._worker = WarmWorker(
@@ -321,13 +354,13 @@ class SuiteLab:
                     self.settings,
                     timeout=self.cfg.mutation_timeout_seconds,
                 )
-            return self._worker.score(job, cache=self.cache)
+            report = self._worker.score(job, cache=self.cache)
         except (BaselineError, RunnerError) as exc:
-            notes.append(f"mutation score unavailable: {exc}")
+            notes = (f"mutation score unavailable: {exc}",)
             self._close_worker()  # a worker that failed is not reused
-            return None
         finally:
-            self.guard(notes)
+            notes += self.guard()
+        return Noted(report, notes)
 
 
 def _collection_error(run: TestRun) -> str | None:

@@ -415,7 +415,7 @@ def _without(
     derived.verdicts = {k: v for k, v in found.verdicts.items() if k in selection.kept}
     derived.collected = sum(len(v.nodeids) for v in derived.verdicts.values())
     lab.write(code)
-    derived.mutation = lab.score(derived, derived.notes)
+    derived.mutation = derived.take(lab.score(derived))
     final.notes += derived.notes
     lab.run.event("pruned_without_rerun", dropped=sorted(selection.dropped))
     return derived
@@ -480,7 +480,7 @@ def _report(
         and mut is not None
         and mut >= cfg.mutation_target
     )
-    lab.guard(final.notes)
+    final.notes += lab.guard()
     return {
         "module": target.module_rel,
         "project": str(target.project),
