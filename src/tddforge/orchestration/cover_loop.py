@@ -33,7 +33,7 @@ from tddforge.decisions.critique import (
 )
 from tddforge.decisions.reliability import StaticFacts, post_execution, pre_execution
 from tddforge.decisions.router import ENHANCE, decide, finish_reason, track_progress
-from tddforge.errors import InputError, LLMError
+from tddforge.errors import BudgetExceeded, InputError, LLMError
 from tddforge.llm import LLMClient
 from tddforge.mutation.mutant import diff_line
 from tddforge.mutation.report import MutationReport
@@ -136,7 +136,7 @@ def run_cover(
     backup = _backup(target, run)
     lab = SuiteLab(target, options.python, settings, run, options.workers, checked)
     try:
-        return _loop(target, writer, client, settings, lab, run, first, backup, progress)
+        return _loop(_Session(target, writer, client, settings, lab, run, backup, progress), first)
     finally:
         lab.close()
 
@@ -150,17 +150,23 @@ def _backup(target: CoverTarget, run: RunDir) -> bytes | None:
     return data
 
 
-def _loop(
-    target: CoverTarget,
-    writer: TestSuiteGenerator,
-    client: LLMClient | None,
-    settings: Settings,
-    lab: SuiteLab,
-    run: RunDir,
-    suite: GeneratedSuite,
-    backup: bytes | None,
-    progress: Progress,
-) -> CoverOutcome:
+@dataclass(frozen=True)
+class _Session:
+    """What stays the same for a whole cover run: the target, the writer, the lab, the run dir."""
+
+    target: CoverTarget
+    writer: TestSuiteGenerator
+    client: LLMClient | None
+    settings: Settings
+    lab: SuiteLab
+    run: RunDir
+    backup: bytes | None  # the test file's bytes before the run, when there was one
+    progress: Progress
+
+
+def _loop(session: _Session, suite: GeneratedSuite) -> CoverOutcome:
+    target, lab, run, progress = session.target, session.lab, session.run, session.progress
+    settings, writer = session.settings, session.writer
     cfg = settings.cover
     if not lab.config.usable:
         progress(f"{lab.config.reason}; running with a neutral pytest configuration")
@@ -193,7 +199,7 @@ def _loop(
                 target, attempt.found.code, block, survivors, killers=tuple(_kills(attempt.found))
             )
         except LLMError as exc:  # a spent budget or a failed endpoint ends the loop, not the run
-            reason = "budget" if "budget" in str(exc) else "llm_error"
+            reason = "budget" if isinstance(exc, BudgetExceeded) else "llm_error"
             run.event("llm_error", error=str(exc))
             progress(f"stopping: {exc}")
             break
@@ -204,7 +210,7 @@ def _loop(
             break
     progress("assembling the final suite: reruns, alone, coverage and mutants per test")
     final = _assemble(attempts, lab, progress)
-    report = _report(target, attempts, final, lab, client, settings, reason, run, backup)
+    report = _report(session, attempts, final, reason)
     run.write_data("cover.json", report)
     run.event("finish", stop_reason=reason, final=report["final"])
     return CoverOutcome(report, run.path, bool(report["final"]["targets_met"]))
@@ -453,16 +459,10 @@ def _suspected_bugs(attempts: list[_Attempt]) -> list[dict[str, Any]]:
 
 
 def _report(
-    target: CoverTarget,
-    attempts: list[_Attempt],
-    final: _Final,
-    lab: SuiteLab,
-    client: LLMClient | None,
-    settings: Settings,
-    reason: str,
-    run: RunDir,
-    backup: bytes | None,
+    session: _Session, attempts: list[_Attempt], final: _Final, reason: str
 ) -> dict[str, Any]:
+    target, lab, run, client = session.target, session.lab, session.run, session.client
+    settings, backup = session.settings, session.backup
     cfg = settings.cover
     found = final.source
     test_file = None
