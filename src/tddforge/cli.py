@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -19,6 +20,7 @@ from rich.markup import escape
 from tddforge import __version__
 from tddforge.config import Settings, load_settings
 from tddforge.errors import InputError, TddforgeError
+from tddforge.outcome import BUDGET, Outcome, Workflow
 
 err = Console(stderr=True, highlight=False)
 #: Commands that end with no sandbox notice: sandbox-info reports on every backend itself.
@@ -104,12 +106,19 @@ def red(
     options = RedOptions(
         root, interpreter, out=out.resolve() if out else None, json=as_json, timeout=timeout
     )
-    outcome = run_red(loaded, make_client(settings), settings, options, _progress)
-    _report_red(outcome.artifact.model_dump(mode="json"), outcome.written, as_json)
-    sys.exit(0 if outcome.artifact.valid else 1)
+    _finish(run_red(loaded, make_client(settings), settings, options, _progress), as_json)
 
 
-def _report_red(data: dict[str, Any], written: tuple[Path, ...], as_json: bool) -> None:
+def _finish(outcome: Outcome, as_json: bool) -> NoReturn:
+    """Print the workflow's summary, its data as JSON when asked, and exit with its code."""
+    _REPORTS[outcome.workflow](outcome)
+    if as_json:
+        click.echo(json.dumps(outcome.data, indent=2))
+    sys.exit(outcome.exit_code)
+
+
+def _report_red(outcome: Outcome) -> None:
+    data, written = outcome.data, outcome.files
     results = data["test_results"]
     verdict = "[green]valid RED[/green]" if data["valid"] else "[red]invalid RED[/red]"
     err.print(
@@ -123,8 +132,6 @@ def _report_red(data: dict[str, Any], written: tuple[Path, ...], as_json: bool) 
     for warning in data["warnings"]:
         err.print(f"  [yellow]warning[/yellow] {escape(warning)}")
     err.print(f"artifact: {escape(', '.join(str(p) for p in written))}")
-    if as_json:
-        click.echo(json.dumps(data, indent=2))
 
 
 @cli.command()
@@ -142,7 +149,7 @@ def demo(project: Path | None) -> None:
     """
     from tddforge.demo import run_demo
 
-    sys.exit(run_demo(project, _progress, _report_red))
+    _finish(run_demo(project, _progress), as_json=False)
 
 
 @cli.command()
@@ -179,16 +186,16 @@ def kata(
     check_inputs(options)
     config_dir = work_dir if work_dir.is_dir() else Path.cwd()
     settings = _settings(config_dir, model=model, base_url=base_url, max_cost=max_cost)
-    outcome = run_kata(options, settings, make_client(settings), _progress)
-    summary = outcome.summary
+    _finish(run_kata(options, settings, make_client(settings), _progress), as_json)
+
+
+def _report_kata(outcome: Outcome) -> None:
+    summary = outcome.data
     err.print(
         f"session stopped: {summary['stop_reason']} after {summary['cycles']} cycle(s),"
         f" {summary['green_cycles']} green, {summary['tests']} tests, {len(summary['commits'])}"
         f" commits, ${summary['llm']['cost']:.4f}; run dir {escape(str(summary['run_dir']))}"
     )
-    if as_json:
-        click.echo(json.dumps(summary, indent=2))
-    sys.exit(outcome.exit_code)
 
 
 @cli.command()
@@ -218,16 +225,17 @@ def build(
     settings = _settings(root, model=model, base_url=base_url, max_cost=max_cost)
     client = make_client(settings)
     options = BuildOptions(root, interpreter_for(root, python))
-    outcome = run_build(
-        loaded, client, settings, options, make_runner(root, settings, python), _progress
-    )
-    for stage, data in outcome.stages.items():
+    runner = make_runner(root, settings, python)
+    _finish(run_build(loaded, client, settings, options, runner, _progress), as_json)
+
+
+def _report_build(outcome: Outcome) -> None:
+    for (stage, data), path in zip(outcome.data.items(), outcome.files, strict=True):
         verdict = "[green]ok[/green]" if data["valid"] else "[red]not reached[/red]"
         commit = (data.get("commit") or "no commit")[:12]
-        err.print(f"{stage}: {verdict} ({commit}) {escape(str(outcome.paths[stage]))}")
-    if as_json:
-        click.echo(json.dumps(outcome.stages, indent=2))
-    sys.exit(0 if outcome.green else 1)
+        err.print(f"{stage}: {verdict} ({commit}) {escape(str(path))}")
+    if outcome.stop_reason == BUDGET:
+        err.print("stopped: the max-cost budget was reached (see the stage's artifact)")
 
 
 @cli.command()
@@ -269,16 +277,9 @@ def mutate(
     python: str | None,
 ) -> None:
     """Mutation testing of MODULE against its tests: fast, exact, cached."""
-    from tddforge.mutation.cache import VerdictCache
-    from tddforge.mutation.engine import (
-        MutationJob,
-        inside_project,
-        run_ground_truth,
-        score,
-        verdict_differences,
-    )
+    from tddforge.mutation.engine import MutationJob, inside_project
+    from tddforge.orchestration.mutate_run import MutateOptions, run_mutate
     from tddforge.runner import interpreter_for
-    from tddforge.store.rundir import RunDir
 
     root = _project_dir(project)
     settings = _settings(root)
@@ -294,29 +295,8 @@ def mutate(
         timeout=timeout,
         use_cache=not no_cache,
     )
-    cache = VerdictCache(root / ".tddforge" / "mutation-cache")
-    report = score(job, settings, _counter("mutants"), cache=cache)
-    data = report.to_data()
-    run = RunDir.create(root, "mutate")
-    run.write_data("mutation.json", data)
-    run.write_text("mutation.md", report.to_markdown())
-    code = 0 if fail_under is None or (report.score or 0.0) >= fail_under else 1
-    if verify:
-        mutants = [r.mutant for r in report.results]
-        truth = run_ground_truth(job, settings, mutants, _counter("ground truth"), report=report)
-        diffs = verdict_differences(report, truth)
-        data["verify"] = {
-            "differences": [{"id": i, "ours": a, "ground_truth": b} for i, a, b in diffs]
-        }
-        run.write_data("mutation.json", data)
-        err.print(
-            f"verify: {len(diffs)} verdict difference(s) against a fresh interpreter per mutant"
-        )
-        for mutant_id, ours, theirs in diffs:
-            err.print(f"  [red]differs[/red] {mutant_id}: ours {ours}, ground truth {theirs}")
-        code = code or (1 if diffs else 0)
-    _report_mutation(data, run.path, as_json)
-    sys.exit(code)
+    options = MutateOptions(fail_under, verify, _counter("mutants"), _counter("ground truth"))
+    _finish(run_mutate(job, settings, options), as_json)
 
 
 def _counter(label: str) -> Any:
@@ -331,7 +311,18 @@ def _counter(label: str) -> Any:
     return progress
 
 
-def _report_mutation(data: dict[str, Any], run_dir: Path, as_json: bool) -> None:
+def _report_mutation(outcome: Outcome) -> None:
+    data = outcome.data
+    if "verify" in data:
+        diffs = data["verify"]["differences"]
+        err.print(
+            f"verify: {len(diffs)} verdict difference(s) against a fresh interpreter per mutant"
+        )
+        for diff in diffs:
+            err.print(
+                f"  [red]differs[/red] {diff['id']}: ours {diff['ours']},"
+                f" ground truth {diff['ground_truth']}"
+            )
     c = data["counts"]
     score_text = "n/a" if data["score"] is None else f"{data['score']:.2f}%"
     strict = "n/a" if data["strict_score"] is None else f"{data['strict_score']:.2f}%"
@@ -350,9 +341,7 @@ def _report_mutation(data: dict[str, Any], run_dir: Path, as_json: bool) -> None
         )
     if len(data["survivors"]) > 20:
         err.print(f"  … and {len(data['survivors']) - 20} more (see the report)")
-    err.print(f"report: {escape(str(run_dir / 'mutation.json'))} and mutation.md")
-    if as_json:
-        click.echo(json.dumps(data, indent=2))
+    err.print(f"report: {escape(str(outcome.files[0]))} and mutation.md")
 
 
 @cli.command()
@@ -426,9 +415,7 @@ def cover(
     if builtin:
         settings = _builtin_settings(settings)
     writer, client = _cover_writer(builtin, settings, options.python, budget)
-    outcome = run_cover(target, writer, client, settings, options, _progress)
-    _report_cover(outcome.report, as_json)
-    sys.exit(0 if outcome.targets_met else 1)
+    _finish(run_cover(target, writer, client, settings, options, _progress), as_json)
 
 
 def _builtin_settings(settings: Settings) -> Settings:
@@ -461,7 +448,8 @@ def _cover_writer(
     return LLMSuiteGenerator(client, settings), client
 
 
-def _report_cover(data: dict[str, Any], as_json: bool) -> None:
+def _report_cover(outcome: Outcome) -> None:
+    data = outcome.data
     final = data["final"]
 
     def pct(value: float | None) -> str:
@@ -485,8 +473,6 @@ def _report_cover(data: dict[str, Any], as_json: bool) -> None:
     err.print(
         f"tests: {escape(final['test_file'] or '(none written)')}; run dir {escape(data['run_dir'])}"
     )
-    if as_json:
-        click.echo(json.dumps(data, indent=2))
 
 
 @cli.command("sandbox-info")
@@ -530,6 +516,15 @@ def _cell(backend: dict[str, Any], guarantee: str) -> str:
         return "-"
     text = "yes" if holds[guarantee] else "no"
     return text + ("!" if guarantee in backend["mismatches"] else "")
+
+
+_REPORTS: dict[Workflow, Callable[[Outcome], None]] = {
+    "red": _report_red,
+    "kata": _report_kata,
+    "build": _report_build,
+    "cover": _report_cover,
+    "mutate": _report_mutation,
+}
 
 
 def _sandbox_notice() -> None:

@@ -106,7 +106,7 @@ class Settings(_Frozen):
     collect_logprobs: bool = False
     request_timeout: float = Field(default=120.0, gt=0)
     max_retries: int = Field(default=3, ge=0)
-    max_cost: float | None = Field(default=None, ge=0)
+    max_cost: float | None = Field(default=None, gt=0)
     prices: dict[str, tuple[float, float]] = Field(default_factory=lambda: dict(DEFAULT_PRICES))
     sandbox: SandboxConfig = SandboxConfig()
     stages: StagesConfig = StagesConfig()

@@ -9,21 +9,18 @@ from __future__ import annotations
 
 import shutil
 import tempfile
-from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
-from typing import Any
 
 from tddforge.config import load_settings
 from tddforge.errors import InputError
 from tddforge.llm import make_client
 from tddforge.llm.fakeserver import FakeOpenAIServer
 from tddforge.orchestration.red_stage import RedOptions, run_red
+from tddforge.outcome import Outcome
 from tddforge.runner import interpreter_for
 from tddforge.spec import load_spec
 from tddforge.types import Progress
-
-Reporter = Callable[[dict[str, Any], tuple[Path, ...], bool], None]
 
 
 def _prepare(project: Path | None) -> Path:
@@ -35,8 +32,8 @@ def _prepare(project: Path | None) -> Path:
     return project.resolve()
 
 
-def run_demo(project: Path | None, progress: Progress, report: Reporter) -> int:
-    """Run the demo and return the exit code (0 when the RED is valid)."""
+def run_demo(project: Path | None, progress: Progress) -> Outcome:
+    """Run the demo: the RED stage's outcome (its goal is a valid RED)."""
     root = _prepare(project)
     examples = resources.files("tddforge") / "examples"
     spec_path = root / "spec.yaml"
@@ -50,6 +47,4 @@ def run_demo(project: Path | None, progress: Progress, report: Reporter) -> int:
             root, {}, {"model": "recorded-demo", "base_url": server.base_url, "api_key": "demo"}
         )
         options = RedOptions(root, interpreter_for(root, None))
-        outcome = run_red(load_spec(spec_path), make_client(settings), settings, options, progress)
-    report(outcome.artifact.model_dump(mode="json"), outcome.written, False)
-    return 0 if outcome.artifact.valid else 1
+        return run_red(load_spec(spec_path), make_client(settings), settings, options, progress)

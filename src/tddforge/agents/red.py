@@ -7,8 +7,9 @@ from pathlib import Path
 
 from tddforge import prompts
 from tddforge.config import RedStageConfig
-from tddforge.errors import PathRefused
+from tddforge.errors import BudgetExceeded, PathRefused
 from tddforge.llm.base import ChatMessage, Completion, LLMClient
+from tddforge.outcome import BUDGET
 from tddforge.spec import Spec
 from tddforge.workspace.fileblocks import FileBlock, parse_file_blocks
 
@@ -22,6 +23,8 @@ class RedReply:
     refused: tuple[PathRefused, ...] = ()  # paths the gate refused: never written
     transcript: list[ChatMessage] = field(default_factory=list)
     completions: list[Completion] = field(default_factory=list)
+    #: Why the agent stopped asking early (the max-cost cap), or "".
+    stopped: str = ""
 
 
 class RedAgent:
@@ -61,7 +64,13 @@ class RedAgent:
                     test_directory=self.config.test_directory,
                 )
                 reply.transcript.append(ChatMessage("user", repair))
-            completion = self.llm.complete(reply.transcript)
+            try:
+                completion = self.llm.complete(reply.transcript)
+            except BudgetExceeded as exc:
+                if not attempt:
+                    raise  # nothing was asked yet: the cap allows no call at all
+                reply.stopped = f"{BUDGET}: {exc}"  # the repair request is not made
+                break
             reply.completions.append(completion)
             reply.transcript.append(ChatMessage("assistant", completion.text))
             parsed = parse_file_blocks(completion.text, self.project)

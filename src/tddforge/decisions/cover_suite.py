@@ -15,9 +15,14 @@ import re
 from bisect import bisect_right
 from collections.abc import Collection, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from typing import Literal
 
 from tddforge.analysis.smells import test_functions
 from tddforge.runner import FileCoverage, TestRun
+
+#: How a test behaved over every run: passed them all; passed some; failed every run the
+#: same way; errored.
+StabilityStatus = Literal["stable", "flaky", "failing", "broken"]
 
 _PARAMS = re.compile(r"\[.*\]$")
 ASSERTION_KINDS = frozenset({"AssertionError", "Failed"})  # Failed: pytest.raises did not raise
@@ -34,7 +39,7 @@ class Stability:
     """How one test function behaved over every run."""
 
     key: str
-    status: str  # stable | flaky | failing (same failure every run) | broken (errors)
+    status: StabilityStatus
     nodeids: tuple[str, ...]
     kind: str | None = None
     message: str = ""
@@ -74,7 +79,7 @@ def _fold(
     always_bad = all(all(r[0] != "passed" for r in rows) for rows in per_node.values() if rows)
     if len(bad) < len(results) or (missing and not always_bad):
         return Stability(key, "flaky", nodeids, first[1], first[2])
-    status = "failing" if first[0] == "failed" else "broken"
+    status: StabilityStatus = "failing" if first[0] == "failed" else "broken"
     return Stability(key, status, nodeids, first[1], first[2])
 
 

@@ -22,6 +22,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from enum import Enum
+from typing import Literal
 
 from tddforge.decisions.red_validation import TestFact, classify_failure
 
@@ -45,7 +46,7 @@ class Action(str, Enum):
 class RedJudgement:
     """The Tester's new test: ``red`` (accepted), ``overshoot`` or ``broken``."""
 
-    verdict: str
+    verdict: Literal["red", "overshoot", "broken"]
     reason: str
     new_tests: tuple[str, ...] = ()
 

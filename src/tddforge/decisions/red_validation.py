@@ -19,6 +19,8 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from tddforge.types import TestStatus
+
 #: Failures that are red for the right reason whatever the message: an assertion, a stub.
 ALWAYS_RED_KINDS = frozenset({"AssertionError", "Failed", "NotImplementedError"})
 #: Failures that are red for the right reason when the missing name is the spec's.
@@ -40,7 +42,7 @@ class TestFact:
     __test__ = False
 
     name: str
-    status: str  # passed | failed | error | skipped
+    status: TestStatus
     failure_kind: str | None = None
     missing_name: str | None = None
     message: str | None = None

@@ -12,11 +12,14 @@ coverage, mutation score, success and the reasons found on the way.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from tddforge.config import CoverConfig
 
-LEVELS = ("high", "medium", "low")
+#: Pre-execution reliability, best first; post-execution's levels.
+PreLevel = Literal["high", "medium", "low"]
+PostLevel = Literal["trusted", "needs_review", "discard"]
+LEVELS: tuple[PreLevel, ...] = ("high", "medium", "low")
 SMELLS_THAT_COUNT = ("no_assertion", "tautology", "mocks_unit_under_test")
 
 
@@ -33,7 +36,7 @@ class StaticFacts:
 class PreReliability:
     """Pre-execution reliability: a level and why."""
 
-    level: str
+    level: PreLevel
     entropy: float | None
     lint_issues: int
     reasons: tuple[str, ...] = ()
@@ -52,7 +55,7 @@ class PreReliability:
 class PostReliability:
     """Post-execution reliability: trusted, needs_review or discard, and why."""
 
-    level: str
+    level: PostLevel
     reasons: tuple[str, ...] = field(default=())
 
     def to_data(self) -> dict[str, Any]:
@@ -60,14 +63,14 @@ class PostReliability:
         return {"level": self.level, "reasons": list(self.reasons)}
 
 
-def entropy_level(entropy: float | None, cfg: CoverConfig) -> str:
+def entropy_level(entropy: float | None, cfg: CoverConfig) -> PreLevel:
     """The level the entropy alone gives; high when it is unknown (logprobs not collected)."""
     if entropy is None or entropy <= cfg.entropy_high_max:
         return "high"
     return "medium" if entropy <= cfg.entropy_medium_max else "low"
 
 
-def _down(level: str, steps: int) -> str:
+def _down(level: PreLevel, steps: int) -> PreLevel:
     return LEVELS[min(len(LEVELS) - 1, LEVELS.index(level) + steps)]
 
 
@@ -100,7 +103,7 @@ def post_execution(
     coverage: float | None,
     mutation_score: float | None,
     failing_tests: int,
-    pre_level: str,
+    pre_level: PreLevel,
     cfg: CoverConfig,
     failure: str | None = None,
 ) -> PostReliability:

@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Literal
 
 from tddforge.decisions.critique import Critique
 
-ENHANCE = "ENHANCE"
-FINISH = "FINISH"
+#: The Router's two answers.
+Route = Literal["ENHANCE", "FINISH"]
+ENHANCE: Route = "ENHANCE"
+FINISH: Route = "FINISH"
 COVERAGE_PROGRESS = 1.0  # percentage points
 MUTATION_PROGRESS = 2.0
 STAGNATION_LIMIT = 2
 
 
-def decide(critique: Critique, iterations_done: int, max_iterations: int) -> str:
+def decide(critique: Critique, iterations_done: int, max_iterations: int) -> Route:
     """FINISH at the iteration limit, without progress, or with both targets met; else ENHANCE."""
     if iterations_done >= max_iterations:
         return FINISH

@@ -1,6 +1,6 @@
 """``tddforge build``: the spec pipeline RED → GREEN → REFACTOR, one commit and one artifact per stage.
 
-RED is the existing stage (``red_stage.run_red``). GREEN runs the kata's
+RED is the existing stage (``red_stage.red_stage``). GREEN runs the kata's
 Implementer until every RED test passes with the tests byte-identical; REFACTOR
 runs the kata's Refactorer (reverted unless still green and no weaker). The
 artifacts ``green.yaml`` and ``refactor.yaml`` are written next to ``red.yaml``.
@@ -21,10 +21,12 @@ from tddforge.agents.kata import KataAgent
 from tddforge.agents.refactorer import RefactorerAgent
 from tddforge.config import Settings
 from tddforge.decisions.kata import Action, after_refactor_failure
+from tddforge.errors import BudgetExceeded
 from tddforge.languages.base import LanguageRunner
 from tddforge.llm.base import LLMClient
 from tddforge.orchestration.kata_session import exclude_state_dir
-from tddforge.orchestration.red_stage import RedOptions, default_artifact_path, run_red
+from tddforge.orchestration.red_stage import RedOptions, default_artifact_path, red_stage
+from tddforge.outcome import BUDGET, Outcome
 from tddforge.spec import Spec
 from tddforge.store.rundir import RunDir, dump_data
 from tddforge.types import Progress
@@ -47,9 +49,40 @@ class BuildOutcome:
     stages: dict[str, dict[str, Any]] = field(default_factory=dict)
     paths: dict[str, Path] = field(default_factory=dict)
     green: bool = False
+    stopped: str = ""  # why a stage stopped early (the max-cost cap), or ""
+    run: RunDir | None = None
+
+    def outcome(self) -> Outcome:
+        """The workflow's outcome: the goal is GREEN; ``files`` are the artifacts, by stage."""
+        if self.stopped:
+            reason = BUDGET
+        elif "refactor" in self.stages:
+            reason = "refactored" if self.stages["refactor"]["valid"] else "green"
+        else:
+            reason = "not_green" if "green" in self.stages else "invalid_red"
+        return Outcome(
+            "build",
+            self.green,
+            reason,
+            self.stages,
+            self.run.path if self.run else None,
+            tuple(self.paths[stage] for stage in self.stages),
+        )
 
 
 def run_build(
+    spec: Spec,
+    llm: LLMClient,
+    settings: Settings,
+    options: BuildOptions,
+    runner: LanguageRunner,
+    progress: Progress,
+) -> Outcome:
+    """``tddforge build``: RED, then GREEN and REFACTOR when the RED is valid, as an outcome."""
+    return build_stages(spec, llm, settings, options, runner, progress).outcome()
+
+
+def build_stages(
     spec: Spec,
     llm: LLMClient,
     settings: Settings,
@@ -62,8 +95,8 @@ def run_build(
     git = Git(project)
     git.init()
     exclude_state_dir(project)
-    outcome = BuildOutcome()
-    red = run_red(spec, llm, settings, RedOptions(project, options.python), progress)
+    red = red_stage(spec, llm, settings, RedOptions(project, options.python), progress)
+    outcome = BuildOutcome(stopped=red.stopped, run=red.run)
     red_data = red.artifact.model_dump(mode="json")
     red_data["commit"] = None
     if red.artifact.valid:
@@ -77,9 +110,11 @@ def run_build(
     green = _green(spec, llm, settings, runner, project, context, progress)
     _store(outcome, "green", green, spec, red.run, project)
     outcome.green = bool(green["valid"])
+    outcome.stopped = green.get("stopped", "")
     if outcome.green:
         refactor = _refactor(spec, llm, settings, runner, project, context, progress)
         _store(outcome, "refactor", refactor, spec, red.run, project)
+        outcome.stopped = refactor.get("stopped", "")
     return outcome
 
 
@@ -118,6 +153,11 @@ def _green(
         reason, attempts = (result.message, result.attempts) if result else ("", 1)
     except AttemptsExhausted as exc:
         result, reason, attempts = exc.result, str(exc), exc.attempts
+    except BudgetExceeded as exc:  # a clean stop: the stage's artifact says why
+        progress(f"stopping: {exc}")
+        stopped = f"{BUDGET}: {exc}"
+        data = _artifact(spec, agent, None, stopped, started, attempts=0)
+        return {**data, "stopped": stopped}
     return _artifact(spec, agent, result, reason, started, attempts=attempts)
 
 
@@ -141,20 +181,26 @@ def _refactor(
     started = time.monotonic()
     result: AgentResult | None = None
     attempts = settings.kata.refactor_attempts
+    stopped = ""
     for attempt in range(1, attempts + 1):
-        result = agent.execute(replace(context, retry_attempt=attempt - 1))
+        try:
+            result = agent.execute(replace(context, retry_attempt=attempt - 1))
+        except BudgetExceeded as exc:  # the attempts so far were reverted; stop cleanly
+            progress(f"stopping: {exc}")
+            stopped, result = f"{BUDGET}: {exc}", None
+            break
         if result.success:
             break
         context = replace(context, last_error=result.error_details or result.message)
         if after_refactor_failure(attempt, attempts) is Action.SKIP:
             break
-    data = _artifact(spec, agent, result, result.message if result else "", started, attempt)
+    data = _artifact(spec, agent, result, result.message if result else stopped, started, attempt)
     if not data["commit"]:
         # One commit per stage, also when the code was left as it was (reverted or clean).
         kept = "no changes needed" if result and result.no_changes else "skipped, reverted"
         data["commit"] = agent.git.commit(f"refactor({spec.spec_id}): {kept}", allow_empty=True)
     data["applied"] = bool(result and result.success and not result.no_changes)
-    return data
+    return {**data, "stopped": stopped} if stopped else data
 
 
 def _artifact(

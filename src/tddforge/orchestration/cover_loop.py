@@ -23,6 +23,7 @@ from tddforge.compat import tomllib
 from tddforge.config import Settings
 from tddforge.cover_contract import CoverTarget, GeneratedSuite, TestSuiteGenerator
 from tddforge.decisions import cover_suite as suites
+from tddforge.decisions.cover_suite import StabilityStatus
 from tddforge.decisions.critique import (
     AttemptFacts,
     Critique,
@@ -38,12 +39,13 @@ from tddforge.llm import LLMClient
 from tddforge.mutation.mutant import diff_line
 from tddforge.mutation.report import MutationReport
 from tddforge.orchestration.cover_lab import Checked, Measurement, SuiteLab
+from tddforge.outcome import BUDGET, Outcome
 from tddforge.store.rundir import RunDir
 from tddforge.types import Progress
 from tddforge.workspace.paths import confine
 
 MUTANT_COUNTS = ("killed", "survived", "timeout", "no-coverage", "error")
-TEST_STATUSES = ("stable", "flaky", "failing", "broken")
+TEST_STATUSES: tuple[StabilityStatus, ...] = ("stable", "flaky", "failing", "broken")
 
 
 @dataclass(frozen=True)
@@ -55,15 +57,6 @@ class CoverOptions:
     python: Path
     test_path: str | None = None
     workers: int = 2
-
-
-@dataclass
-class CoverOutcome:
-    """The run's report (plain data) and where it went."""
-
-    report: dict[str, Any]
-    run_dir: Path
-    targets_met: bool
 
 
 @dataclass
@@ -124,8 +117,12 @@ def run_cover(
     settings: Settings,
     options: CoverOptions,
     progress: Progress,
-) -> CoverOutcome:
-    """Generate, measure, critique and enhance until the Router finishes; write the final suite."""
+) -> Outcome:
+    """Generate, measure, critique and enhance until the Router finishes; write the final suite.
+
+    The outcome's data is the run's report (also the run dir's ``cover.json``); the goal
+    is both targets met by the final suite.
+    """
     progress(f"{writer.name} generator: writing tests for {target.module_rel} ({target.framework})")
     # the project's pytest configuration is checked while the generator works
     with ThreadPoolExecutor(max_workers=1) as pool:
@@ -164,7 +161,7 @@ class _Session:
     progress: Progress
 
 
-def _loop(session: _Session, suite: GeneratedSuite) -> CoverOutcome:
+def _loop(session: _Session, suite: GeneratedSuite) -> Outcome:
     target, lab, run, progress = session.target, session.lab, session.run, session.progress
     settings, writer = session.settings, session.writer
     cfg = settings.cover
@@ -199,7 +196,7 @@ def _loop(session: _Session, suite: GeneratedSuite) -> CoverOutcome:
                 target, attempt.found.code, block, survivors, killers=tuple(_kills(attempt.found))
             )
         except LLMError as exc:  # a spent budget or a failed endpoint ends the loop, not the run
-            reason = "budget" if isinstance(exc, BudgetExceeded) else "llm_error"
+            reason = BUDGET if isinstance(exc, BudgetExceeded) else "llm_error"
             run.event("llm_error", error=str(exc))
             progress(f"stopping: {exc}")
             break
@@ -213,7 +210,9 @@ def _loop(session: _Session, suite: GeneratedSuite) -> CoverOutcome:
     report = _report(session, attempts, final, reason)
     run.write_data("cover.json", report)
     run.event("finish", stop_reason=reason, final=report["final"])
-    return CoverOutcome(report, run.path, bool(report["final"]["targets_met"]))
+    test_file = report["final"]["test_file"]
+    files = (target.project / test_file,) if test_file else ()
+    return Outcome("cover", bool(report["final"]["targets_met"]), reason, report, run.path, files)
 
 
 def _attempt(

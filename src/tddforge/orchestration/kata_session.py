@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import shutil
 import statistics
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +29,7 @@ from tddforge.orchestration.kata_state import (
     session_path,
 )
 from tddforge.orchestration.supervisor import SupervisorAgent, SupervisorConfig
+from tddforge.outcome import BUDGET, Outcome
 from tddforge.runner import interpreter_for
 from tddforge.store.rundir import STATE_DIR, RunDir
 from tddforge.types import Progress
@@ -45,15 +46,6 @@ class KataOptions:
     resume: bool = False
     force: bool = False
     python: str | None = None
-
-
-@dataclass
-class KataOutcome:
-    """The finished (or stopped) session, its summary and the exit code."""
-
-    state: SessionState
-    summary: dict[str, Any] = field(default_factory=dict)
-    exit_code: int = 0
 
 
 @dataclass(frozen=True)
@@ -105,8 +97,8 @@ def run_kata(
     llm: LLMClient,
     progress: Progress,
     runner: LanguageRunner | None = None,
-) -> KataOutcome:
-    """Run a new session or resume a killed one; return its summary."""
+) -> Outcome:
+    """Run a new session or resume a stopped one; its outcome's data is the session summary."""
     inputs = check_inputs(options)
     work = options.work_dir.resolve()
     runner = runner or make_runner(work, settings, options.python)
@@ -124,7 +116,7 @@ def run_kata(
         raise
     summary = summarize(state, run)
     run.write_data("summary.json", summary)
-    return KataOutcome(state, summary, summary["exit_code"])
+    return Outcome("kata", summary["exit_code"] == 0, state.stop_reason or "", summary, run.path)
 
 
 def _open(
@@ -142,6 +134,8 @@ def _open(
             saved.max_cycles = options.max_cycles
             if saved.stop_reason == "max_cycles":
                 saved.stop_reason = None
+        if saved.stop_reason == BUDGET:  # resumed, presumably with a larger cap
+            saved.stop_reason = None
         run = RunDir.at(work, saved.run_id)
         run.path.mkdir(parents=True, exist_ok=True)
         return saved, run

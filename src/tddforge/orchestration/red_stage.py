@@ -19,6 +19,7 @@ from tddforge.decisions.red_validation import RedPolicy, RedVerdict, TestFact, v
 from tddforge.decisions.traceability import trace
 from tddforge.llm.base import LLMClient
 from tddforge.orchestration import red_artifact as out
+from tddforge.outcome import Outcome
 from tddforge.runner import TestRun, run_pytest
 from tddforge.sandbox import Limits, Sandbox
 from tddforge.spec import Spec, provided_names
@@ -43,21 +44,43 @@ class RedOptions:
 
 
 @dataclass(frozen=True)
-class RedOutcome:
+class RedResult:
     """The stage's result: the artifact, where it was written, and the run dir."""
 
     artifact: out.RedArtifact
     written: tuple[Path, ...]
     run: RunDir
+    stopped: str = ""  # why the agent stopped early (the max-cost cap), or ""
+
+    def outcome(self) -> Outcome:
+        """The workflow's outcome: the goal is a valid RED."""
+        reason = self.stopped.split(":", 1)[0] or ("valid" if self.artifact.valid else "invalid")
+        return Outcome(
+            "red",
+            self.artifact.valid,
+            reason,
+            self.artifact.model_dump(mode="json"),
+            self.run.path,
+            self.written,
+        )
 
 
 def run_red(
     spec: Spec, llm: LLMClient, settings: Settings, options: RedOptions, progress: Progress
-) -> RedOutcome:
+) -> Outcome:
+    """``tddforge red``: the RED stage end to end, as a workflow outcome."""
+    return red_stage(spec, llm, settings, options, progress).outcome()
+
+
+def red_stage(
+    spec: Spec, llm: LLMClient, settings: Settings, options: RedOptions, progress: Progress
+) -> RedResult:
     """Run the RED stage end to end."""
     config = settings.stages.red
     progress(f"asking the model for tests of {spec.spec_id}")
     reply = RedAgent(llm, config, options.project).generate(spec)
+    if reply.stopped:
+        progress(f"stopping: {reply.stopped}")
     run = RunDir.create(options.project, "red")
     run.event("llm_reply", calls=len(reply.completions), blocks=len(reply.blocks))
     _save_transcript(run, reply)
@@ -71,7 +94,7 @@ def run_red(
         run.event("tests_ran", total=test_run.total, timed_out=test_run.timed_out)
     artifact = build_artifact(spec, run.run_id, reply, files, refused, test_run, settings)
     artifact.run_dir = str(run.path)
-    return RedOutcome(artifact, _write_artifact(artifact, options, run), run)
+    return RedResult(artifact, _write_artifact(artifact, options, run), run, reply.stopped)
 
 
 def _write_tests(
@@ -148,6 +171,7 @@ def build_artifact(
     if not files:
         warnings.insert(0, "No test files generated")
     warnings += [f"reply problem: {p}" for p in reply.problems]
+    warnings += [f"stopped early: {reply.stopped}"] if reply.stopped else []
     if traced.uncovered:
         warnings.append(f"spec cases with no test: {', '.join(traced.uncovered)}")
     return out.RedArtifact(

@@ -35,7 +35,7 @@ from tddforge.decisions.kata import (
     behaviour_of,
     stop_reason,
 )
-from tddforge.errors import LLMError, TddforgeError
+from tddforge.errors import BudgetExceeded, LLMError, TddforgeError
 from tddforge.languages.base import LanguageRunner
 from tddforge.orchestration.kata_state import (
     CycleState,
@@ -44,6 +44,7 @@ from tddforge.orchestration.kata_state import (
     TDDPhase,
     save_session,
 )
+from tddforge.outcome import BUDGET
 from tddforge.store.rundir import RunDir
 from tddforge.types import Progress
 from tddforge.workspace.git import Git
@@ -105,7 +106,16 @@ class SupervisorAgent:
             if reason:
                 state.stop_reason = reason
                 break
-            self.run_cycle()
+            try:
+                self.run_cycle()
+            except BudgetExceeded as exc:
+                # a clean stop: the phase in progress asked nothing it kept (each agent
+                # undoes a failed attempt), the state is saved at the last completed phase,
+                # and --resume with a larger cap goes on from there
+                self._event("budget", error=str(exc))
+                self.progress(f"stopping: {exc}")
+                state.stop_reason = BUDGET
+                break
         self._event("session_stop", reason=state.stop_reason, cycles=state.cycles_done)
         self._save()
         return state

@@ -25,6 +25,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from tddforge.runner.coverage_data import CoverageReport
+from tddforge.types import TestStatus
 
 Record = Mapping[str, Any]
 
@@ -36,7 +37,7 @@ class TestOutcome:
     __test__ = False  # not a pytest test class
 
     nodeid: str
-    outcome: str
+    outcome: TestStatus
     duration: float
     phase: str
     failure_kind: str | None = None
@@ -171,11 +172,17 @@ def _setup_and_call(phases: Mapping[str, Record]) -> TestOutcome | None:
         return _outcome(setup, "error" if failed else "skipped", "setup")
     if call is None:
         return None
-    outcome = str(call.get("outcome"))
-    return _outcome(call, outcome, "call")
+    return _outcome(call, _status(call.get("outcome")), "call")
 
 
-def _outcome(rec: Record, outcome: str, phase: str) -> TestOutcome:
+def _status(value: object) -> TestStatus:
+    """A pytest report's outcome; anything else (a plugin's own) counts as an error."""
+    if value in ("passed", "failed", "skipped"):
+        return value
+    return "error"
+
+
+def _outcome(rec: Record, outcome: TestStatus, phase: str) -> TestOutcome:
     kind, message = rec.get("exc_type"), rec.get("message")
     if "wasxfail" in rec and outcome in ("skipped", "passed"):
         kind = "xfail" if outcome == "skipped" else "xpass"

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from tddforge import cli
+from tddforge.outcome import Outcome
 
 HOSTILE = "tests/t.py::test_x[/abc]"  # rich would read this as a closing markup tag
 
@@ -21,7 +22,7 @@ def test_red_report_prints_markup_like_names_literally(capsys: pytest.CaptureFix
         "refused_files": [{"path": "[red]../x.py", "reason": "contains '..'"}],
         "warnings": ["spec cases with no test: TC[1]"],
     }
-    cli._report_red(data, (Path("/tmp/[art]/red.yaml"),), False)
+    cli._report_red(Outcome("red", False, "invalid", data, files=(Path("/tmp/[art]/red.yaml"),)))
     err = capsys.readouterr().err
     for text in (HOSTILE, "[bold]x[/bold]", "[red]../x.py", "TC[1]", "/tmp/[art]/red.yaml"):
         assert text in err

@@ -87,6 +87,7 @@ def test_prices_extend_the_default_table(tmp_path: Path) -> None:
         ("[tool.tddforge]\ntemperature = 5\n", {}, "temperature"),
         ("[tool.tddforge]\nno_such_key = 1\n", {}, "no_such_key"),
         ("", {"TDDFORGE_MAX_RETRIES": "many"}, "max_retries"),
+        ("", {"TDDFORGE_MAX_COST": "0"}, "max_cost"),  # a cap that allows no call at all
     ],
 )
 def test_bad_settings_are_one_config_error(
