@@ -9,6 +9,7 @@ never disagree.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -38,7 +39,7 @@ class Outcome:
     workflow: Workflow
     goal_met: bool
     stop_reason: str
-    data: dict[str, Any]
+    data: Mapping[str, Any]
     run_dir: Path | None = None
     files: tuple[Path, ...] = ()
 

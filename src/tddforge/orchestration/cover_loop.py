@@ -23,7 +23,6 @@ from tddforge.compat import tomllib
 from tddforge.config import Settings
 from tddforge.cover_contract import CoverTarget, GeneratedSuite, TestSuiteGenerator
 from tddforge.decisions import cover_suite as suites
-from tddforge.decisions.cover_suite import StabilityStatus
 from tddforge.decisions.critique import (
     AttemptFacts,
     Critique,
@@ -39,13 +38,19 @@ from tddforge.llm import LLMClient
 from tddforge.mutation.mutant import diff_line
 from tddforge.mutation.report import MutationReport
 from tddforge.orchestration.cover_lab import Checked, Measurement, SuiteLab
+from tddforge.orchestration.cover_records import (
+    AttemptRecord,
+    CoverReport,
+    MutationCounts,
+    SuspectedBug,
+    TestsSeen,
+)
 from tddforge.outcome import BUDGET, Outcome
 from tddforge.store.rundir import RunDir
 from tddforge.types import Progress
 from tddforge.workspace.paths import confine
 
 MUTANT_COUNTS = ("killed", "survived", "timeout", "no-coverage", "error")
-TEST_STATUSES: tuple[StabilityStatus, ...] = ("stable", "flaky", "failing", "broken")
 
 
 @dataclass(frozen=True)
@@ -65,7 +70,7 @@ class _Attempt:
     suite: GeneratedSuite
     found: Measurement
     critique: Critique
-    record: dict[str, Any] = field(default_factory=dict)
+    record: AttemptRecord = field(default_factory=lambda: AttemptRecord())
 
 
 def load_target(options: CoverOptions) -> CoverTarget:
@@ -277,17 +282,26 @@ def _survivors(found: Measurement) -> tuple[Survivor, ...]:
     return tuple(out)
 
 
-def _record(a: _Attempt, pre: dict[str, Any], post: dict[str, Any]) -> dict[str, Any]:
+def _record(a: _Attempt, pre: dict[str, Any], post: dict[str, Any]) -> AttemptRecord:
     f = a.found
     statuses = [v.status for v in f.verdicts.values()]
+    line, branch = _line_and_branch(f)
+    tests = TestsSeen(
+        collected=f.collected,
+        stable=statuses.count("stable"),
+        flaky=statuses.count("flaky"),
+        failing=statuses.count("failing"),
+        broken=statuses.count("broken"),
+    )
     return {
         "attempt": a.index,
         "agent": "generator" if a.index == 0 else "enhancer",
         "coverage": f.coverage_percent if f.ran else None,
-        **_line_and_branch(f),
+        "line_coverage": line,
+        "branch_coverage": branch,
         "mutation_score": f.mutation_score,
         "mutation": _mutation_record(f.mutation),
-        "tests": {"collected": f.collected, **{s: statuses.count(s) for s in TEST_STATUSES}},
+        "tests": tests,
         "entropy": a.suite.entropy,
         "static": f.static.to_data(),
         "pre_reliability": pre,
@@ -298,15 +312,15 @@ def _record(a: _Attempt, pre: dict[str, Any], post: dict[str, Any]) -> dict[str,
     }
 
 
-def _line_and_branch(found: Measurement | None) -> dict[str, float | None]:
+def _line_and_branch(found: Measurement | None) -> tuple[float | None, float | None]:
+    """Line and branch coverage, each in percent (coverage.py's own figure mixes both)."""
     totals = found.coverage.totals if found and found.coverage else None
-    return {
-        "line_coverage": round(totals.line_percent, 2) if totals else None,
-        "branch_coverage": round(totals.branch_percent, 2) if totals else None,
-    }
+    if totals is None:
+        return None, None
+    return round(totals.line_percent, 2), round(totals.branch_percent, 2)
 
 
-def _mutation_record(report: MutationReport | None) -> dict[str, Any] | None:
+def _mutation_record(report: MutationReport | None) -> MutationCounts | None:
     if report is None:
         return None
     counts = {k: report.counts[k] for k in MUTANT_COUNTS}
@@ -440,8 +454,8 @@ def _kills(found: Measurement) -> dict[str, set[str]]:
     return kills
 
 
-def _suspected_bugs(attempts: list[_Attempt]) -> list[dict[str, Any]]:
-    bugs: dict[str, dict[str, Any]] = {}
+def _suspected_bugs(attempts: list[_Attempt]) -> list[SuspectedBug]:
+    bugs: dict[str, SuspectedBug] = {}
     for a in attempts:
         for key, verdict in a.found.verdicts.items():
             if verdict.suspected_bug:
@@ -457,9 +471,7 @@ def _suspected_bugs(attempts: list[_Attempt]) -> list[dict[str, Any]]:
     return list(bugs.values())
 
 
-def _report(
-    session: _Session, attempts: list[_Attempt], final: _Final, reason: str
-) -> dict[str, Any]:
+def _report(session: _Session, attempts: list[_Attempt], final: _Final, reason: str) -> CoverReport:
     target, lab, run, client = session.target, session.lab, session.run, session.client
     settings, backup = session.settings, session.backup
     cfg = settings.cover
@@ -480,6 +492,7 @@ def _report(
         and mut >= cfg.mutation_target
     )
     final.notes += lab.guard()
+    line, branch = _line_and_branch(found)
     return {
         "module": target.module_rel,
         "project": str(target.project),
@@ -496,7 +509,8 @@ def _report(
             "test_file": test_file,
             "from_attempt": final.attempt,
             "coverage": cov,
-            **_line_and_branch(found),
+            "line_coverage": line,
+            "branch_coverage": branch,
             "mutation_score": mut,
             "targets_met": met,
             "tests_kept": final.kept if test_file else [],

@@ -1,0 +1,114 @@
+"""The records a cover run writes: one per attempt, and the run's report (``cover.json``).
+
+They are JSON as written (``record.json``, ``cover.json``, ``--json``); the TypedDicts
+name every key so that the loop, the CLI and the tests agree on them.
+"""
+
+from __future__ import annotations
+
+from typing import Any, TypedDict
+
+from tddforge.decisions.router import Route
+
+
+class TestsSeen(TypedDict):
+    """Tests pytest collected, and the test functions by how they behaved over every run."""
+
+    collected: int
+    stable: int
+    flaky: int
+    failing: int
+    broken: int
+
+
+class MutationCounts(TypedDict):
+    """A mutation run in brief."""
+
+    counts: dict[str, int]
+    mutants: int
+    elapsed: float
+
+
+class AttemptRecord(TypedDict, total=False):
+    """One attempt: who wrote it, what was measured, how it was judged, what was decided."""
+
+    attempt: int
+    agent: str  # generator | enhancer
+    coverage: float | None
+    line_coverage: float | None
+    branch_coverage: float | None
+    mutation_score: float | None
+    mutation: MutationCounts | None
+    tests: TestsSeen
+    entropy: float | None
+    static: dict[str, Any]
+    pre_reliability: dict[str, Any]
+    post_reliability: dict[str, Any]
+    critique: dict[str, Any]
+    cost: float
+    notes: list[str]
+    decision: Route  # added once the Router has answered
+
+
+class DroppedTest(TypedDict):
+    """A test left out of the final suite, and why."""
+
+    test: str
+    reason: str
+
+
+class SuspectedBug(TypedDict):
+    """A test that failed the same way in every run on an assertion about the module."""
+
+    test: str
+    attempt: int
+    kind: str | None
+    message: str
+    source: str
+
+
+class FinalSuite(TypedDict):
+    """The suite written at the test path, and its measured figures."""
+
+    test_file: str | None
+    from_attempt: int | None
+    coverage: float | None
+    line_coverage: float | None
+    branch_coverage: float | None
+    mutation_score: float | None
+    targets_met: bool
+    tests_kept: list[str]
+    tests_dropped: list[DroppedTest]
+    suspected_bugs: list[SuspectedBug]
+    notes: list[str]
+
+
+class Targets(TypedDict):
+    """What the run aimed at."""
+
+    coverage: float
+    mutation: float
+    max_iterations: int
+
+
+class Cost(TypedDict):
+    """What the model calls cost."""
+
+    total_llm_cost: float
+    max_cost: float | None
+    tokens: int
+
+
+class CoverReport(TypedDict):
+    """The whole run: ``cover.json`` and the ``--json`` output."""
+
+    module: str
+    project: str
+    framework: str
+    targets: Targets
+    pytest_config: dict[str, object]
+    attempts: list[AttemptRecord]
+    stop_reason: str
+    final: FinalSuite
+    cost: Cost
+    run_dir: str
