@@ -1,0 +1,22 @@
+"""Code that runs under the TARGET project's interpreter, not tddforge's.
+
+Every module here imports only the standard library and pytest (``_pytest``),
+and its siblings by relative import: the project under test never needs
+tddforge installed, and none is imported from it. Keep it compatible with
+Python 3.8+ (the oldest interpreter a target may have).
+
+The host ships the package into a sandbox scratch dir as one archive
+(``tddforge.runner.ship``) and starts an entry of ``main.py`` from it, or loads
+``pytest_plugin.py`` with ``-p``. The host may import from here (the
+missing-name patterns); nothing here imports the host.
+
+Modules, by concern:
+
+- ``names``: what a missing-name error's message says is missing
+- ``processes``: fork + pipe, CPU and wall-clock limits
+- ``single_process``: pytest-xdist kept from sending tests elsewhere
+- ``pytest_plugin``: the test runner's plugin (JSON line per test phase)
+- ``probe``, ``calls``: the builtin generator's discovery and call runner
+- ``compile_check``: compile files without writing bytecode
+- ``main``: the entry points, by name
+"""
