@@ -1,5 +1,6 @@
 """The package's entry points, by name: ``python tddforge_target.pyz ENTRY ARGS...``.
 
+- ``worker``: the mutation worker (``serve``)
 - ``probe``: the builtin generator's discovery of a module (``probe``)
 - ``calls``: the builtin generator's call runner (``calls``)
 - ``compile``: the Python runner's compile check (``compile_check``)
@@ -12,12 +13,16 @@ from __future__ import annotations
 
 import sys
 
-ENTRIES = ("probe", "calls", "compile")
+ENTRIES = ("worker", "probe", "calls", "compile")
 
 
 def main(argv: list[str]) -> int:
     """Run entry ``argv[0]`` with ``argv`` (its name first, as ``sys.argv`` gives a script's)."""
     entry = argv[0] if argv else ""
+    if entry == "worker":
+        from . import serve
+
+        return serve.main(argv)
     if entry == "probe":
         from . import probe
 

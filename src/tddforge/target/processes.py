@@ -1,4 +1,4 @@
-"""Process control: fork + pipe, CPU and wall-clock limits.
+"""Process control: fork + pipe, CPU and wall-clock limits, a pool of children with verdicts.
 
 Every child here reports on a pipe and ends with ``os._exit``: it never
 returns into the caller's code (pytest's session end, the parent's loop).
@@ -12,7 +12,9 @@ import os
 import select
 import signal
 import time
-from typing import Callable, Mapping
+from typing import Any, Callable, Dict, Generic, Mapping, NoReturn, Tuple, TypeVar
+
+from .protocol import ChildVerdict
 
 # the signals that end a child which ran out of CPU time
 OUT_OF_CPU = (signal.SIGPROF, signal.SIGXCPU, signal.SIGKILL)
@@ -147,3 +149,103 @@ def reap(pid: int, timeout: float) -> bool:
         time.sleep(0.005)
     os.waitpid(pid, 0)
     return True
+
+
+_VERDICT_FD: int | None = None  # in a child forked by ``Pool``: where its verdict goes
+
+
+def in_pool_child() -> bool:
+    """Whether this process is a ``Pool`` child (which must end with ``deliver``)."""
+    return _VERDICT_FD is not None
+
+
+def deliver(result: ChildVerdict) -> NoReturn:
+    """End a ``Pool`` child with its verdict, at once: nothing after it can change the verdict,
+    and pytest's session end (summaries, its garbage collections) costs more than a test."""
+    code = 0
+    try:
+        if _VERDICT_FD is not None:
+            send(_VERDICT_FD, result)
+    except BaseException:
+        code = 1
+    os._exit(code)
+
+
+K = TypeVar("K")
+Done = Callable[[K, ChildVerdict], None]
+# fd -> (pid, deadline, key, what it wrote so far)
+_Running = Dict[int, Tuple[int, float, Any, bytearray]]
+
+
+class Pool(Generic[K]):
+    """Forks children (at most ``size`` at once); each reports one JSON object on a pipe."""
+
+    def __init__(self, size: int):
+        self.size = max(1, size)
+        self.running: _Running = {}
+
+    def submit(
+        self, key: K, timeout: float, body: Callable[[], ChildVerdict], on_done: Done[K]
+    ) -> None:
+        """Fork a child that reports ``body()``."""
+        if self.spawn(key, timeout, on_done):
+            try:
+                result = body()
+            except BaseException as exc:
+                result = {"verdict": "error", "detail": f"{type(exc).__name__}: {exc}"[:500]}
+            deliver(result)
+
+    def spawn(self, key: K, timeout: float, on_done: Done[K]) -> bool:
+        """Fork a child; True in the child, which must end with ``deliver``."""
+        global _VERDICT_FD
+        while len(self.running) >= self.size:
+            self._reap_one(on_done)
+        read_fd, write_fd = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            os.close(read_fd)
+            for fd in self.running:  # the siblings' pipes are the parent's business
+                os.close(fd)
+            self.running = {}
+            _VERDICT_FD = write_fd
+            return True
+        os.close(write_fd)
+        self.running[read_fd] = (pid, time.monotonic() + timeout, key, bytearray())
+        return False
+
+    def drain(self, on_done: Done[K]) -> None:
+        """Wait for every child still running."""
+        while self.running:
+            self._reap_one(on_done)
+
+    def _reap_one(self, on_done: Done[K]) -> None:
+        now = time.monotonic()
+        soonest = min(deadline for _, deadline, _, _ in self.running.values())
+        ready, _, _ = select.select(list(self.running), [], [], max(0.0, soonest - now))
+        for fd in ready:
+            chunk = os.read(fd, 65536)
+            if chunk:
+                self.running[fd][3].extend(chunk)
+                continue
+            self._finish(fd, on_done, timed_out=False)
+        now = time.monotonic()
+        for fd, (_, deadline, _, _) in list(self.running.items()):
+            if now >= deadline:
+                self._finish(fd, on_done, timed_out=True)
+
+    def _finish(self, fd: int, on_done: Done[K], timed_out: bool) -> None:
+        pid, _, key, buf = self.running.pop(fd)
+        if timed_out:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        os.close(fd)
+        _, status = os.waitpid(pid, 0)
+        if timed_out:
+            on_done(key, {"verdict": "timeout"})
+            return
+        try:
+            on_done(key, json.loads(bytes(buf)))
+        except ValueError:
+            killed_by = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
+            verdict = "timeout" if killed_by in OUT_OF_CPU else "error"
+            on_done(key, {"verdict": verdict, "detail": f"child ended with status {status}"})
