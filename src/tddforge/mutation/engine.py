@@ -510,8 +510,8 @@ def run_ground_truth(
         def judge(indexed: tuple[int, Mutant]) -> tuple[str, str]:
             index, mutant = indexed
             out = private / f"gt-{index}.json"
-            args = ("--ground-truth", str(config), mutant.id, str(out))
-            argv = _worker_argv(job.python, private, *args)
+            args = (str(config), mutant.id, str(out))
+            argv = entry_argv(job.python, private, "reference", *args)
             wall = 60.0
             if report is not None:
                 limit, phase = ground_truth_timeout(report, mutant)

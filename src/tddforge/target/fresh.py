@@ -18,16 +18,18 @@ import os
 import sys
 import time
 import types
-from typing import Any, List, Tuple
+from typing import TYPE_CHECKING, Any, List, Tuple
 
 import pytest
 
-from .baseline import Measured
 from .hosting import Starter, hand_back, host, run_items
 from .processes import Pool, deliver, limit_cpu, wall_limit
 from .protocol import ChildVerdict, MutantRecord
-from .request import Request
 from .tracing import target_imported
+
+if TYPE_CHECKING:  # the reference run imports this module and needs neither
+    from .baseline import Measured
+    from .request import Request
 
 Key = Tuple[MutantRecord, List[str], float]  # a mutant, the tests its child runs, when it began
 

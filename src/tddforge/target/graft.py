@@ -13,18 +13,20 @@ from __future__ import annotations
 import gc
 import time
 import types
-from typing import Any, Dict, List, Tuple, Union
+from typing import TYPE_CHECKING, Any, Dict, List, Tuple, Union
 
 import pytest
 
-from .baseline import Measured
 from .hosting import Starter, hand_back, host, run_items
 from .processes import Pool, limit_cpu, wall_limit
 from .protocol import ChildVerdict, MutantRecord
 from .rebind import rebind
-from .request import Request
 from .source import apply_mutant
 from .tracing import SameFile
+
+if TYPE_CHECKING:
+    from .baseline import Measured
+    from .request import Request
 
 Key = Tuple[MutantRecord, List[str], float]  # a mutant, the tests its child runs, when it began
 Live = Dict[Tuple[str, int], List[types.FunctionType]]

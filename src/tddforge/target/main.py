@@ -1,6 +1,7 @@
 """The package's entry points, by name: ``python tddforge_target.pyz ENTRY ARGS...``.
 
 - ``worker``: the mutation worker (``serve``)
+- ``reference``: one mutant's reference run, ``--verify``'s ground truth (``reference``)
 - ``probe``: the builtin generator's discovery of a module (``probe``)
 - ``calls``: the builtin generator's call runner (``calls``)
 - ``compile``: the Python runner's compile check (``compile_check``)
@@ -13,7 +14,7 @@ from __future__ import annotations
 
 import sys
 
-ENTRIES = ("worker", "probe", "calls", "compile")
+ENTRIES = ("worker", "reference", "probe", "calls", "compile")
 
 
 def main(argv: list[str]) -> int:
@@ -23,6 +24,10 @@ def main(argv: list[str]) -> int:
         from . import serve
 
         return serve.main(argv)
+    if entry == "reference":
+        from . import reference
+
+        return reference.main(argv)
     if entry == "probe":
         from . import probe
 

@@ -117,11 +117,16 @@ def _budget(out: str, limits: Limits) -> CpuBudget:
 
 
 def main(argv: list[str]) -> int:
-    """``CONFIG ID OUT [CPU STARTUP PHASE]``: write the reference verdict to ``OUT``."""
-    with open(argv[0], encoding="utf-8") as handle:
+    """``reference CONFIG ID OUT [CPU STARTUP PHASE]``: write the reference verdict to ``OUT``.
+
+    Its own entry, so the interpreter it starts (one per mutant) imports only what
+    the reference run needs, not the worker's phases.
+    """
+    args = argv[1:]
+    with open(args[0], encoding="utf-8") as handle:
         config = json.load(handle)
-    limits = (float(argv[3]), float(argv[4]), argv[5]) if len(argv) > 5 else None
-    result = ground_truth(config, argv[1], argv[2], limits)
-    with open(argv[2], "w", encoding="utf-8") as handle:
+    limits = (float(args[3]), float(args[4]), args[5]) if len(args) > 5 else None
+    result = ground_truth(config, args[1], args[2], limits)
+    with open(args[2], "w", encoding="utf-8") as handle:
         json.dump(result, handle)
     return 0

@@ -1,11 +1,10 @@
-"""The mutation worker's entry: one request (cold), warm mode (``--serve``), or ground truth.
+"""The mutation worker's entry: one request (cold), or warm mode (``--serve``).
 
 ``worker CONFIG`` scores one request; ``worker --serve`` keeps this pristine
 process (pytest imported, nothing of the project) alive and takes one config
 per stdin line, answering one line per request on stdout: re-scoring then
-skips interpreter start-up and imports. ``worker --ground-truth CONFIG ID OUT
-[CPU STARTUP PHASE]`` runs one mutant the reference way (``reference``).
-Each request is scored in a forked, quiet child, so this process stays pristine.
+skips interpreter start-up and imports. Each request is scored in a forked,
+quiet child, so this process stays pristine.
 """
 
 from __future__ import annotations
@@ -15,7 +14,6 @@ import json
 import os
 import time
 
-from . import reference
 from .codecache import CODE_CACHE
 from .hosting import Starter
 from .journal import Journal, read_events
@@ -115,13 +113,11 @@ def _prepares_cleanly(config: WorkerConfig) -> bool:
 
 
 def main(argv: list[str]) -> int:
-    """``worker CONFIG``, ``worker --serve`` or ``worker --ground-truth ...``."""
+    """``worker CONFIG`` or ``worker --serve``."""
     args = argv[1:]
     if args[:1] == ["--serve"]:
         serve()
         return 0
-    if args[:1] == ["--ground-truth"]:
-        return reference.main(args[1:])
     with open(args[0], encoding="utf-8") as handle:
         config = json.load(handle)
     run_request(config)
