@@ -5,8 +5,8 @@ and its siblings by relative import: the project under test never needs
 tddforge installed, and none is imported from it. Keep it compatible with
 Python 3.8+ (the oldest interpreter a target may have).
 
-The host ships the package into a sandbox scratch dir as one archive
-(``tddforge.runner.ship``) and starts an entry of ``main.py`` from it, or loads
+The host ships the package into a sandbox scratch dir
+(``tddforge.runner.ship``) and starts an entry of ``main.py`` there, or loads
 ``pytest_plugin.py`` with ``-p``. The host may import from here (the protocol's
 types, the missing-name patterns, ``source.apply_mutant``); nothing here
 imports the host.

@@ -1,4 +1,4 @@
-"""The package's entry points, by name: ``python tddforge_target.pyz ENTRY ARGS...``.
+"""The package's entry points, by name: ``python tddforge_target_main.py ENTRY ARGS...``.
 
 - ``worker``: the mutation worker (``serve``)
 - ``reference``: one mutant's reference run, ``--verify``'s ground truth (``reference``)

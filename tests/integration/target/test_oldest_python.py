@@ -114,11 +114,11 @@ print(json.dumps(out))
 def test_stdlib_only_modules_import_and_run_under_the_oldest_python(
     oldest: Path, tmp_path: Path
 ) -> None:
-    archive = ship(tmp_path)
+    shipped = ship(tmp_path)
     driver = tmp_path / "drive.py"
     driver.write_text(DRIVER, encoding="utf-8")
     argv = [str(oldest), str(driver), str(tmp_path / "results.jsonl"), *stdlib_only()]
-    env = {**os.environ, "PYTHONPATH": str(archive)}
+    env = {**os.environ, "PYTHONPATH": str(shipped)}
     done = subprocess.run(argv, capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout)
