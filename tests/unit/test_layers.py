@@ -24,7 +24,7 @@ SRC = ROOT / "src" / "tddforge"
 DOC = ROOT / "ARCHITECTURE.md"
 MARKER = "<!-- layer table: read by tests/unit/test_layers.py -->"
 #: Announced in the table before it exists: the target-side package built on another branch.
-ANNOUNCED = frozenset({"target"})
+ANNOUNCED: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -42,6 +42,7 @@ class Import:
     target: str
     line: int
     type_only: bool = False
+    relative: bool = False  # ``from .x import y``: resolved within the importer's package
 
 
 def read_layers(text: str) -> Layers:
@@ -140,7 +141,8 @@ def _resolve(
         base = ".".join([*parts, *([node.module] if node.module else [])])
     for alias in node.names:
         dotted = f"{base}.{alias.name}"
-        yield Import(dotted if dotted in known else base, node.lineno, type_only)
+        target = dotted if dotted in known else base
+        yield Import(target, node.lineno, type_only, relative=node.level > 0)
 
 
 def problems(imports: dict[str, list[Import]], layers: Layers) -> list[str]:
@@ -164,10 +166,13 @@ def problems(imports: dict[str, list[Import]], layers: Layers) -> list[str]:
 def _standalone_problem(module: str, imp: Import, layers: Layers) -> str:
     if imp.type_only and unit_of(imp.target, layers) in layers.standalone:
         return ""
+    if imp.relative and unit_of(imp.target, layers) == unit_of(module, layers):
+        return ""  # a sibling in the same shipped package, imported relatively
     return (
         f"{module} imports {imp.target} (line {imp.line}): a standalone module runs under the"
         " target's interpreter with only the standard library and pytest, and imports no"
-        " tddforge module (under TYPE_CHECKING, only other standalone modules)"
+        " tddforge module but its own package's, relatively (under TYPE_CHECKING, other"
+        " standalone modules too)"
     )
 
 
@@ -232,9 +237,21 @@ CASES = [
     ),
     ("target, type only", "tddforge.target.worker", [Import("tddforge.target.probe", 9, True)], ""),
     (
-        "target, sibling",
+        "target, sibling by absolute name",
         "tddforge.target.worker",
         [Import("tddforge.target.probe", 9)],
+        "standalone",
+    ),
+    (
+        "target, sibling relatively",
+        "tddforge.target.worker",
+        [Import("tddforge.target.probe", 9, relative=True)],
+        "",
+    ),
+    (
+        "target, relatively out of its package",
+        "tddforge.target.worker",
+        [Import("tddforge.errors", 9, relative=True)],
         "standalone",
     ),
     ("launcher", "tddforge.sandbox.namespaces", [Import("tddforge.sandbox.box", 4)], "standalone"),

@@ -5,7 +5,7 @@
 ``enhance`` = the mutant-directed phase. The parts, each tested on real
 sample modules:
 
-- ``discover.py`` + ``probe.py``: import the target module under the project's
+- ``discover.py`` + ``target/probe.py``: import the target module under the project's
   interpreter inside the sandbox and describe its public functions, classes,
   methods and constructors (signatures, parameter kinds, literal defaults,
   type hints as written, docstrings, doctest examples). A module that cannot
@@ -18,7 +18,7 @@ sample modules:
   hint (parsed, never evaluated), literal default, fitting constants and their
   mutations (±1, sign flips, empty/doubled strings). Types written as the
   module's own classes get no literals: exploration must build those.
-- ``explore.py`` + ``runner.py``: plan calls from discovery and candidates
+- ``explore.py`` + ``target/calls.py``: plan calls from discovery and candidates
   (pure: a base call, then one parameter varied at a time; instance methods on
   an instance built with the constructor's first candidates), run them in the
   sandbox under the project's interpreter (the stdlib-only runner forks one

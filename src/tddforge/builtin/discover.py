@@ -1,8 +1,8 @@
 """Discovery: what a target module offers, found by importing it under its own interpreter.
 
-The probe (:mod:`tddforge.builtin.probe`, stdlib only) is copied into a
-private directory of the project and run confined by the sandbox with the
-project's interpreter and the project (and its ``src``) on ``PYTHONPATH``. It
+The probe (:mod:`tddforge.target.probe`, stdlib only) is shipped with the
+target package into a scratch directory and run confined by the sandbox with
+the project's interpreter and the project (and its ``src``) on its path. It
 writes JSON, read back here into frozen pydantic models (an I/O boundary).
 
 A module that cannot be imported safely (a syntax error, a missing native
@@ -13,7 +13,6 @@ which the sandbox turns into errors) becomes one :class:`InputError` line.
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 from typing import Literal
 
@@ -22,10 +21,9 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from tddforge.analysis.project import import_name
 from tddforge.errors import InputError
 from tddforge.runner.pytest_run import project_paths
+from tddforge.runner.ship import entry_argv, ship
 from tddforge.sandbox import Sandbox
 
-PROBE_SOURCE = Path(__file__).with_name("probe.py")
-_PROBE_NAME = "tddforge_discovery_probe.py"
 _HINTS = {
     "ModuleNotFoundError": "a dependency is missing from the project's interpreter",
     "ImportError": "a dependency is missing or broken in the project's interpreter",
@@ -120,10 +118,9 @@ def discover(
         raise InputError(f"no such module: {module}")
     name = import_name(project, module)
     with sandbox.scratch() as private:
-        shutil.copyfile(PROBE_SOURCE, private / _PROBE_NAME)
+        ship(private)
         out = private / "discovery.json"
-        probe = str(private / _PROBE_NAME)
-        argv = [str(python), probe, name, str(out), *project_paths(project)]
+        argv = entry_argv(python, private, "probe", name, str(out), *project_paths(project))
         run = sandbox.run(argv, cwd=project, timeout=timeout)
         if run.timed_out:
             raise InputError(f"cannot import {name}: importing it took longer than {timeout:g} s")

@@ -1,8 +1,7 @@
 """Exploration: run planned calls in the sandbox and keep those that reach new code.
 
-``run_calls`` ships the call runner (:mod:`tddforge.builtin.runner`, stdlib
-only) with the discovery probe into a private directory of the project and
-runs the same calls twice under the project's interpreter, with two hash
+``run_calls`` ships the call runner (:mod:`tddforge.target.calls`, stdlib
+only) with the target package into a scratch directory and runs the same calls twice under the project's interpreter, with two hash
 seeds. A call's result is *deterministic* when both runs saw the same outcome
 (timeouts and crashes never are), so only those values are fit to assert on.
 A large batch can instead run once (``confirm=False``, split between two
@@ -21,7 +20,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import shutil
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -33,13 +31,13 @@ from typing import Any
 
 from tddforge.analysis.project import import_name
 from tddforge.builtin.constants import Constant, constants_for
-from tddforge.builtin.discover import PROBE_SOURCE, CallableInfo, ClassInfo, ModuleInfo, Param
+from tddforge.builtin.discover import CallableInfo, ClassInfo, ModuleInfo, Param
 from tddforge.builtin.values import Expr, Hint, Value, candidates, parse_hint
 from tddforge.errors import InputError
 from tddforge.runner.pytest_run import project_paths
+from tddforge.runner.ship import entry_argv, ship
 from tddforge.sandbox import Sandbox, SandboxResult
 
-RUNNER_SOURCE = Path(__file__).with_name("runner.py")
 _HASH_SEEDS = ("1", "2")
 _PARALLEL = 2  # runner processes side by side (this machine has two cores)
 EXTRA_KEYWORD = "unexpected"  # what a call passes to **kwargs
@@ -244,10 +242,9 @@ def _config(
 
 @contextmanager
 def _runner_dir(sandbox: Sandbox, config: dict[str, Any]) -> Iterator[Path]:
-    """A scratch directory holding the runner, the probe it imports and its config."""
+    """A scratch directory holding the target package (the call runner) and its config."""
     with sandbox.scratch() as private:
-        shutil.copyfile(PROBE_SOURCE, private / "tddforge_discovery_probe.py")
-        shutil.copyfile(RUNNER_SOURCE, private / "tddforge_call_runner.py")
+        ship(private)
         (private / "calls.json").write_text(json.dumps(config), encoding="utf-8")
         yield private
 
@@ -261,13 +258,8 @@ def _start_runner(
     timeout: float,
     seed: str,
 ) -> SandboxResult:
-    argv = [
-        str(python),
-        str(private / "tddforge_call_runner.py"),
-        str(private / "calls.json"),
-        str(out),
-        *project_paths(project),
-    ]
+    calls = str(private / "calls.json")
+    argv = entry_argv(python, private, "calls", calls, str(out), *project_paths(project))
     return sandbox.run(argv, cwd=project, timeout=timeout, extra_env={"PYTHONHASHSEED": seed})
 
 

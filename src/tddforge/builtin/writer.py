@@ -18,8 +18,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tddforge.builtin.explore import Call, CallResult, Outcome
-from tddforge.builtin.probe import OPERATORS, STATEMENTS
 from tddforge.builtin.values import STDLIB_MODULES
+from tddforge.target.probe import OPERATORS, STATEMENTS
 
 _SLUG_MAX = 30
 _BUILTINS = "builtins"

@@ -15,10 +15,10 @@ is validly red, and the share of passing tests stays within ``max_pass_ratio``
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from tddforge.target.names import CANNOT_IMPORT, MISSING_IN_MESSAGE
 from tddforge.types import TestStatus
 
 #: Failures that are red for the right reason whatever the message: an assertion, a stub.
@@ -26,12 +26,6 @@ ALWAYS_RED_KINDS = frozenset({"AssertionError", "Failed", "NotImplementedError"}
 #: Failures that are red for the right reason when the missing name is the spec's.
 MISSING_NAME_KINDS = frozenset(
     {"ImportError", "ModuleNotFoundError", "AttributeError", "NameError"}
-)
-_CANNOT_IMPORT = re.compile(r"cannot import name '([^']+)'")
-# Messages of the exception itself (not pytest's output): "No module named 'x'",
-# "has no attribute 'x'", "name 'x' is not defined".
-_MISSING_IN_MESSAGE = re.compile(
-    r"No module named '([\w.]+)'|has no attribute '(\w+)'|name '(\w+)' is not defined"
 )
 
 
@@ -107,12 +101,12 @@ def missing_names(fact: TestFact) -> set[str]:
     exists; the missing name is X, found only in the message.
     """
     message = fact.message or ""
-    cannot_import = _CANNOT_IMPORT.findall(message)
+    cannot_import = CANNOT_IMPORT.findall(message)
     if cannot_import:
         return set(cannot_import)
     if fact.missing_name:
         return {fact.missing_name}
-    return {name for groups in _MISSING_IN_MESSAGE.findall(message) for name in groups if name}
+    return {name for groups in MISSING_IN_MESSAGE.findall(message) for name in groups if name}
 
 
 def _provided(name: str, provided: frozenset[str]) -> bool:

@@ -9,7 +9,6 @@ dir (``--no-cache``, compile without ``.pyc``).
 from __future__ import annotations
 
 import ast
-import re
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -20,25 +19,11 @@ from tddforge.config import SandboxConfig
 from tddforge.decisions.red_validation import MISSING_NAME_KINDS, TestFact
 from tddforge.languages.base import GateResult, LanguageRunner, TestReport
 from tddforge.runner import TestRun, run_pytest
+from tddforge.runner.ship import entry_argv, ship
 from tddforge.sandbox import Limits, Sandbox, SandboxResult
+from tddforge.target.names import CANNOT_IMPORT_FROM, MODULE_ATTR, NO_MODULE, OBJECT_ATTR
 
 OUTPUT_LIMIT = 8_000
-# Compile without writing bytecode: the check must leave the tree as it found it.
-_COMPILE = (
-    "import sys\n"
-    "bad = 0\n"
-    "for p in sys.argv[1:]:\n"
-    "    try:\n"
-    "        compile(open(p, 'rb').read(), p, 'exec')\n"
-    "    except SyntaxError as e:\n"
-    "        bad = 1\n"
-    "        print(f'{p}:{e.lineno}: {type(e).__name__}: {e.msg}')\n"
-    "sys.exit(bad)\n"
-)
-_MODULE_ATTR = re.compile(r"module '([\w.]+)' has no attribute '(\w+)'")
-_CANNOT_IMPORT_FROM = re.compile(r"cannot import name '(\w+)' from '([\w.]+)'")
-_OBJECT_ATTR = re.compile(r"(?:'(\w+)' object|type object '(\w+)') has no attribute '(\w+)'")
-_NO_MODULE = re.compile(r"No module named '([\w.]+)'")
 
 GITIGNORE = ".tddforge/\n__pycache__/\n*.pyc\n.pytest_cache/\n.ruff_cache/\n.venv/\n"
 PYPROJECT = """[tool.pytest.ini_options]
@@ -143,11 +128,14 @@ class PythonRunner(LanguageRunner):
         return GateResult("lint", "passed" if result.returncode == 0 else "failed", _output(result))
 
     def build(self, work_dir: Path, paths: Sequence[str]) -> GateResult:
-        """Compile the Python files among ``paths`` with the project's interpreter."""
+        """Compile the Python files among ``paths`` with the project's interpreter, writing no
+        bytecode (``tddforge.target.compile_check``): the tree stays as it was."""
         files = self._python_files(work_dir, paths)
         if not files:
             return GateResult("build", "passed")
-        result = self._run(work_dir, [str(self.python), "-c", _COMPILE, *files])
+        with self.sandbox(work_dir).scratch() as private:
+            ship(private)
+            result = self._run(work_dir, entry_argv(self.python, private, "compile", *files))
         return GateResult(
             "build", "passed" if result.returncode == 0 else "failed", _output(result)
         )
@@ -238,16 +226,16 @@ def _kata_names_of(
 ) -> set[str]:
     message = fact.message or ""
     found: set[str] = set()
-    for name, module in _CANNOT_IMPORT_FROM.findall(message):
+    for name, module in CANNOT_IMPORT_FROM.findall(message):
         if module.split(".")[0] in own_modules:
             found.add(name)
-    for module, name in _MODULE_ATTR.findall(message):
+    for module, name in MODULE_ATTR.findall(message):
         if module.split(".")[0] in own_modules:
             found.add(name)
-    for obj, cls, name in _OBJECT_ATTR.findall(message):
+    for obj, cls, name in OBJECT_ATTR.findall(message):
         if (obj or cls) in own_classes:
             found.add(name)
-    for module in _NO_MODULE.findall(message):
+    for module in NO_MODULE.findall(message):
         top = module.split(".")[0]
         if top not in sys.stdlib_module_names and top not in ("tests", "pytest"):
             found.add(module)

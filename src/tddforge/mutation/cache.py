@@ -2,7 +2,7 @@
 
 Keyed by (module content hash, interpreter, pytest arguments); inside, verdicts
 are keyed by mutant id. The worker reuses a verdict only when it is provably
-still right given which tests changed (see ``worker.reusable``), so a verdict
+still right given which tests changed (see ``tddforge.target.reuse.reusable``), so a verdict
 can never be stale: editing a test's body changes its fingerprint, and every
 verdict that test took part in is re-run.
 """
@@ -15,7 +15,8 @@ import os
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+
+from tddforge.target.protocol import BaselineRecord, PriorVerdict
 
 
 def cache_key(module_source: str, python: str, pytest_args: list[str]) -> str:
@@ -32,9 +33,9 @@ class CacheEntry:
     """What one module version's last scoring left behind."""
 
     fingerprints: dict[str, str] = field(default_factory=dict)
-    verdicts: dict[str, dict[str, Any]] = field(default_factory=dict)
-    # nodeid -> {"duration", "outcome", "lines"}: a baseline record an unchanged test can reuse
-    baseline: dict[str, dict[str, Any]] = field(default_factory=dict)
+    verdicts: dict[str, PriorVerdict] = field(default_factory=dict)
+    # nodeid -> a baseline record (outcome, duration, lines) an unchanged test can reuse
+    baseline: dict[str, BaselineRecord] = field(default_factory=dict)
 
 
 class VerdictCache:

@@ -1,6 +1,7 @@
 """Drive the mutation worker: validate inputs, generate mutants, reuse verdicts, run, report.
 
-The worker runs confined (``sandbox``) under the project's interpreter. A run
+The worker (``tddforge.target``'s ``worker`` entry, shipped by ``runner.ship``)
+runs confined (``sandbox``) under the project's interpreter. A run
 is *cold* (``score``: one worker process per run) or *warm* (``WarmWorker``:
 one long-lived worker that keeps the interpreter and pytest loaded between
 re-scorings). Either way the same cache decides which verdicts are provably
@@ -11,30 +12,47 @@ from __future__ import annotations
 
 import hashlib
 import json
-import shutil
-import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
 
 from tddforge.config import Settings
 from tddforge.errors import BaselineError, InputError, PytestStartError, RunnerError
 from tddforge.mutation import fingerprints as fp
 from tddforge.mutation.cache import CacheEntry, VerdictCache, cache_key
+from tddforge.mutation.channel import (
+    ResultsFile,
+    baseline_event,
+    done_event,
+    error_event,
+    follow,
+    in_thread,
+    mutant_events,
+)
 from tddforge.mutation.generate import find_mutants
 from tddforge.mutation.mutant import Mutant
 from tddforge.mutation.report import MutantResult, MutationReport
 from tddforge.runner import project_paths
 from tddforge.runner.pytest_config import NEUTRAL_INI, neutral_args
+from tddforge.runner.ship import entry_argv, ship
 from tddforge.sandbox import Limits, Sandbox
+from tddforge.target.protocol import (
+    ERROR,
+    BaselineEvent,
+    BaselineRecord,
+    ErrorEvent,
+    Event,
+    MutantEvent,
+    PriorVerdict,
+    ServeAnswer,
+    WorkerConfig,
+)
 from tddforge.types import Tally
 from tddforge.workspace.git import Git
-
-WORKER_SOURCE = Path(__file__).with_name("worker.py")
 
 
 @dataclass(frozen=True)
@@ -125,24 +143,24 @@ def changed_lines(project: Path, module: Path, ref: str) -> set[int]:
     return lines
 
 
-def worker_config(prep: Prepared, results: Path) -> dict[str, Any]:
+def worker_config(prep: Prepared, results: Path) -> WorkerConfig:
     """The JSON the worker reads."""
     job = prep.job
     unchanged = fp.unchanged(prep.prior.fingerprints, prep.fingerprints)
-    return {
-        "target": str(job.module.resolve()),
-        "tests": list(job.tests),
-        "pytest_args": prep.pytest_args,
-        "mutants": [m.to_data() for m in prep.mutants],
-        "workers": job.workers,
-        "timeout_factor": TIMEOUT_FACTOR,
-        "timeout_floor": TIMEOUT_FLOOR,
-        "results": str(results),
-        "prior": prep.prior.verdicts,
-        "prior_baseline": prep.prior.baseline,
-        "unchanged_tests": unchanged,
-        "config_key": config_key(job, prep.pytest_args),
-    }
+    return WorkerConfig(
+        target=str(job.module.resolve()),
+        tests=list(job.tests),
+        pytest_args=prep.pytest_args,
+        mutants=[m.to_data() for m in prep.mutants],
+        workers=job.workers,
+        timeout_factor=TIMEOUT_FACTOR,
+        timeout_floor=TIMEOUT_FLOOR,
+        results=str(results),
+        prior=prep.prior.verdicts,
+        prior_baseline=prep.prior.baseline,
+        unchanged_tests=unchanged,
+        config_key=config_key(job, prep.pytest_args),
+    )
 
 
 def config_key(job: MutationJob, pytest_args: Sequence[str]) -> str:
@@ -194,8 +212,12 @@ def _env(job: MutationJob) -> dict[str, str]:
 @contextmanager
 def _workspace(sandbox: Sandbox) -> Iterator[Path]:
     with sandbox.scratch() as private:
-        shutil.copyfile(WORKER_SOURCE, private / "tddforge_mutation_worker.py")
+        ship(private)
         yield private
+
+
+def _worker_argv(python: Path, private: Path, *args: str) -> list[str]:
+    return entry_argv(python, private, "worker", *args)
 
 
 def score(
@@ -243,20 +265,20 @@ def _score_cold(
     started = time.monotonic()
     sandbox = _sandbox(job, settings)
     with _workspace(sandbox) as private:
-        results = private / "results.jsonl"
+        results = ResultsFile(private / "results.jsonl")
         config = private / "config.json"
-        config.write_text(json.dumps(worker_config(prep, results)), encoding="utf-8")
-        argv = [str(job.python), str(private / "tddforge_mutation_worker.py"), str(config)]
-        run = _in_thread(
+        config.write_text(json.dumps(worker_config(prep, results.path)), encoding="utf-8")
+        argv = _worker_argv(job.python, private, str(config))
+        run = in_thread(
             lambda: sandbox.run(argv, cwd=job.project, timeout=job.timeout, extra_env=_env(job))
         )
-        _follow(results, len(prep.mutants), run, progress)
+        follow(results, len(prep.mutants), run, progress)
         outcome = run.result
-        lines = _read(results)
+        lines = results.finish()
     sandbox.close()
     if outcome is not None and outcome.timed_out:
         message = f"mutation run exceeded {job.timeout:g} s"
-        lines.append({"event": "error", "kind": "timeout", "message": message})
+        lines.append(ErrorEvent(event=ERROR, kind="timeout", message=message))
     return _finish(
         prep, lines, time.monotonic() - started, cache, (outcome.stderr if outcome else "")
     )
@@ -273,10 +295,8 @@ class WarmWorker:
         self._sandbox = _sandbox(job, settings)
         self._private_cm = _workspace(self._sandbox)
         self._private = self._private_cm.__enter__()
-        worker = str(self._private / "tddforge_mutation_worker.py")
-        self._proc = self._sandbox.start(
-            [str(python), worker, "--serve"], cwd=project, extra_env=_env(job)
-        )
+        argv = _worker_argv(python, self._private, "--serve")
+        self._proc = self._sandbox.start(argv, cwd=project, extra_env=_env(job))
         self._requests = 0
 
     def score(
@@ -295,20 +315,20 @@ class WarmWorker:
         prep = prepare(job, cache)
         started = time.monotonic()
         self._requests += 1
-        results = self._private / f"results-{self._requests}.jsonl"
+        results = ResultsFile(self._private / f"results-{self._requests}.jsonl")
         stdin, stdout = self._streams()
-        stdin.write((json.dumps(worker_config(prep, results)) + "\n").encode())
+        stdin.write((json.dumps(worker_config(prep, results.path)) + "\n").encode())
         stdin.flush()
-        answer = _in_thread(stdout.readline)
-        _follow(results, len(prep.mutants), answer, progress)
+        answer = in_thread(stdout.readline)
+        follow(results, len(prep.mutants), answer, progress)
         reply = answer.result
         if not reply:
             raise RunnerError("the warm mutation worker stopped unexpectedly")
-        lines = _read(results)
-        status = json.loads(reply)
+        lines = results.finish()
+        status: ServeAnswer = json.loads(reply)
         if not status.get("done"):
             message = status.get("error", "worker failed")
-            lines.append({"event": "error", "kind": "worker", "message": message})
+            lines.append(ErrorEvent(event=ERROR, kind="worker", message=message))
         return _finish(prep, lines, time.monotonic() - started, cache, "")
 
     def _streams(self) -> tuple[IO[bytes], IO[bytes]]:
@@ -329,69 +349,17 @@ class WarmWorker:
         self.close()
 
 
-class _Background(threading.Thread):
-    def __init__(self, call: Callable[[], Any]):
-        super().__init__(daemon=True)
-        self.call = call
-        self.result: Any = None
-        self.error: BaseException | None = None
-
-    def run(self) -> None:
-        try:
-            self.result = self.call()
-        except BaseException as exc:
-            self.error = exc
-
-
-def _in_thread(call: Callable[[], Any]) -> _Background:
-    thread = _Background(call)
-    thread.start()
-    return thread
-
-
-def _follow(results: Path, total: int, thread: _Background, progress: Tally | None) -> None:
-    """Wait for the worker, reporting how many verdicts have arrived."""
-    while thread.is_alive():
-        thread.join(0.25)
-        if progress is not None:
-            progress(_count_verdicts(results), total)
-    if thread.error is not None:
-        raise thread.error
-
-
-def _count_verdicts(results: Path) -> int:
-    try:
-        return results.read_bytes().count(b'"event": "mutant"')
-    except OSError:
-        return 0
-
-
-def _read(results: Path) -> list[dict[str, Any]]:
-    lines: list[dict[str, Any]] = []
-    try:
-        text = results.read_text(encoding="utf-8")
-    except OSError:
-        return lines
-    for row in text.splitlines():
-        try:
-            lines.append(json.loads(row))
-        except ValueError:
-            continue  # a line cut short by a crash
-    return lines
-
-
 def _finish(
     prep: Prepared,
-    lines: list[dict[str, Any]],
+    lines: list[Event],
     elapsed: float,
     cache: VerdictCache | None,
     stderr: str,
 ) -> MutationReport:
-    _raise_on_error(lines, stderr)
-    verdicts = {row["id"]: row for row in lines if row.get("event") == "mutant"}
-    baseline = next((row for row in lines if row.get("event") == "baseline"), {})
-    done = next((row for row in lines if row.get("event") == "done"), {})
-    phases = done.get("timings", {})
+    baseline = _checked_baseline(lines, stderr)
+    verdicts = mutant_events(lines)
+    done = done_event(lines)
+    phases = done["timings"] if done is not None else {}
     results = [_result(m, verdicts.get(m.id)) for m in prep.mutants]
     if cache is not None:
         merged = {
@@ -401,9 +369,9 @@ def _finish(
         records = _baseline_records(baseline)
         cache.save(prep.key, CacheEntry(prep.fingerprints, merged, records))
     rel = prep.job.module.resolve().relative_to(prep.job.project.resolve()).as_posix()
-    tests = baseline.get("tests", {})
+    tests = baseline["tests"]
     seconds = {n: t["duration"] for n, t in tests.items() if t.get("outcome") == "passed"}
-    covered = {n: tuple(found) for n, found in baseline.get("coverage", {}).items()}
+    covered = {n: tuple(found) for n, found in baseline["coverage"].items()}
     return MutationReport(
         rel,
         prep.source,
@@ -411,10 +379,10 @@ def _finish(
         len(tests),
         elapsed,
         baseline_seconds=sum(seconds.values()),
-        collect_seconds=baseline.get("collect_seconds", 0.0),
+        collect_seconds=baseline["collect_seconds"],
         test_seconds=seconds,
         test_lines=covered,
-        collect_lines=frozenset(baseline.get("collect_lines", ())),
+        collect_lines=frozenset(baseline["collect_lines"]),
         mutant_seconds=phases.get("graft", 0.0) + phases.get("fresh", 0.0),
     )
 
@@ -423,36 +391,40 @@ def _one_line(text: object) -> str:
     return " | ".join(part.strip() for part in str(text).splitlines() if part.strip())
 
 
-def _baseline_records(baseline: dict[str, Any]) -> dict[str, dict[str, Any]]:
+def _baseline_records(baseline: BaselineEvent) -> dict[str, BaselineRecord]:
     """Per-test baseline records (outcome, duration, covered lines) for the cache."""
-    coverage = baseline.get("coverage", {})
+    coverage = baseline["coverage"]
     return {
-        nodeid: {**test, "lines": coverage.get(nodeid, [])}
-        for nodeid, test in baseline.get("tests", {}).items()
+        nodeid: BaselineRecord(
+            duration=test["duration"], outcome=test["outcome"], lines=coverage.get(nodeid, [])
+        )
+        for nodeid, test in baseline["tests"].items()
     }
 
 
-def _raise_on_error(lines: list[dict[str, Any]], stderr: str) -> None:
-    error = next((row for row in lines if row.get("event") == "error"), None)
+def _checked_baseline(lines: list[Event], stderr: str) -> BaselineEvent:
+    """The worker's baseline; the first error it reported, raised, when it reported one."""
+    error = error_event(lines)
+    baseline = baseline_event(lines)
+    if error is None and baseline is not None:
+        return baseline
     if error is None:
-        if not any(row.get("event") == "baseline" for row in lines):
-            tail = stderr.strip().splitlines()[-1:] or ["no output"]
-            raise RunnerError(f"the mutation worker produced no baseline: {tail[0]}")
-        return
-    if error.get("kind") == "baseline_failing":
+        tail = stderr.strip().splitlines()[-1:] or ["no output"]
+        raise RunnerError(f"the mutation worker produced no baseline: {tail[0]}")
+    if error["kind"] == "baseline_failing":
         failing = error.get("failing", [])
         shown = ", ".join(failing[:5]) + (
             f" and {len(failing) - 5} more" if len(failing) > 5 else ""
         )
         raise BaselineError(f"the tests must pass before mutation; failing: {shown}")
-    if error.get("kind") == "pytest":
+    if error["kind"] == "pytest":
         raise PytestStartError(f"the tests cannot run: {_one_line(error.get('message'))}")
-    if error.get("kind") in ("collection", "no_tests"):
+    if error["kind"] in ("collection", "no_tests"):
         raise BaselineError(f"the tests cannot run: {_one_line(error.get('message'))}")
     raise RunnerError(f"mutation run failed: {_one_line(error.get('message'))}")
 
 
-def _result(mutant: Mutant, row: dict[str, Any] | None) -> MutantResult:
+def _result(mutant: Mutant, row: MutantEvent | None) -> MutantResult:
     if row is None:
         return MutantResult(mutant, "error", detail="the worker gave no verdict")
     return MutantResult(
@@ -466,11 +438,11 @@ def _result(mutant: Mutant, row: dict[str, Any] | None) -> MutantResult:
     )
 
 
-def _cached(result: MutantResult) -> dict[str, Any]:
-    return {"verdict": result.verdict, "killer": result.killer, "ran": list(result.ran)}
+def _cached(result: MutantResult) -> PriorVerdict:
+    return PriorVerdict(verdict=result.verdict, killer=result.killer, ran=list(result.ran))
 
 
-# The worker's timeout rule (worker.Session): floor + factor x the covering tests' baseline time.
+# The worker's timeout rule (target.baseline.Measured): floor + factor x the covering tests' baseline time.
 TIMEOUT_FLOOR = 2.0
 TIMEOUT_FACTOR = 5.0
 STARTUP_ALLOWANCE = 3.0  # a fresh interpreter: start-up, pytest import, collection
@@ -533,12 +505,12 @@ def run_ground_truth(
         config.write_text(
             json.dumps(worker_config(prep, private / "unused.jsonl")), encoding="utf-8"
         )
-        worker = str(private / "tddforge_mutation_worker.py")
 
         def judge(indexed: tuple[int, Mutant]) -> tuple[str, str]:
             index, mutant = indexed
             out = private / f"gt-{index}.json"
-            argv = [str(job.python), worker, "--ground-truth", str(config), mutant.id, str(out)]
+            args = (str(config), mutant.id, str(out))
+            argv = entry_argv(job.python, private, "reference", *args)
             wall = 60.0
             if report is not None:
                 limit, phase = ground_truth_timeout(report, mutant)

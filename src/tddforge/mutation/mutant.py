@@ -1,16 +1,18 @@
 """A mutant: one exact textual change to a module, and how the engine can switch it on.
 
 Spans are (line, column) → (end line, end column), 1-based lines and 0-based
-*character* columns, so applying a mutant is a plain string splice and the
-worker (which runs under the target's interpreter, without tddforge) needs no
-``ast`` work of its own.
+*character* columns, so applying a mutant is a plain string splice
+(``tddforge.target.source``, shared with the worker, which runs under the
+target's interpreter, without tddforge) and needs no ``ast`` work.
 """
 
 from __future__ import annotations
 
 import hashlib
-from dataclasses import asdict, dataclass
-from typing import Any
+from dataclasses import dataclass
+
+from tddforge.target import source
+from tddforge.target.protocol import MutantRecord
 
 # How the worker switches a mutant on:
 #   graft - the mutant lies inside the body of a top-level function or of a method
@@ -38,9 +40,21 @@ class Mutant:
     graft_name: str = ""  # the function's co_name, for strategy "graft"
     graft_firstlineno: int = 0  # its code object's co_firstlineno (first decorator line)
 
-    def to_data(self) -> dict[str, Any]:
+    def to_data(self) -> MutantRecord:
         """Plain data, as sent to the worker and stored in reports."""
-        return asdict(self)
+        return MutantRecord(
+            id=self.id,
+            operator=self.operator,
+            line=self.line,
+            col=self.col,
+            end_line=self.end_line,
+            end_col=self.end_col,
+            original=self.original,
+            replacement=self.replacement,
+            strategy=self.strategy,
+            graft_name=self.graft_name,
+            graft_firstlineno=self.graft_firstlineno,
+        )
 
     @property
     def lines(self) -> range:
@@ -54,29 +68,16 @@ def mutant_id(operator: str, span: tuple[int, int, int, int], replacement: str) 
     return f"{operator}@{span[0]}:{span[1]}#{digest}"
 
 
-def line_offsets(source: str) -> list[int]:
-    """Character offset of the start of each line (index 0 is line 1)."""
-    offsets = [0]
-    for line in source.splitlines(keepends=True):
-        offsets.append(offsets[-1] + len(line))
-    return offsets
-
-
-def apply_mutant(source: str, mutant: Mutant, offsets: list[int] | None = None) -> str:
+def apply_mutant(text: str, mutant: Mutant, offsets: list[int] | None = None) -> str:
     """The module's source with ``mutant`` applied; checks the original text is there."""
-    offsets = offsets or line_offsets(source)
-    start = offsets[mutant.line - 1] + mutant.col
-    end = offsets[mutant.end_line - 1] + mutant.end_col
-    if source[start:end] != mutant.original:
-        raise ValueError(f"mutant {mutant.id} does not match the source it was made from")
-    return source[:start] + mutant.replacement + source[end:]
+    return source.apply_mutant(text, offsets or source.line_offsets(text), mutant.to_data())
 
 
-def diff_line(source: str, mutant: Mutant) -> tuple[str, str]:
+def diff_line(text: str, mutant: Mutant) -> tuple[str, str]:
     """The touched lines before and after the mutation, for reports."""
-    lines = source.splitlines()
+    lines = text.splitlines()
     before = "\n".join(lines[mutant.line - 1 : mutant.end_line])
-    after_source = apply_mutant(source, mutant)
+    after_source = apply_mutant(text, mutant)
     after_lines = after_source.splitlines()
     extra = len(after_lines) - len(lines)
     after = "\n".join(after_lines[mutant.line - 1 : mutant.end_line + extra])

@@ -1,10 +1,11 @@
 """Run a project's tests with pytest (optionally under coverage.py) inside the sandbox.
 
-Results come from our plugin's JSON lines (``pytest_plugin.py``, loaded as
-``-p tddforge_results``), never from pytest's human output, which is kept
-only for people to read. Everything the run writes besides the project's
-own files (results, coverage data, the plugin copy) lives in the sandbox's
-``scratch()`` directory, outside the project, removed afterwards.
+Results come from our plugin's JSON lines (``tddforge.target.pytest_plugin``,
+shipped by ``ship`` and loaded as ``-p tddforge_target.pytest_plugin``), never
+from pytest's human output, which is kept only for people to read. Everything
+the run writes besides the project's own files (results, coverage data, the
+shipped package) lives in the sandbox's ``scratch()`` directory, outside the
+project, removed afterwards.
 """
 
 from __future__ import annotations
@@ -19,10 +20,9 @@ from pathlib import Path
 from tddforge.errors import RunnerError
 from tddforge.runner.coverage_data import CoverageReport, read_coverage_json, with_context_arcs
 from tddforge.runner.results import TestRun, outcomes_from_jsonl, parse_records
+from tddforge.runner.ship import PLUGIN, ship
 from tddforge.sandbox import Sandbox, SandboxResult
 
-PLUGIN_NAME = "tddforge_results"
-PLUGIN_SOURCE = Path(__file__).with_name("pytest_plugin.py")
 _PYTEST_FLAGS = ("--continue-on-collection-errors", "-q", "-p", "no:cacheprovider")
 _BROKEN_EXITS = {3: "internal error", 4: "usage error"}
 
@@ -121,9 +121,8 @@ def run_pytest_orders(
 
 
 def _prepared(project: Path, private: Path, env: Mapping[str, str]) -> dict[str, str]:
-    """Our plugin copied into ``private``; the environment that finds it."""
-    shutil.copyfile(PLUGIN_SOURCE, private / f"{PLUGIN_NAME}.py")
-    return _run_env(project, private, env)
+    """Our plugin shipped into ``private``; the environment that finds it."""
+    return _run_env(project, private, ship(private), env)
 
 
 def _order_run(result: SandboxResult, collected: list[str], lines: list[str]) -> TestRun:
@@ -145,9 +144,9 @@ def project_paths(project: Path) -> list[str]:
     return [str(project), *([str(project / "src")] if (project / "src").is_dir() else [])]
 
 
-def _run_env(project: Path, private: Path, env: Mapping[str, str]) -> dict[str, str]:
+def _run_env(project: Path, private: Path, plugin: Path, env: Mapping[str, str]) -> dict[str, str]:
     """PYTHONPATH: our plugin, the project (and its ``src``), then the caller's."""
-    entries = [str(private), *project_paths(project)]
+    entries = [str(plugin), *project_paths(project)]
     if env.get("PYTHONPATH"):
         entries.append(env["PYTHONPATH"])
     return {
@@ -165,7 +164,7 @@ def _pytest_argv(
     extra_args: Sequence[str],
     coverage_source: Sequence[str] | None,
 ) -> list[str]:
-    pytest_args = ["-p", PLUGIN_NAME, *_PYTEST_FLAGS, f"--rootdir={project}", *extra_args]
+    pytest_args = ["-p", PLUGIN, *_PYTEST_FLAGS, f"--rootdir={project}", *extra_args]
     if coverage_source is None:
         return [str(python), "-m", "pytest", *pytest_args, *paths]
     source = ",".join(coverage_source) or "."

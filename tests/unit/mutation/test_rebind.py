@@ -1,4 +1,4 @@
-"""Switching on a module-level data mutant in a live, collected process (worker.rebind)."""
+"""Switching on a module-level data mutant in a live, collected process (target.rebind)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tddforge.mutation.worker import data_lines, rebind
+from tddforge.target.rebind import data_lines, rebind
 
 SOURCE = """\
 import re

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from tddforge.mutation import fingerprints as fp
-from tddforge.mutation.worker import is_unchanged, reusable
+from tddforge.target.reuse import is_unchanged, reusable
 
 A, B, C = "t.py::test_a", "t.py::test_b", "t.py::TestK::test_c[1]"
 UNCHANGED = {"t.py::test_a", "t.py::TestK::*", "t.py"}
@@ -156,7 +156,7 @@ def test_conftest_edits_change_every_fingerprint(tmp_path: Path) -> None:
 
 
 def test_only_passing_unchanged_tests_keep_their_baseline_records() -> None:
-    from tddforge.mutation.worker import reusable_baseline
+    from tddforge.target.reuse import reusable_baseline
 
     prior = {
         A: {"outcome": "passed", "duration": 0.1, "lines": [3]},

@@ -1,4 +1,4 @@
-"""The worker's shortcuts give exactly what the slow way gives (worker.Blocks, CodeCache,
+"""The worker's shortcuts give exactly what the slow way gives (graft.Blocks, CodeCache,
 TraceFromImport)."""
 
 from __future__ import annotations
@@ -14,14 +14,10 @@ import pytest
 from _pytest.assertion import rewrite
 
 from tddforge.mutation.generate import find_mutants
-from tddforge.mutation.worker import (
-    Blocks,
-    CodeCache,
-    TraceFromImport,
-    apply_mutant,
-    find_code,
-    line_offsets,
-)
+from tddforge.target.codecache import CodeCache
+from tddforge.target.graft import Blocks, find_code
+from tddforge.target.source import apply_mutant, line_offsets
+from tddforge.target.tracing import TraceFromImport
 
 SOURCES = {
     "plain function": """\

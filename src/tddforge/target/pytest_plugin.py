@@ -1,9 +1,9 @@
 """tddforge's pytest plugin: one JSON line per test phase, collection report and session.
 
-Loaded as ``-p tddforge_results``: the runner copies this file, under that
-module name, into a private directory it puts on ``PYTHONPATH``. It runs
-under the *target project's* interpreter, which may not have tddforge
-installed, so it imports only the standard library and pytest.
+Loaded as ``-p tddforge_target.pytest_plugin``: the runner ships this package
+into a private directory and puts it on ``PYTHONPATH``. It runs under the
+*target project's* interpreter, which may not have tddforge installed, so it
+imports only the standard library, pytest and its siblings.
 
 Lines go to the file named by ``TDDFORGE_RESULTS``, appended and flushed one
 by one, so a run killed mid-test still leaves every finished phase behind.
@@ -44,16 +44,16 @@ from __future__ import annotations
 import json
 import os
 import random
-import re
-import signal
-import time
 import traceback
 from typing import IO, Any
 
 import pytest
 
+from .names import CANNOT_IMPORT
+from .processes import in_fork, reap
+from .single_process import keep_in_process
+
 MESSAGE_LIMIT = 2000
-_CANNOT_IMPORT = re.compile(r"cannot import name '([^']+)'")
 _WRAPPERS = {"CollectError", "ConftestImportFailure"}
 _KEY = "_tddforge_failure"
 _sink: IO[str] | None = None
@@ -79,10 +79,7 @@ def pytest_configure(config: pytest.Config) -> None:
     forked isolation all happen here.
     """
     global _sink, _isolate, _shuffle, _results, _orders, _order_timeout
-    option = config.option
-    if getattr(option, "dist", "no") != "no" or getattr(option, "tx", None):
-        option.dist = "no"
-        option.tx = []
+    keep_in_process(config)
     _isolate = os.environ.pop("TDDFORGE_ISOLATE", "") == "1" and hasattr(os, "fork")
     _shuffle = os.environ.pop("TDDFORGE_SHUFFLE", None) or None
     orders = os.environ.pop("TDDFORGE_ORDERS", "")
@@ -164,7 +161,7 @@ def _missing_name(exc: BaseException, message: str) -> str | None:
     """The name that was not found: module, attribute, variable, imported symbol or fixture."""
     if type(exc).__name__ == "FixtureLookupError":
         name = getattr(exc, "argname", None)
-    elif type(exc) is ImportError and (found := _CANNOT_IMPORT.match(message)):
+    elif type(exc) is ImportError and (found := CANNOT_IMPORT.match(message)):
         # ``from mod import sym``: ``exc.name`` is "mod"; the missing name is "sym".
         name = found.group(1)
     else:
@@ -235,25 +232,9 @@ def _run_order(session: pytest.Session, index: int, seed: str) -> None:
             code = 1
         finally:
             os._exit(code)
-    if not _waited(pid, _order_timeout):
+    if not reap(pid, _order_timeout):
         with open(path, "a", encoding="utf-8") as cut:
             cut.write(json.dumps({"event": "timeout"}) + "\n")
-
-
-def _waited(pid: int, timeout: float) -> bool:
-    """Reap ``pid``; False when it had to be killed after ``timeout`` seconds (0: no limit)."""
-    deadline = time.monotonic() + timeout
-    while timeout > 0:
-        done, _ = os.waitpid(pid, os.WNOHANG)
-        if done:
-            return True
-        if time.monotonic() >= deadline:
-            os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
-            return False
-        time.sleep(0.005)
-    os.waitpid(pid, 0)
-    return True
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -273,24 +254,14 @@ def _forked(item: pytest.Item) -> list[pytest.TestReport]:
     from _pytest.runner import runtestprotocol
 
     config = item.config
-    read_end, write_end = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child: run the test, send the reports, never return into pytest
-        os.close(read_end)
-        try:
-            reports = runtestprotocol(item, nextitem=None, log=False)
-            data = [config.hook.pytest_report_to_serializable(config=config, report=r)
-                    for r in reports]  # fmt: skip
-            payload = json.dumps(data, default=str).encode()
-        except BaseException as exc:
-            payload = json.dumps({"error": repr(exc)}).encode()
-        with os.fdopen(write_end, "wb") as pipe:
-            pipe.write(payload)
-        os._exit(0)
-    os.close(write_end)
-    with os.fdopen(read_end, "rb") as pipe:
-        payload = pipe.read()
-    _, status = os.waitpid(pid, 0)
+
+    def run() -> bytes:  # in the child: run the test, send the reports
+        reports = runtestprotocol(item, nextitem=None, log=False)
+        hook = config.hook
+        data = [hook.pytest_report_to_serializable(config=config, report=r) for r in reports]
+        return json.dumps(data, default=str).encode()
+
+    payload, status = in_fork(run, lambda exc: json.dumps({"error": repr(exc)}).encode(), None)
     try:
         data = json.loads(payload)
         if isinstance(data, list):

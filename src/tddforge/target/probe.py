@@ -1,7 +1,8 @@
 """The discovery probe: runs under the TARGET project's interpreter, with only the stdlib.
 
-It is shipped as a file and started by path (``python probe.py MODULE OUT.json``),
-so the project under test never needs tddforge installed. It imports ``MODULE``
+It is shipped in the target package and started as its ``probe`` entry
+(``MODULE OUT.json PATH...``), so the project under test never needs tddforge
+installed. It imports ``MODULE``
 and writes one JSON object to ``OUT.json``: either ``{"ok": true, "module": ...}``
 with the module's public functions and classes, or ``{"ok": false, "error": ...}``
 saying why the import failed (the exception, and the line of the module's own
@@ -260,7 +261,3 @@ def main(argv: list[str]) -> int:
     with open(out, "w", encoding="utf-8") as handle:
         json.dump(result, handle)
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv))

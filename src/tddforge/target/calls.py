@@ -1,7 +1,7 @@
 """The call runner: runs calls of the target module under the TARGET's interpreter, stdlib only.
 
-Shipped as a file next to the discovery probe and started by path
-(``python runner.py CONFIG.json OUT.jsonl PATH...``). It imports the module
+Shipped in the target package with the discovery probe and started as its
+``calls`` entry (``CONFIG.json OUT.jsonl PATH...``). It imports the module
 once, then forks one child per call, so every call starts from the state the
 import left (as a test in a fresh process would) and a call that hangs or
 kills its process costs only its child. In the child a ``sys.settrace``
@@ -29,19 +29,13 @@ import importlib
 import io
 import itertools
 import json
-import os
 import random
-import select
 import signal
 import sys
-import time
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from tddforge.builtin.probe import OPERATORS, STATEMENTS, is_literal
-else:  # the probe is shipped beside this file under this name
-    from tddforge_discovery_probe import OPERATORS, STATEMENTS, is_literal
+from .probe import OPERATORS, STATEMENTS, is_literal
+from .processes import in_fork
 
 MAX_REPR = 2000
 STDLIB_MODULES = ("datetime", "decimal", "fractions")  # as values.STDLIB_MODULES
@@ -194,29 +188,6 @@ def run_call(
     return {"arcs": sorted(tracer.arcs), "outcome": outcome}
 
 
-def in_fork(
-    work: Callable[[], bytes], failed: Callable[[BaseException], bytes], wall: float
-) -> tuple[bytes, int]:
-    """Run ``work`` in a forked child and read what it returns (``failed(exc)`` when it
-    raises), killing the child after ``wall`` seconds: the bytes (empty when it died or was
-    killed) and its wait status."""
-    read_end, write_end = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        os.close(read_end)
-        try:
-            data = work()
-        except BaseException as exc:
-            data = failed(exc)
-        with os.fdopen(write_end, "wb") as pipe:
-            pipe.write(data)
-        os._exit(0)
-    os.close(write_end)
-    data = read_all(read_end, pid, wall)
-    _, status = os.waitpid(pid, 0)
-    return data, status
-
-
 def in_child(module: Any, call: dict[str, Any], timeout: float) -> dict[str, Any]:
     """Run the call in a forked child and read its result (or say how the child died)."""
     data, status = in_fork(
@@ -255,23 +226,6 @@ def mutant_in_child(module: Any, mutant: dict[str, Any], calls: list[Any], timeo
     return json.loads(data) if data else {}
 
 
-def read_all(fd: int, pid: int, wall: float) -> bytes:
-    """Everything the child writes, killing it when it outlives ``wall`` seconds."""
-    chunks: list[bytes] = []
-    deadline = time.monotonic() + wall
-    with os.fdopen(fd, "rb") as pipe:
-        while True:
-            left = deadline - time.monotonic()
-            ready = select.select([pipe], [], [], max(left, 0))[0]
-            if not ready:
-                os.kill(pid, signal.SIGKILL)
-                return b""
-            chunk = os.read(pipe.fileno(), 1 << 16)
-            if not chunk:
-                return b"".join(chunks)
-            chunks.append(chunk)
-
-
 def main(argv: list[str]) -> int:
     """Import the module named in the config, run each call, and write one line per call."""
     with open(argv[1], encoding="utf-8") as handle:
@@ -292,7 +246,3 @@ def main(argv: list[str]) -> int:
             out.write(json.dumps({"id": call["id"], **result}) + "\n")
             out.flush()
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv))

@@ -1,0 +1,257 @@
+"""The baseline: every test run once, traced, in a child; what it measured, and the budgets
+it gives each mutant's child."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sys
+import time
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import pytest
+
+from .codecache import imported_sources
+from .hosting import Starter, run_protocol
+from .processes import drain, quiet, read_all, send
+from .protocol import (
+    BASELINE,
+    ERROR,
+    BaselineEvent,
+    BaselineRecord,
+    BaselineResult,
+    ErrorEvent,
+    MutantRecord,
+    Sources,
+    Timing,
+    WorkerConfig,
+)
+from .reuse import reusable_baseline
+from .tracing import LineTracer, SameFile, TraceFromImport, target_imported
+
+
+class BaselinePlugin:
+    """Collects, then runs every test once with line tracing; sends the baseline on a pipe."""
+
+    def __init__(
+        self,
+        target: str,
+        fd: int,
+        reusable: dict[str, BaselineRecord] | None = None,
+        sources_fd: int | None = None,
+    ):
+        self.is_target = SameFile(target)
+        self.fd = fd
+        self.sources_fd = sources_fd
+        self.reusable = reusable or {}  # nodeid -> a still-valid baseline record
+        self.collect = LineTracer(self.is_target)
+        self.collect_started = time.perf_counter()
+        self.collect_seconds = 0.0
+        self.collect_errors: list[str] = []
+        self.skipped = False  # whether the running test's reports include a skip
+        # No target line can run before the target is imported: trace from then on.
+        self.watch = TraceFromImport(target, self.collect.trace)
+        if target_imported(target):
+            sys.settrace(self.collect.trace)
+        else:
+            sys.meta_path.insert(0, self.watch)
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_collection_finish(self, session: Any) -> None:
+        """Stop tracing the collection; send what it imported to the parent."""
+        sys.settrace(None)
+        with contextlib.suppress(ValueError):
+            sys.meta_path.remove(self.watch)
+        if self.watch.missed():  # imported some other way: assume every line ran
+            self.collect.lines.update(range(1, self.watch.line_count() + 1))
+        self.collect_seconds = time.perf_counter() - self.collect_started
+        if self.sources_fd is not None:  # the parent compiles these while the tests run
+            send(self.sources_fd, imported_sources())
+            os.close(self.sources_fd)
+            self.sources_fd = None
+
+    def pytest_collectreport(self, report: Any) -> None:
+        """Note a collection error."""
+        if report.failed:
+            self.collect_errors.append(f"{report.nodeid}: {str(report.longrepr)[-400:]}")
+
+    def pytest_runtest_logreport(self, report: Any) -> None:
+        """Note whether the running test skipped."""
+        self.skipped = self.skipped or bool(report.skipped)
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtestloop(self, session: Any) -> bool:
+        """Run every test once, traced (or reuse its record); send the baseline; end."""
+        items = session.items
+        tests = {}
+        for index, item in enumerate(items):
+            nextitem = items[index + 1] if index + 1 < len(items) else None
+            known = self.reusable.get(item.nodeid)
+            tests[item.nodeid] = known if known is not None else self._run(item, nextitem)
+        result = BaselineResult(
+            tests=tests,
+            order=[i.nodeid for i in items],
+            collect_lines=sorted(self.collect.lines),
+            collect_seconds=self.collect_seconds,
+            collect_errors=self.collect_errors,
+        )
+        send(self.fd, result)
+        os.close(self.fd)
+        os._exit(0)
+
+    def _run(self, item: Any, nextitem: Any) -> BaselineRecord:
+        tracer = LineTracer(self.is_target)
+        self.skipped = False
+        started = time.perf_counter()
+        sys.settrace(tracer.trace)
+        try:
+            failed = run_protocol(item, nextitem)
+        finally:
+            sys.settrace(None)
+        outcome = "failed" if failed else "skipped" if self.skipped else "passed"
+        duration = time.perf_counter() - started
+        return BaselineRecord(outcome=outcome, duration=duration, lines=sorted(tracer.lines))
+
+
+def run_baseline(
+    config: WorkerConfig,
+    starter: Starter,
+    on_collected: Callable[[Sources], None] | None = None,
+) -> BaselineResult:
+    """Fork a child that collects and runs every test once; return what it measured.
+
+    ``on_collected`` gets the project files the collection imported as soon as
+    it ends, and runs here while the child runs the tests.
+    """
+    read_fd, write_fd = os.pipe()
+    sources_read, sources_write = os.pipe()
+    pid = os.fork()
+    errors = config["results"] + ".baseline-stderr"
+    if pid == 0:
+        os.close(read_fd)
+        os.close(sources_read)
+        _baseline_child(config, starter, write_fd, sources_write, errors)
+    os.close(write_fd)
+    os.close(sources_write)
+    sources = read_all(sources_read)  # ends when collection does (or the child exits)
+    if sources and on_collected is not None:
+        with contextlib.suppress(ValueError):
+            on_collected(json.loads(sources))
+    data = drain(read_fd, pid)
+    result: BaselineResult = json.loads(data) if data else {"pytest_exit": -1}
+    if "tests" not in result and not result.get("stderr"):
+        result["stderr"] = _tail(errors)
+    return result
+
+
+def _baseline_child(
+    config: WorkerConfig, starter: Starter, fd: int, sources_fd: int, errors: str
+) -> None:
+    quiet(stderr_to=errors)
+    try:
+        reusable = reusable_baseline(config)
+        plugin = BaselinePlugin(config["target"], fd, reusable, sources_fd)
+        code = starter.main(plugin)
+        # Reached only when pytest stopped before running tests (usage or collection errors).
+        send(fd, BaselineResult(pytest_exit=int(code), collect_errors=plugin.collect_errors))
+    except BaseException as exc:
+        send(fd, BaselineResult(pytest_exit=-1, stderr=f"{type(exc).__name__}: {exc}"[-1500:]))
+    os._exit(0)
+
+
+def _tail(path: str, lines: int = 6) -> str:
+    """The last meaningful lines a failed pytest start printed."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            kept = [line.rstrip() for line in handle if line.strip()]
+    except OSError:
+        return ""
+    return " | ".join(kept[-lines:])[-1500:]
+
+
+def baseline_error(baseline: BaselineResult) -> ErrorEvent | None:
+    """Why the baseline cannot be scored against, or None when it can."""
+    if baseline.get("collect_errors"):
+        message = "; ".join(baseline["collect_errors"])[:2000]
+        return ErrorEvent(event=ERROR, kind="collection", message=message)
+    if "tests" not in baseline:
+        detail = baseline.get("stderr") or f"exit {baseline.get('pytest_exit')}"
+        return ErrorEvent(event=ERROR, kind="pytest", message=f"pytest could not start: {detail}")
+    failing = [n for n, t in baseline["tests"].items() if t["outcome"] == "failed"]
+    if failing:
+        return ErrorEvent(event=ERROR, kind="baseline_failing", failing=failing)
+    if not baseline["tests"]:
+        return ErrorEvent(event=ERROR, kind="no_tests", message="no tests were collected")
+    return None
+
+
+def baseline_event(tests: dict[str, BaselineRecord], measured: Measured) -> BaselineEvent:
+    """The baseline as the host reads it: every test's outcome, duration and lines."""
+    timings = {n: Timing(duration=t["duration"], outcome=t["outcome"]) for n, t in tests.items()}
+    return BaselineEvent(
+        event=BASELINE,
+        tests=timings,
+        coverage={n: t["lines"] for n, t in tests.items()},
+        collect_lines=measured.collect_lines,
+        collect_seconds=measured.collect_seconds,
+    )
+
+
+@dataclass(frozen=True)
+class Measured:
+    """What the baseline measured of the passing tests, and the CPU budgets it gives.
+
+    Only passing tests can kill a mutant; skipped and xfailed ones never fail.
+    A child's budget is ``floor + factor x`` the baseline time of the tests it runs.
+    """
+
+    durations: dict[str, float]
+    by_speed: list[str]  # every passing test, fastest first: what a fresh mutant runs
+    cover: dict[int, list[str]]  # line -> the passing tests that ran it
+    collect_lines: list[int]
+    collect_seconds: float
+    floor: float
+    factor: float
+
+    @classmethod
+    def of(cls, baseline: BaselineResult, floor: float, factor: float) -> Measured:
+        """Read a baseline that ``baseline_error`` found fit."""
+        tests = baseline["tests"]
+        durations = {n: t["duration"] for n, t in tests.items() if t["outcome"] == "passed"}
+        by_speed = sorted(durations, key=durations.__getitem__)
+        cover = _coverage_index({n: t for n, t in tests.items() if n in durations})
+        collect_seconds = float(baseline.get("collect_seconds", 0.0))
+        lines = baseline["collect_lines"]
+        return cls(durations, by_speed, cover, lines, collect_seconds, floor, factor)
+
+    def covering(self, m: MutantRecord) -> list[str]:
+        """The tests a mutant's child runs, fastest first: those running its lines (graft),
+        or all (fresh)."""
+        if m["strategy"] != "graft":
+            return self.by_speed
+        nodeids: set[str] = set()
+        for line in range(m["line"], m["end_line"] + 1):
+            nodeids.update(self.cover.get(line, ()))
+        return sorted(nodeids, key=self.durations.__getitem__)
+
+    def tests_running(self, lines: set[int]) -> set[str]:
+        """The passing tests that ran any of ``lines``."""
+        return {n for line in lines for n in self.cover.get(line, ())}
+
+    def timeout(self, nodeids: list[str], extra: float = 0.0) -> float:
+        """The CPU budget of a child running ``nodeids`` (plus ``extra`` seconds)."""
+        return self.floor + extra + self.factor * float(sum(self.durations[n] for n in nodeids))
+
+    def fresh_limit(self) -> float:
+        """A fresh mutant's CPU budget: every test by speed, and its own imports and collection."""
+        return self.timeout(self.by_speed, self.collect_seconds * 3)
+
+
+def _coverage_index(tests: dict[str, BaselineRecord]) -> dict[int, list[str]]:
+    index: dict[int, list[str]] = {}
+    for nodeid, data in tests.items():
+        for line in data["lines"]:
+            index.setdefault(line, []).append(nodeid)
+    return index

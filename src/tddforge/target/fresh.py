@@ -1,0 +1,185 @@
+"""Fresh mutants: the mutated module imported through an import hook, then collected and run.
+
+For import-time code, or a graft or rebind that cannot be applied. One host
+child starts a pytest session; where collection begins it forks a child per
+mutant, which imports the mutated module through an import hook (the user's
+file is never written), collects, and runs the tests fastest first up to the
+first failure. When the target was imported before collection (a conftest
+imports it), each mutant's child starts pytest whole from the pristine
+process instead.
+"""
+
+from __future__ import annotations
+
+import gc
+import importlib.abc
+import importlib.machinery
+import os
+import sys
+import time
+import types
+from typing import TYPE_CHECKING, Any, List, Tuple
+
+import pytest
+
+from .hosting import Starter, hand_back, host, run_items
+from .processes import Pool, deliver, limit_cpu, wall_limit
+from .protocol import ChildVerdict, MutantRecord
+from .tracing import target_imported
+
+if TYPE_CHECKING:  # the reference run imports this module and needs neither
+    from .baseline import Measured
+    from .request import Request
+
+Key = Tuple[MutantRecord, List[str], float]  # a mutant, the tests its child runs, when it began
+
+
+class MutatedFinder(importlib.abc.MetaPathFinder):
+    """Serves the mutated source for the target file; every other import is untouched."""
+
+    def __init__(self, target: str, source: str):
+        self.target = target
+        self.source = source
+
+    def find_spec(self, name: str, path: Any, target: Any = None) -> Any:
+        """The target's spec, loading the mutated source; None for every other module."""
+        spec = importlib.machinery.PathFinder.find_spec(name, path)
+        if spec is None or spec.origin is None or os.path.realpath(spec.origin) != self.target:
+            return None
+        spec.loader = MutatedLoader(name, spec.origin, self.source)
+        return spec
+
+
+class MutatedLoader(importlib.machinery.SourceFileLoader):
+    """Compiles the mutated source; never reads or writes bytecode caches."""
+
+    def __init__(self, name: str, path: str, source: str):
+        super().__init__(name, path)
+        self.mutated = source
+
+    def get_code(self, fullname: str) -> types.CodeType:
+        """The mutated source's code."""
+        return compile(self.mutated, self.path, "exec", dont_inherit=True)
+
+
+class FreshPlugin:
+    """Selects and orders the covering tests and runs them itself, stopping at the first failure.
+
+    Owning the test loop matters for speed: stopping pytest's own loop (``-x``,
+    ``shouldstop``, or a collection error) raises ``Interrupted``, whose report
+    pytest always formats in long style, costing far more than the run.
+    """
+
+    def __init__(self) -> None:
+        self.order: list[str] = []
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, session: Any, config: Any, items: list[Any]) -> None:
+        """Keep the tests of ``order``, in that order."""
+        rank = {nodeid: index for index, nodeid in enumerate(self.order)}
+        dropped = [item for item in items if item.nodeid not in rank]
+        items[:] = sorted((i for i in items if i.nodeid in rank), key=lambda i: rank[i.nodeid])
+        if dropped:
+            config.hook.pytest_deselected(items=dropped)
+
+    def pytest_collectreport(self, report: Any) -> None:
+        """A collection error kills the mutant."""
+        if report.failed:
+            deliver({"verdict": "killed", "killer": f"collection: {report.nodeid}", "ran": 0})
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtestloop(self, session: Any) -> bool:
+        """Run the tests up to the first failure; deliver the verdict."""
+        deliver(run_items(list(session.items)))
+
+
+class FreshHost(FreshPlugin):
+    """Starts one pytest session and forks a child per fresh mutant where collection begins.
+
+    Each child installs the import hook and lets the session go on: it collects
+    (importing the mutated module) and runs the tests fastest first. pytest's
+    configuration and session start (parsing every plugin's fixtures) are paid
+    once instead of once per mutant, and so is the session's end, which each
+    child skips by delivering its verdict as soon as it is known. If something
+    imported the target before collection (a conftest, a plugin), the hook
+    could not serve the mutant: every mutant is handed back for a whole fresh start.
+    """
+
+    def __init__(self, request: Request, measured: Measured, mutants: list[MutantRecord], fd: int):
+        super().__init__()
+        self.request = request
+        self.measured = measured
+        self.mutants = mutants
+        self.fd = fd
+
+    @pytest.hookimpl(hookwrapper=True, tryfirst=True)
+    def pytest_collection(self, session: Any) -> Any:  # registered itself: no prepared config
+        """Fork the children as collection starts."""
+        self.collection_starts(session)
+        yield
+
+    def collection_starts(self, session: Any) -> None:
+        """In the host: fork the children, wait for them, hand back, end. A child returns."""
+        request = self.request
+        if target_imported(request.target):
+            hand_back(self.fd, [m["id"] for m in self.mutants])
+        gc.collect()
+        gc.freeze()  # the children share the started session's heap
+        pool: Pool[Key] = Pool(request.workers)
+        nodeids, limit = self.measured.by_speed, self.measured.fresh_limit()
+        for m in self.mutants:
+            if pool.spawn((m, nodeids, time.monotonic()), wall_limit(limit), self._done):
+                limit_cpu(limit)
+                self._switch_on(m)
+                self.order = nodeids
+                return  # this child goes on: pytest collects the mutant and runs its tests
+        pool.drain(self._done)
+        hand_back(self.fd, [])
+
+    def _switch_on(self, m: MutantRecord) -> None:
+        """In a mutant's child: serve the mutated source to the coming import."""
+        try:
+            mutated = self.request.mutated(m)
+        except ValueError as exc:
+            deliver({"verdict": "error", "detail": str(exc)})
+        sys.meta_path.insert(0, MutatedFinder(self.request.target, mutated))
+
+    def _done(self, key: Key, result: ChildVerdict) -> None:
+        self.request.journal.verdict(key[0], key[1], key[2], result)
+
+
+def run_fresh(
+    request: Request, measured: Measured, starter: Starter, mutants: list[MutantRecord]
+) -> None:
+    """Judge fresh mutants, from one started session when nothing imported the target yet."""
+    if not mutants:
+        return
+    ids = [m["id"] for m in mutants]
+    handed_back = host(starter, lambda fd: FreshHost(request, measured, mutants, fd), ids)
+    run_each_fresh(request, measured, starter, [m for m in mutants if m["id"] in handed_back])
+
+
+def run_each_fresh(
+    request: Request, measured: Measured, starter: Starter, mutants: list[MutantRecord]
+) -> None:
+    """Per mutant, a child forked from the pristine process starts pytest whole, with the
+    mutant served by the import hook (what a conftest importing the target needs)."""
+    pool: Pool[Key] = Pool(request.workers)
+
+    def done(key: Key, result: ChildVerdict) -> None:
+        request.journal.verdict(key[0], key[1], key[2], result)
+
+    nodeids, limit = measured.by_speed, measured.fresh_limit()
+    for m in mutants:
+        mutated = request.mutated(m)
+
+        def body(mutated: str = mutated) -> ChildVerdict:
+            limit_cpu(limit)
+            sys.meta_path.insert(0, MutatedFinder(request.target, mutated))
+            plugin = FreshPlugin()
+            plugin.order = nodeids
+            code = starter.main(plugin)  # delivers the verdict when it knows it
+            return {"verdict": "killed", "killer": f"pytest exit {code}", "ran": 0}
+
+        pool.submit((m, nodeids, time.monotonic()), wall_limit(limit), body, done)
+    pool.drain(done)

@@ -1,0 +1,158 @@
+"""pytest hosted in forked children: a config prepared once, our plugins, our test loop."""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any, Callable, Generator, NoReturn
+
+import pytest
+
+from .processes import deliver, drain, in_pool_child, send
+from .protocol import ChildVerdict, Fallback, WorkerConfig
+from .single_process import SingleProcess
+from .tracing import target_imported
+
+
+def pytest_args(config: WorkerConfig, targets: list[str]) -> list[str]:
+    """The request's pytest arguments, then ``targets``."""
+    return [*config.get("pytest_args", []), *targets]
+
+
+class Dispatch:
+    """One plugin registered once in a shared config; each child sets ``active`` to what it needs."""
+
+    def __init__(self) -> None:
+        self.active: Any = None
+
+    def _call(self, name: str, **kwargs: Any) -> Any:
+        hook = getattr(self.active, name, None)
+        return hook(**kwargs) if hook is not None else None
+
+    @pytest.hookimpl(hookwrapper=True, tryfirst=True)
+    def pytest_collection(self, session: Any) -> Generator[None, None, None]:
+        """Tell the active plugin that collection starts."""
+        self._call("collection_starts", session=session)
+        yield
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_collection_finish(self, session: Any) -> None:
+        """Pass on to the active plugin."""
+        self._call("pytest_collection_finish", session=session)
+
+    def pytest_collectreport(self, report: Any) -> None:
+        """Pass on to the active plugin."""
+        self._call("pytest_collectreport", report=report)
+
+    def pytest_runtest_logreport(self, report: Any) -> None:
+        """Pass on to the active plugin."""
+        self._call("pytest_runtest_logreport", report=report)
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, session: Any, config: Any, items: list[Any]) -> None:
+        """Pass on to the active plugin."""
+        self._call("pytest_collection_modifyitems", session=session, config=config, items=items)
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtestloop(self, session: Any) -> Any:
+        """Pass on to the active plugin (whose loop replaces pytest's)."""
+        return self._call("pytest_runtestloop", session=session)
+
+
+class Starter:
+    """Starts pytest in a child: from a config prepared once per request when it can.
+
+    Preparing pytest's config (options, ini, plugins, conftests) costs about as
+    much as collecting; doing it once and forking the baseline, the collector
+    and every fresh child from it removes that cost from each of them. When a
+    conftest imports the target, or pytest cannot start, every child falls back
+    to its own ``pytest.main`` (which then reports the error).
+    """
+
+    def __init__(self, config: WorkerConfig):
+        self.args = pytest_args(config, list(config["tests"]))
+        self.dispatch = Dispatch()
+        self.prepared: Any = None
+
+    def prepare(self, target: str) -> None:
+        """Prepare the shared config; call in the (quiet) process the children fork from."""
+        prepared = prepare_config(self.args, [self.dispatch, SingleProcess()])
+        self.prepared = None if prepared is None or target_imported(target) else prepared
+
+    def main(self, plugin: Any) -> int:
+        """Run pytest with ``plugin`` active (call in a forked child only)."""
+        if self.prepared is None:
+            return int(pytest.main(self.args, plugins=[plugin, SingleProcess()]))
+        self.dispatch.active = plugin
+        return int(self.prepared.hook.pytest_cmdline_main(config=self.prepared))
+
+
+def prepare_config(args: list[str], plugins: list[Any]) -> Any:
+    """pytest's config, parsed and with plugins and conftests loaded, not yet configured."""
+    try:
+        from _pytest.config import _prepareconfig
+
+        try:
+            return _prepareconfig(args, plugins)
+        except TypeError:  # older signatures
+            return _prepareconfig(args=args, plugins=plugins)
+    except Exception:
+        return None
+
+
+def host(starter: Starter, make_plugin: Callable[[int], Any], ids: list[str]) -> set[str]:
+    """Run pytest in a child with ``make_plugin(fd)`` active; the mutant ids it hands back
+    on ``fd`` (all of them if its session ends before it could take them)."""
+    read_fd, write_fd = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read_fd)
+        code = starter.main(make_plugin(write_fd))
+        if in_pool_child():  # a mutant's child whose session ended before its verdict
+            deliver({"verdict": "killed", "killer": f"pytest exit {code}", "ran": 0})
+        send(write_fd, Fallback(fallback=ids))
+        os._exit(0)
+    os.close(write_fd)
+    data = drain(read_fd, pid)
+    answer: Fallback = json.loads(data) if data else Fallback(fallback=[])
+    return set(answer["fallback"])
+
+
+def hand_back(fd: int, ids: list[str]) -> NoReturn:
+    """End a host child: send the mutant ids it leaves to a slower path."""
+    send(fd, Fallback(fallback=ids))
+    os.close(fd)
+    os._exit(0)
+
+
+def _no_failure_text(excinfo: Any, style: Any = None) -> str:
+    return "failed"  # a mutant's verdict needs only whether a test failed
+
+
+def run_protocol(item: Any, nextitem: Any) -> bool:
+    """Run one test through pytest's ``pytest_runtest_protocol`` hook; did it fail?
+
+    The hook, not the function behind it: plugins wrap the hook (per-test
+    warning filters from ``filterwarnings`` marks, timeouts, reruns), and a
+    verdict must be the one plain pytest gives. A failure is what pytest's
+    session counts as one (an xfail that fails is not).
+    """
+    session = item.session
+    failed = session.testsfailed
+    item.ihook.pytest_runtest_protocol(item=item, nextitem=nextitem)
+    return bool(session.testsfailed > failed)
+
+
+def run_items(items: list[Any]) -> ChildVerdict:
+    """Run items in order; stop at the first failure. Used in forked children only.
+
+    A failing test's report gets no traceback text: formatting it (reading and
+    parsing source lines) cost half of a killed mutant's test run, and whether
+    the test failed, which decides the verdict, does not depend on it.
+    """
+    for index, item in enumerate(items):
+        item.repr_failure = _no_failure_text
+        nextitem = items[index + 1] if index + 1 < len(items) else None
+        if run_protocol(item, nextitem):
+            return {"verdict": "killed", "killer": item.nodeid, "ran": index + 1}
+    return {"verdict": "survived", "ran": len(items)}

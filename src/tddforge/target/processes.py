@@ -1,0 +1,251 @@
+"""Process control: fork + pipe, CPU and wall-clock limits, a pool of children with verdicts.
+
+Every child here reports on a pipe and ends with ``os._exit``: it never
+returns into the caller's code (pytest's session end, the parent's loop).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import select
+import signal
+import time
+from typing import Any, Callable, Dict, Generic, Mapping, NoReturn, Tuple, TypeVar
+
+from .protocol import ChildVerdict
+
+# the signals that end a child which ran out of CPU time
+OUT_OF_CPU = (signal.SIGPROF, signal.SIGXCPU, signal.SIGKILL)
+
+
+def quiet(stderr_to: str | None = None) -> None:
+    """Send a child's output to /dev/null (stderr optionally to a file): verdicts travel by pipe."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
+    if stderr_to is None:
+        os.dup2(devnull, 2)
+    else:
+        errors = os.open(stderr_to, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        os.dup2(errors, 2)
+        os.close(errors)
+    os.close(devnull)
+
+
+def limit_cpu(seconds: float, backstop: float | None = None) -> None:
+    """End this process once it has used ``seconds`` more CPU time.
+
+    ``ITIMER_PROF`` measures the process's CPU time exactly and raises SIGPROF
+    (which ends the process unless it is handled); ``RLIMIT_CPU`` (whole seconds
+    from the process's start, raised by the kernel even while C code runs) is a
+    backstop a second or more later, set once, at ``backstop`` seconds from now
+    when given (a hard limit can only be lowered).
+    """
+    cpu_timer(seconds)
+    try:
+        import resource
+
+        used = time.process_time()
+        limit = max(1, int(used + (backstop or seconds) + 1.999))
+        resource.setrlimit(resource.RLIMIT_CPU, (limit, limit + 1))
+    except (ImportError, ValueError, OSError):
+        pass
+
+
+def cpu_timer(seconds: float) -> None:
+    """SIGPROF once this process has used ``seconds`` more CPU time (exactly)."""
+    with contextlib.suppress(AttributeError, ValueError, OSError):
+        signal.setitimer(signal.ITIMER_PROF, max(seconds, 0.001))
+
+
+def wall_limit(cpu_seconds: float) -> float:
+    """The wall-clock limit of a child whose CPU is limited to ``cpu_seconds``.
+
+    The CPU limit decides what is slow: it does not depend on how busy the
+    machine is, and the reference run (``--verify``) judges by CPU time too. The
+    wall limit only catches a child that waits without computing (a sleep, a
+    blocked read), with room for a machine whose cores are shared.
+    """
+    return 3 * cpu_seconds + 1.0
+
+
+def send(fd: int, data: Mapping[str, object]) -> None:
+    """Write ``data`` as JSON on a pipe, all of it."""
+    payload = json.dumps(data).encode()
+    view = memoryview(payload)
+    while view:
+        written = os.write(fd, view)
+        view = view[written:]
+
+
+def read_all(fd: int, wall: float | None = None, pid: int = 0) -> bytes:
+    """Everything written on a pipe until its last writer closed it; closes it here.
+
+    With ``wall``, a writer that takes longer than ``wall`` seconds gets ``pid``
+    killed and ``b""`` returned.
+    """
+    deadline = None if wall is None else time.monotonic() + wall
+    chunks: list[bytes] = []
+    try:
+        while True:
+            if deadline is not None and not _readable(fd, deadline):
+                os.kill(pid, signal.SIGKILL)
+                return b""
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                return b"".join(chunks)
+            chunks.append(chunk)
+    finally:
+        os.close(fd)
+
+
+def _readable(fd: int, deadline: float) -> bool:
+    left = deadline - time.monotonic()
+    return bool(select.select([fd], [], [], max(left, 0))[0])
+
+
+def drain(fd: int, pid: int) -> bytes:
+    """Everything a child wrote on its pipe, once it has exited (and been reaped)."""
+    data = read_all(fd)
+    os.waitpid(pid, 0)
+    return data
+
+
+def in_fork(
+    work: Callable[[], bytes], failed: Callable[[BaseException], bytes], wall: float | None
+) -> tuple[bytes, int]:
+    """Run ``work`` in a forked child and read what it returns (``failed(exc)`` when it
+    raises), killing the child after ``wall`` seconds (None: no limit): the bytes (empty
+    when it died or was killed) and its wait status."""
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read_end)
+        try:
+            data = work()
+        except BaseException as exc:
+            data = failed(exc)
+        with os.fdopen(write_end, "wb") as pipe:
+            pipe.write(data)
+        os._exit(0)
+    os.close(write_end)
+    data = read_all(read_end, wall, pid)
+    _, status = os.waitpid(pid, 0)
+    return data, status
+
+
+def reap(pid: int, timeout: float) -> bool:
+    """Reap ``pid``; False when it had to be killed after ``timeout`` seconds (0: no limit)."""
+    deadline = time.monotonic() + timeout
+    while timeout > 0:
+        done, _ = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return True
+        if time.monotonic() >= deadline:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            return False
+        time.sleep(0.005)
+    os.waitpid(pid, 0)
+    return True
+
+
+_VERDICT_FD: int | None = None  # in a child forked by ``Pool``: where its verdict goes
+
+
+def in_pool_child() -> bool:
+    """Whether this process is a ``Pool`` child (which must end with ``deliver``)."""
+    return _VERDICT_FD is not None
+
+
+def deliver(result: ChildVerdict) -> NoReturn:
+    """End a ``Pool`` child with its verdict, at once: nothing after it can change the verdict,
+    and pytest's session end (summaries, its garbage collections) costs more than a test."""
+    code = 0
+    try:
+        if _VERDICT_FD is not None:
+            send(_VERDICT_FD, result)
+    except BaseException:
+        code = 1
+    os._exit(code)
+
+
+K = TypeVar("K")
+Done = Callable[[K, ChildVerdict], None]
+# fd -> (pid, deadline, key, what it wrote so far)
+_Running = Dict[int, Tuple[int, float, Any, bytearray]]
+
+
+class Pool(Generic[K]):
+    """Forks children (at most ``size`` at once); each reports one JSON object on a pipe."""
+
+    def __init__(self, size: int):
+        self.size = max(1, size)
+        self.running: _Running = {}
+
+    def submit(
+        self, key: K, timeout: float, body: Callable[[], ChildVerdict], on_done: Done[K]
+    ) -> None:
+        """Fork a child that reports ``body()``."""
+        if self.spawn(key, timeout, on_done):
+            try:
+                result = body()
+            except BaseException as exc:
+                result = {"verdict": "error", "detail": f"{type(exc).__name__}: {exc}"[:500]}
+            deliver(result)
+
+    def spawn(self, key: K, timeout: float, on_done: Done[K]) -> bool:
+        """Fork a child; True in the child, which must end with ``deliver``."""
+        global _VERDICT_FD
+        while len(self.running) >= self.size:
+            self._reap_one(on_done)
+        read_fd, write_fd = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            os.close(read_fd)
+            for fd in self.running:  # the siblings' pipes are the parent's business
+                os.close(fd)
+            self.running = {}
+            _VERDICT_FD = write_fd
+            return True
+        os.close(write_fd)
+        self.running[read_fd] = (pid, time.monotonic() + timeout, key, bytearray())
+        return False
+
+    def drain(self, on_done: Done[K]) -> None:
+        """Wait for every child still running."""
+        while self.running:
+            self._reap_one(on_done)
+
+    def _reap_one(self, on_done: Done[K]) -> None:
+        now = time.monotonic()
+        soonest = min(deadline for _, deadline, _, _ in self.running.values())
+        ready, _, _ = select.select(list(self.running), [], [], max(0.0, soonest - now))
+        for fd in ready:
+            chunk = os.read(fd, 65536)
+            if chunk:
+                self.running[fd][3].extend(chunk)
+                continue
+            self._finish(fd, on_done, timed_out=False)
+        now = time.monotonic()
+        for fd, (_, deadline, _, _) in list(self.running.items()):
+            if now >= deadline:
+                self._finish(fd, on_done, timed_out=True)
+
+    def _finish(self, fd: int, on_done: Done[K], timed_out: bool) -> None:
+        pid, _, key, buf = self.running.pop(fd)
+        if timed_out:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        os.close(fd)
+        _, status = os.waitpid(pid, 0)
+        if timed_out:
+            on_done(key, {"verdict": "timeout"})
+            return
+        try:
+            on_done(key, json.loads(bytes(buf)))
+        except ValueError:
+            killed_by = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
+            verdict = "timeout" if killed_by in OUT_OF_CPU else "error"
+            on_done(key, {"verdict": verdict, "detail": f"child ended with status {status}"})

@@ -1,0 +1,219 @@
+"""The mutation worker's messages, host <-> worker and worker <-> its children, typed.
+
+The host (``tddforge.mutation``) imports these types; the worker writes and
+reads them. Every message is one JSON object:
+
+- the host's request: ``WorkerConfig`` (a file, or one stdin line in warm mode);
+- the results file: one event per line (``Event``: ``BaselineEvent``,
+  ``MutantEvent``, ``SourcesEvent``, ``DoneEvent``, ``ErrorEvent``), told
+  apart by ``"event"``;
+- warm mode's answer per request on stdout: ``ServeAnswer``;
+- inside the worker, on pipes: a child's ``ChildVerdict``, the baseline
+  child's ``BaselineResult`` and ``Sources``, a host child's ``Fallback``.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, TypedDict, Union
+
+# the values of an event's "event" key
+BASELINE: Literal["baseline"] = "baseline"
+MUTANT: Literal["mutant"] = "mutant"
+SOURCES: Literal["sources"] = "sources"
+DONE: Literal["done"] = "done"
+ERROR: Literal["error"] = "error"
+
+VERDICTS = ("killed", "survived", "timeout", "no-coverage", "error")
+
+
+class MutantRecord(TypedDict):
+    """One mutant as the host made it (``Mutant.to_data``)."""
+
+    id: str
+    operator: str
+    line: int
+    col: int
+    end_line: int
+    end_col: int
+    original: str
+    replacement: str
+    strategy: str  # "graft" or "fresh"
+    graft_name: str
+    graft_firstlineno: int
+
+
+class PriorVerdict(TypedDict, total=False):
+    """A cached verdict, as the host stores it."""
+
+    verdict: str
+    killer: str | None
+    ran: list[str]
+
+
+class BaselineRecord(TypedDict):
+    """One test's baseline: outcome, duration and the target's lines it ran."""
+
+    outcome: str
+    duration: float
+    lines: list[int]
+
+
+class _ConfigRequired(TypedDict):
+    target: str
+    tests: list[str]
+    mutants: list[MutantRecord]
+    results: str
+
+
+class WorkerConfig(_ConfigRequired, total=False):
+    """One scoring request (keys beyond the required four have defaults)."""
+
+    pytest_args: list[str]
+    workers: int
+    timeout_factor: float
+    timeout_floor: float
+    prior: dict[str, PriorVerdict]
+    prior_baseline: dict[str, BaselineRecord]
+    unchanged_tests: list[str]
+    config_key: str
+    rebind: bool
+
+
+class Timing(TypedDict):
+    """A test's outcome and duration, as the baseline event gives them."""
+
+    duration: float
+    outcome: str
+
+
+class BaselineEvent(TypedDict):
+    """What the baseline measured: every test, the lines each ran, collection's lines."""
+
+    event: Literal["baseline"]
+    tests: dict[str, Timing]
+    coverage: dict[str, list[int]]
+    collect_lines: list[int]
+    collect_seconds: float
+
+
+class _MutantRequired(TypedDict):
+    event: Literal["mutant"]
+    id: str
+    verdict: str
+    ran: list[str]
+    duration: float
+
+
+class MutantEvent(_MutantRequired, total=False):
+    """One mutant's verdict (``reused`` when a prior verdict still holds)."""
+
+    killer: str | None
+    detail: str | None
+    reused: bool
+
+
+class _ReusedRequired(TypedDict):
+    verdict: str
+    ran: list[str]
+    duration: float
+
+
+class Reused(_ReusedRequired, total=False):
+    """A prior verdict still provably right, as a mutant event gives it (``reused``)."""
+
+    killer: str | None
+
+
+class SourcesEvent(TypedDict):
+    """The project files the baseline's collection imported (warm mode keeps them compiled)."""
+
+    event: Literal["sources"]
+    modules: list[str]
+    tests: list[str]
+
+
+class Timings(TypedDict, total=False):
+    """Seconds per phase, and whether pytest's config was prepared once for all children."""
+
+    prepare: bool
+    baseline: float
+    graft: float
+    fresh: float
+
+
+class Counts(TypedDict):
+    """How many mutants ran by each strategy."""
+
+    graft: int
+    rebind: int
+    fresh: int
+
+
+class DoneEvent(TypedDict):
+    """The request is scored."""
+
+    event: Literal["done"]
+    elapsed: float
+    timings: Timings
+    counts: Counts
+
+
+class _ErrorRequired(TypedDict):
+    event: Literal["error"]
+    kind: str
+
+
+class ErrorEvent(_ErrorRequired, total=False):
+    """The request could not be scored (``kind``: collection, pytest, baseline_failing,
+    no_tests, worker; the host adds timeout)."""
+
+    message: str
+    failing: list[str]
+
+
+Event = Union[BaselineEvent, MutantEvent, SourcesEvent, DoneEvent, ErrorEvent]
+
+
+class ServeAnswer(TypedDict, total=False):
+    """Warm mode's reply once a request is scored."""
+
+    done: bool
+    elapsed: float
+    error: str
+
+
+class ChildVerdict(TypedDict, total=False):
+    """A mutant's child's verdict on its pipe (``ran``: how many tests it ran).
+
+    ``"fallback"``, from a graft or rebind child, hands the mutant to the fresh path.
+    """
+
+    verdict: str
+    killer: str
+    ran: int
+    detail: str
+
+
+class Sources(TypedDict):
+    """Project files imported without a bytecode cache: modules, and tests pytest rewrote."""
+
+    modules: list[str]
+    tests: list[str]
+
+
+class BaselineResult(TypedDict, total=False):
+    """The baseline child's report: the tests' records, or why pytest stopped first."""
+
+    tests: dict[str, BaselineRecord]
+    order: list[str]
+    collect_lines: list[int]
+    collect_seconds: float
+    collect_errors: list[str]
+    pytest_exit: int
+    stderr: str
+
+
+class Fallback(TypedDict):
+    """The mutant ids a host child hands back to a slower path."""
+
+    fallback: list[str]

@@ -1,0 +1,240 @@
+"""Rebind: a module-level data mutant switched on in a collected process, without re-importing.
+
+Mutants in simple module-level statements (data: ``RULES = [...]``, a
+registering call) run again in the live module's namespace; functions and
+classes keep their identity, containers change in place. What cannot be
+carried over faithfully (a changed class body, an import-time closure, an
+instance of the module's class) raises ``LookupError``: the fresh path runs it.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import types
+from typing import Any
+
+from .tracing import SameFile
+
+_SIMPLE_STATEMENTS = ("Assign", "AnnAssign", "AugAssign", "Expr")
+
+
+def data_lines(source: str) -> dict[int, set[int]]:
+    """Lines of simple top-level statements (assignments and calls, not defs, classes or
+    imports), where a mutant only changes the module's data, which ``rebind`` can switch on;
+    each mapped to the lines of the functions that read that data.
+
+    A statement's data is the names it mentions, and for a call of one of the module's
+    functions (``_irregular("person", "people")``), the module names that function reads.
+    That function's own lines count too: a mutant there changes what the call made while
+    the module was imported, and ``rebind`` runs the call again with the mutant on.
+    Only the order in which tests run depends on this: every test still runs.
+    """
+    import ast
+
+    tree = ast.parse(source)
+    functions = _module_functions(tree)
+    found: dict[int, set[int]] = {}
+    for statement in tree.body:
+        # ``__all__`` decides what star imports elsewhere took: import it fresh
+        if type(statement).__name__ in _SIMPLE_STATEMENTS and not _assigns_dunder(statement):
+            _add_statement(found, statement, functions)
+    return found
+
+
+def _add_statement(found: dict[int, set[int]], statement: Any, functions: dict[str, Any]) -> None:
+    """Map the statement's lines (and those of a module function it calls) to their readers."""
+    import ast
+
+    names = _reads(statement)  # what it assigns, and what it changes (``RULES.append``)
+    call = getattr(statement, "value", None)
+    called = None
+    if isinstance(call, ast.Call) and isinstance(call.func, ast.Name):
+        called = functions.get(call.func.id)
+        names |= _reads(called) if called is not None else set()
+    caller = getattr(getattr(call, "func", None), "id", None)
+    readers: set[int] = set()
+    for name, function in functions.items():
+        if name != caller and _reads(function) & names:
+            readers |= _body_lines(function)
+    for line in _span(statement):
+        found[line] = readers
+    if called is not None:  # the function it runs at import
+        for line in _span(called):
+            found.setdefault(line, set()).update(readers)
+
+
+def _reads(node: Any) -> set[str]:
+    import ast
+
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+
+def _body_lines(node: Any) -> set[int]:
+    import ast
+
+    return {n.lineno for n in ast.walk(node) if isinstance(n, ast.stmt)}
+
+
+def _span(node: Any) -> range:
+    return range(node.lineno, (node.end_lineno or node.lineno) + 1)
+
+
+def _assigns_dunder(statement: Any) -> bool:
+    import ast
+
+    return any(
+        isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and n.id.startswith("__")
+        for n in ast.walk(statement)
+    )
+
+
+def _module_functions(tree: Any) -> dict[str, Any]:
+    """Top-level functions and methods of top-level classes, by qualified name."""
+    import ast
+
+    kinds = (ast.FunctionDef, ast.AsyncFunctionDef)
+    functions: dict[str, Any] = {}
+    for node in tree.body:
+        if isinstance(node, kinds):
+            functions[node.name] = node
+        elif isinstance(node, ast.ClassDef):
+            functions.update(
+                {f"{node.name}.{m.name}": m for m in node.body if isinstance(m, kinds)}
+            )
+    return functions
+
+
+def rebind(mutated_source: str, target: str) -> None:
+    """Switch on a module-level data mutant in a collected process, without re-importing.
+
+    The mutated source runs again in the live module's namespace. The module's
+    functions and classes keep their identity (tests hold them) and read the
+    new data through their globals; a function's defaults are re-evaluated;
+    a list, dict or set changed in place; any other changed value is also
+    rebound in the modules that imported it by name. Raises ``LookupError``
+    when it cannot be done faithfully (the fresh path then runs the mutant).
+    """
+    is_target = SameFile(target)
+    module = _live_module(is_target)
+    namespace = module.__dict__
+    before = dict(namespace)
+    code = compile(mutated_source, target, "exec", dont_inherit=True)
+    exec(code, namespace)  # an exception here is the mutant breaking the import
+    changed: list[tuple[str, Any, Any]] = []
+    for name, new in list(namespace.items()):
+        old = before.get(name, namespace)
+        if old is namespace or old is new:
+            continue
+        if not _kept(name, old, new, namespace, is_target):
+            changed.append((name, old, new))
+    if changed:
+        _rebind_elsewhere(module, changed)
+
+
+def _live_module(is_target: SameFile) -> Any:
+    """The module loaded from the target file (LookupError when none is)."""
+    for module in list(sys.modules.values()):
+        if is_target(getattr(module, "__file__", None) or ""):
+            return module
+    raise LookupError("the target was not imported during collection")
+
+
+def _kept(name: str, old: Any, new: Any, namespace: dict[str, Any], is_target: SameFile) -> bool:
+    """Keep the live ``old`` under ``name``, given what the mutated run made of it; False when
+    the ``new`` value must replace it (and be rebound where others imported it)."""
+    if _defined_in(old, is_target):
+        _carry_over(old, new)
+    elif _defined_in(type(new), is_target):
+        raise LookupError(f"{name} is an instance of the module's own class")
+    elif not _same_value(old, new):
+        if type(old) is not type(new) or type(old) not in (list, dict, set):
+            return False
+        _update_in_place(old, new)
+    namespace[name] = old
+    return True
+
+
+def _carry_over(old: Any, new: Any) -> None:
+    """Give a kept function what the mutated run changed in it (a lambda's code, defaults);
+    refuse what cannot be carried over faithfully."""
+    if isinstance(old, types.FunctionType) and isinstance(new, types.FunctionType):
+        if old.__closure__ or new.__closure__:
+            raise LookupError(f"{old.__name__} is a closure made at import time")
+        if old.__code__ != new.__code__:
+            old.__code__ = new.__code__  # a module-level lambda's body was mutated
+        old.__defaults__, old.__kwdefaults__ = new.__defaults__, new.__kwdefaults__
+    elif isinstance(old, type) and isinstance(new, type):
+        for key, value in vars(new).items():
+            if key not in ("__dict__", "__weakref__") and not _same_member(
+                vars(old).get(key), value
+            ):
+                raise LookupError(f"class {old.__name__} changed: {key}")
+    else:
+        raise LookupError(f"{type(old).__name__} is not a function or class")
+
+
+def _same_member(before: Any, value: Any) -> bool:
+    """Whether a class attribute made by the mutated run is the same as the live one."""
+    if before is value or _same_value(before, value) or (before is None and value is None):
+        return True
+    if type(before) is not type(value):
+        return False
+    if isinstance(value, types.FunctionType):
+        return bool(
+            value.__code__ == before.__code__
+            and value.__defaults__ == before.__defaults__
+            and not value.__closure__
+        )
+    if isinstance(value, (staticmethod, classmethod)):
+        return _same_member(before.__func__, value.__func__)
+    if isinstance(value, property):
+        return all(
+            _same_member(getattr(before, f), getattr(value, f)) for f in ("fget", "fset", "fdel")
+        )
+    return False
+
+
+def _defined_in(value: Any, is_target: SameFile) -> bool:
+    if isinstance(value, types.FunctionType):
+        return is_target(value.__code__.co_filename)
+    if isinstance(value, type):
+        module = sys.modules.get(getattr(value, "__module__", ""))
+        return module is not None and is_target(getattr(module, "__file__", None) or "")
+    return False
+
+
+def _same_value(old: Any, new: Any) -> bool:
+    if type(old) is not type(new) or not isinstance(
+        old, (str, bytes, int, float, tuple, frozenset)
+    ):
+        return False
+    try:
+        return bool(old == new)
+    except Exception:
+        return False
+
+
+def _update_in_place(old: Any, new: Any) -> None:
+    if isinstance(old, list):
+        old[:] = new
+    else:
+        old.clear()
+        old.update(new)
+
+
+def _rebind_elsewhere(module: Any, changed: list[tuple[str, Any, Any]]) -> None:
+    """``from target import NAME`` in the project's other modules (tests, conftests): point
+    NAME at the new value. Matched by name and identity: identity alone would also catch
+    cached small ints and interned strings everywhere."""
+    root = os.getcwd() + os.sep
+    for other in list(sys.modules.values()):
+        names = getattr(other, "__dict__", None)
+        where = getattr(other, "__file__", None) or ""
+        if other is module or not isinstance(names, dict) or not where.startswith(root):
+            continue
+        if "site-packages" in where:
+            continue
+        for name, old, new in changed:
+            if names.get(name, module) is old:
+                names[name] = new

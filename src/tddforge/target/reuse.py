@@ -1,0 +1,85 @@
+"""What a prior run's results still prove: reusable verdicts and baseline records (pure)."""
+
+from __future__ import annotations
+
+from .protocol import BaselineRecord, MutantRecord, PriorVerdict, Reused, WorkerConfig
+
+_COLLECTION = "collection: "
+
+
+def reusable(prior: PriorVerdict | None, covering: list[str], unchanged: set[str]) -> Reused | None:
+    """A prior verdict that is provably still right, or None (the mutant must run again).
+
+    killed: the killing test is unchanged and still covers the mutant.
+    survived / no-coverage: every test now covering the mutant is unchanged and
+    had already run against it (so no new or edited test can kill it).
+    Timeouts and errors always run again.
+    """
+    if not prior:
+        return None
+    verdict = prior.get("verdict")
+    if verdict == "killed":
+        killer = prior.get("killer") or ""
+        if is_unchanged(killer, unchanged) and (
+            killer in covering or killer.startswith(_COLLECTION)
+        ):
+            return Reused(verdict="killed", killer=killer, ran=prior.get("ran", []), duration=0.0)
+        return None
+    if verdict in ("survived", "no-coverage"):
+        ran = set(prior.get("ran", []))
+        if all(is_unchanged(n, unchanged) and n in ran for n in covering):
+            return Reused(verdict=verdict, ran=prior.get("ran", []), duration=0.0)
+    return None
+
+
+def is_unchanged(nodeid: str, unchanged: set[str]) -> bool:
+    """Whether a test (or a collection-time verdict's file) is provably unchanged.
+
+    Keys as ``fingerprints.file_fingerprints`` makes them: ``path::func``,
+    ``path::Class::*`` for any method of a class, ``path`` for a file.
+    """
+    if nodeid.startswith(_COLLECTION):
+        return nodeid[len(_COLLECTION) :] in unchanged
+    parts = nodeid.split("[", 1)[0].split("::")
+    if len(parts) == 2:
+        key = "::".join(parts)
+    elif len(parts) > 2:
+        key = f"{parts[0]}::{parts[1]}::*"
+    else:
+        key = nodeid
+    return key in unchanged
+
+
+def reusable_baseline(config: WorkerConfig) -> dict[str, BaselineRecord]:
+    """Prior baseline records of tests that are provably unchanged (same module version).
+
+    A passing, unchanged test covers the same lines and takes about the same
+    time as before, so it need not run again to rebuild the baseline.
+    """
+    unchanged = set(config.get("unchanged_tests", []))
+    return {
+        nodeid: record
+        for nodeid, record in config.get("prior_baseline", {}).items()
+        if record.get("outcome") == "passed" and is_unchanged(nodeid, unchanged)
+    }
+
+
+def at_collection_fresh(mutants: list[MutantRecord], collect_lines: set[int]) -> list[MutantRecord]:
+    """Graft mutants in code that already ran during collection must be imported fresh.
+
+    A function body executed at import time (a module calling its own helper,
+    a decorator, parametrize data) has already done its work by the time a
+    graft could switch the mutant on.
+    """
+    return [_as_fresh(m) if _ran_at_collection(m, collect_lines) else m for m in mutants]
+
+
+def _ran_at_collection(m: MutantRecord, collect_lines: set[int]) -> bool:
+    span = range(m["line"], m["end_line"] + 1)
+    return m["strategy"] == "graft" and bool(collect_lines.intersection(span))
+
+
+def _as_fresh(m: MutantRecord) -> MutantRecord:
+    fresh = m.copy()
+    fresh["strategy"] = "fresh"
+    return fresh

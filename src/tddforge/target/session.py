@@ -1,0 +1,109 @@
+"""One scoring request, phase by phase: baseline, plan, graft and rebind, fresh, done.
+
+pytest's configuration (options, ini, plugins, conftests) is prepared once,
+in a child of the pristine process, and every phase forks from it. If
+preparing imports the target, that child is spoiled and the pristine
+process scores instead, each child starting pytest itself.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import time
+from typing import Callable
+
+from .baseline import Measured, baseline_error, baseline_event, run_baseline
+from .codecache import CODE_CACHE
+from .fresh import run_fresh
+from .graft import run_graft
+from .hosting import Starter
+from .journal import Journal
+from .plan import plan
+from .protocol import DONE, DoneEvent, Sources, Timings, WorkerConfig
+from .request import Request
+
+_SPOILED = 3  # the exit status of a child whose preparation imported the target
+
+
+def score_request(config: WorkerConfig, starter: Starter | None = None) -> None:
+    """Score one request, with ``starter`` (warm mode's prepared config) or preparing its own.
+
+    Runs in a forked, quiet process (see ``serve.run_request``).
+    """
+    request = Request.read(config)
+    if starter is None:
+        starter = Starter(config)
+        if _scored_prepared(request, starter):
+            return
+    score(request, starter)
+
+
+def _scored_prepared(request: Request, starter: Starter) -> bool:
+    """Prepare pytest's config in a child and score there; False when preparing imported
+    the target (a conftest did) or pytest could not start.
+
+    Preparing loads the conftests, and a module imported then stays imported
+    in every process forked after: the import hook could no longer serve a
+    mutant of the target, and the baseline would see no line of it run. So
+    a process that imported it is spoiled and left, and this one, still
+    pristine, scores with each child starting pytest by itself.
+    """
+    pid = os.fork()
+    if pid == 0:
+        starter.prepare(request.target)
+        if starter.prepared is None:
+            os._exit(_SPOILED)
+        os._exit(guarded(lambda: score(request, starter), request.journal))
+    _, status = os.waitpid(pid, 0)
+    return not (os.WIFEXITED(status) and os.WEXITSTATUS(status) == _SPOILED)
+
+
+def score(request: Request, starter: Starter) -> None:
+    """Baseline, then every mutant by its way; the journal gets each verdict as it comes."""
+    started = time.monotonic()
+    gc.collect()
+    gc.freeze()  # every child shares this heap instead of copying it on its first collection
+    baseline = run_baseline(request.config, starter, _compile_ahead(request, starter))
+    timings = Timings(prepare=starter.prepared is not None, baseline=time.monotonic() - started)
+    error = baseline_error(baseline)
+    if error is not None:
+        request.journal.emit(error)
+        return
+    measured = Measured.of(baseline, request.floor, request.factor)
+    request.journal.emit(baseline_event(baseline["tests"], measured))
+    found = plan(request.config, request.source, measured)
+    for m, verdict in found.reused:
+        request.journal.reused(m, verdict)
+    for m in found.uncovered:
+        request.journal.uncovered(m)
+    mark = time.monotonic()
+    fallback = run_graft(request, measured, starter, found.graft) if found.graft else []
+    timings["graft"] = time.monotonic() - mark
+    mark = time.monotonic()
+    run_fresh(request, measured, starter, found.fresh + fallback)
+    timings["fresh"] = time.monotonic() - mark
+    elapsed = time.monotonic() - started
+    counts = found.counts(fallback)
+    request.journal.emit(DoneEvent(event=DONE, elapsed=elapsed, timings=timings, counts=counts))
+
+
+def _compile_ahead(request: Request, starter: Starter) -> Callable[[Sources], None]:
+    """What to do with the files the collection imported: compile them once, here, for every
+    child forked from here."""
+
+    def compile_ahead(sources: Sources) -> None:
+        request.journal.sources(sources)  # a warm worker keeps them compiled (serve)
+        CODE_CACHE.add_sources(sources, starter.prepared)  # the config every child shares
+
+    return compile_ahead
+
+
+def guarded(call: Callable[[], None], journal: Journal) -> int:
+    """Run ``call``; report an exception as the request's error. The exit status to use."""
+    try:
+        call()
+    except BaseException as exc:
+        journal.error("worker", f"{type(exc).__name__}: {exc}")
+        return 1
+    return 0
