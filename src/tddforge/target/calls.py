@@ -77,9 +77,12 @@ def resolve(module: Any, call: dict[str, Any]) -> tuple[Any, Any]:
     if parts[1] in OPERATORS:  # spelled as a test spells it: ``a + b``, ``len(a)``, ``a[0] = 1``
         template = OPERATORS[parts[1]]
         run = exec if parts[1] in STATEMENTS else eval  # a statement gives None
-        return (lambda *args: run(template.format(*map(_arg, range(len(args))), self="_self"),
-                                  {"_self": instance, **{_arg(i): a for i, a in enumerate(args)}})
-                ), instance  # fmt: skip
+
+        def operate(*args: Any) -> Any:
+            names = {_arg(i): a for i, a in enumerate(args)}
+            return run(template.format(*names, self="_self"), {"_self": instance, **names})
+
+        return operate, instance
     return getattr(instance, parts[1]), instance
 
 

@@ -28,17 +28,34 @@ from typing import Any
 # the special methods tests reach through an operator or a builtin, and how they are spelled
 # (the runner calls them the same way, so ``NotImplemented`` and reflection behave as in a test)
 OPERATORS = {
-    "__add__": "({self} + {0})", "__sub__": "({self} - {0})", "__mul__": "({self} * {0})",
-    "__truediv__": "({self} / {0})", "__floordiv__": "({self} // {0})",
-    "__mod__": "({self} % {0})", "__pow__": "({self} ** {0})", "__eq__": "({self} == {0})",
-    "__ne__": "({self} != {0})", "__lt__": "({self} < {0})", "__le__": "({self} <= {0})",
-    "__gt__": "({self} > {0})", "__ge__": "({self} >= {0})", "__neg__": "(-{self})",
-    "__abs__": "abs({self})", "__len__": "len({self})", "__str__": "str({self})",
-    "__repr__": "repr({self})", "__bool__": "bool({self})", "__getitem__": "{self}[{0}]",
-    "__contains__": "({0} in {self})", "__iter__": "list({self})",
-    "__radd__": "({0} + {self})", "__rsub__": "({0} - {self})", "__rmul__": "({0} * {self})",
-    "__setitem__": "{self}[{0}] = {1}", "__delitem__": "del {self}[{0}]",
-}  # fmt: skip
+    "__add__": "({self} + {0})",
+    "__sub__": "({self} - {0})",
+    "__mul__": "({self} * {0})",
+    "__truediv__": "({self} / {0})",
+    "__floordiv__": "({self} // {0})",
+    "__mod__": "({self} % {0})",
+    "__pow__": "({self} ** {0})",
+    "__eq__": "({self} == {0})",
+    "__ne__": "({self} != {0})",
+    "__lt__": "({self} < {0})",
+    "__le__": "({self} <= {0})",
+    "__gt__": "({self} > {0})",
+    "__ge__": "({self} >= {0})",
+    "__neg__": "(-{self})",
+    "__abs__": "abs({self})",
+    "__len__": "len({self})",
+    "__str__": "str({self})",
+    "__repr__": "repr({self})",
+    "__bool__": "bool({self})",
+    "__getitem__": "{self}[{0}]",
+    "__contains__": "({0} in {self})",
+    "__iter__": "list({self})",
+    "__radd__": "({0} + {self})",
+    "__rsub__": "({0} - {self})",
+    "__rmul__": "({0} * {self})",
+    "__setitem__": "{self}[{0}] = {1}",
+    "__delitem__": "del {self}[{0}]",
+}
 STATEMENTS = frozenset({"__setitem__", "__delitem__"})  # run with exec, written as a line
 
 _KINDS = {

@@ -272,8 +272,8 @@ def _forked(item: pytest.Item) -> list[pytest.TestReport]:
     except ValueError:
         reason = f"the test's process died (wait status {status})"
     report = pytest.TestReport(item.nodeid, item.location, {}, "failed", reason, "call")
-    setattr(report, _KEY, {"exc_type": "ProcessDied", "exc_module": None, "missing_name": None,
-                           "message": reason, "location": None})  # fmt: skip
+    died = {"exc_type": "ProcessDied", "exc_module": None, "missing_name": None}
+    setattr(report, _KEY, {**died, "message": reason, "location": None})
     return [report]
 
 

@@ -22,7 +22,7 @@ from tddforge.config import Settings
 from tddforge.languages.python import PythonRunner
 from tddforge.llm import ScriptedClient
 from tddforge.orchestration.kata_session import scaffold
-from tddforge.orchestration.red_stage import RedOptions, run_red
+from tddforge.orchestration.red_stage import RedOptions, red_stage
 from tddforge.spec import Spec
 
 pytestmark = pytest.mark.integration
@@ -91,7 +91,7 @@ def test_red_stage_never_reads_or_copies_a_file_outside_the_project(
     llm = ScriptedClient().enqueue(reply)
     options = RedOptions(project=project, python=Path(sys.executable))
     opened.clear()
-    outcome = run_red(SPEC, llm, Settings(), options, lambda _: None)
+    outcome = red_stage(SPEC, llm, Settings(), options, lambda _: None)
     read_outside = touched_outside(opened, outside)  # before this test reads it itself
     assert [r.path for r in outcome.artifact.refused_files] == ["tests/../../x/b.py"]
     assert not read_outside
