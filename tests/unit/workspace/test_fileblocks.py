@@ -72,9 +72,107 @@ def test_header_without_fence_is_a_problem_not_a_guess(tmp_path: Path) -> None:
     assert "tests/test_a.py" in parsed.problems[0]
 
 
-def test_unclosed_fence_at_end_keeps_content(tmp_path: Path) -> None:
-    (block,) = parse_file_blocks(f"### FILE: a.py\n{FENCE}python\nx = 1\n", tmp_path).blocks
-    assert block.content == "x = 1\n"
+def test_a_reply_cut_off_inside_a_block_writes_nothing_of_it(tmp_path: Path) -> None:
+    reply = f"### FILE: tests/test_a.py\n{FENCE}python\nA = 1\n{FENCE}\n### FILE: b.py\n{FENCE}python\nx = 1\n"
+    parsed = parse_file_blocks(reply, tmp_path)
+    assert [b.path.rel for b in parsed.blocks] == ["tests/test_a.py"]
+    (problem,) = parsed.problems
+    assert "cut off inside the block for 'b.py'" in problem and "nothing of it" in problem
+
+
+BODY = "def test_x():\n    assert 1\n"
+
+#: One reply per shape a model may answer in: (shape, reply, the files expected, problems expected).
+SHAPES = [
+    (
+        "header",
+        f"### FILE: tests/test_x.py\n{FENCE}python\n{BODY}{FENCE}\n",
+        ["tests/test_x.py"],
+        0,
+    ),
+    (
+        "info string after the language",
+        f"Here it is:\n{FENCE}python tests/test_x.py\n{BODY}{FENCE}\n",
+        ["tests/test_x.py"],
+        0,
+    ),
+    ("info string alone", f"{FENCE}tests/test_x.py\n{BODY}{FENCE}\n", ["tests/test_x.py"], 0),
+    (
+        "info string as a title",
+        f'{FENCE}python title="tests/test_x.py"\n{BODY}{FENCE}\n',
+        ["tests/test_x.py"],
+        0,
+    ),
+    (
+        "first line a file comment",
+        f"{FENCE}python\n# file: tests/test_x.py\n{BODY}{FENCE}\n",
+        ["tests/test_x.py"],
+        0,
+    ),
+    (
+        "first line a bare path comment",
+        f"{FENCE}python\n# tests/test_x.py\n{BODY}{FENCE}\n",
+        ["tests/test_x.py"],
+        0,
+    ),
+    (
+        "bare path line before the fence",
+        f"tests/test_x.py\n{FENCE}python\n{BODY}{FENCE}\n",
+        ["tests/test_x.py"],
+        0,
+    ),
+    (
+        "bold path with a colon, a blank line, then the fence",
+        f"**tests/test_x.py**:\n\n{FENCE}python\n{BODY}{FENCE}\n",
+        ["tests/test_x.py"],
+        0,
+    ),
+    (
+        "two files in two shapes",
+        f"{FENCE}python tests/test_x.py\n{BODY}{FENCE}\n`src/x.py`\n{FENCE}python\nX = 1\n{FENCE}\n",
+        ["tests/test_x.py", "src/x.py"],
+        0,
+    ),
+    (
+        "a fence naming no path is prose",
+        f"Run it like this:\n{FENCE}bash\npytest -q\n{FENCE}\n",
+        [],
+        0,
+    ),
+    (
+        "a sentence naming a path is not a path line",
+        f"Put this in tests/test_x.py:\n{FENCE}python\n{BODY}{FENCE}\n",
+        [],
+        0,
+    ),
+    ("cut off inside a fence that named its path", f"{FENCE}python tests/test_x.py\n{BODY}", [], 1),
+    ("cut off after a bare path line", f"tests/test_x.py\n{FENCE}python\n{BODY}", [], 1),
+]
+
+
+@pytest.mark.parametrize(
+    ("reply", "files", "problems"),
+    [pytest.param(reply, files, problems, id=shape) for shape, reply, files, problems in SHAPES],
+)
+def test_reply_shapes(tmp_path: Path, reply: str, files: list[str], problems: int) -> None:
+    parsed = parse_file_blocks(reply, tmp_path)
+    assert [b.path.rel for b in parsed.blocks] == files
+    assert len(parsed.problems) == problems
+    for block in parsed.blocks:
+        assert "file:" not in block.content and not block.content.startswith("# tests/")
+        assert block.content in (BODY, "X = 1\n")
+
+
+def test_a_path_in_another_shape_is_gated_as_well(tmp_path: Path) -> None:
+    for reply in (
+        f"{FENCE}python\n# file: ../x/test_x.py\n{BODY}{FENCE}\n",
+        f"../x/test_x.py\n{FENCE}python\n{BODY}{FENCE}\n",
+        f"{FENCE}python ../x/test_x.py\n{BODY}{FENCE}\n",
+    ):
+        parsed = parse_file_blocks(reply, tmp_path)
+        assert parsed.blocks == ()
+        (refusal,) = parsed.refused
+        assert "'..'" in refusal.reason
 
 
 @pytest.mark.parametrize(
