@@ -196,6 +196,8 @@ def _report_kata(outcome: Outcome) -> None:
         f" {summary['green_cycles']} green, {summary['tests']} tests, {len(summary['commits'])}"
         f" commits, ${summary['llm']['cost']:.4f}; run dir {escape(str(summary['run_dir']))}"
     )
+    if summary.get("note"):
+        err.print(f"  [yellow]note[/yellow] {escape(summary['note'])}")
 
 
 @cli.command()

@@ -129,7 +129,7 @@ def test_four_green_cycles_leave_a_green_history(
     assert ".tddforge/" in (work / ".gitignore").read_text()
     # The protocol: seed system prompts, roles in order, the status block only informational.
     roles = [_system(r).split(" agent", 1)[0] for r in server.requests]
-    assert roles[:3] == ["You are a Tester", "You are a Implementer", "You are a Refactorer"]
+    assert roles[:3] == ["You are a Tester", "You are an Implementer", "You are a Refactorer"]
     assert all(_system(r).endswith("TDD system.") is False for r in server.requests)
     assert "Cycle 4 of 10" in _user(server.requests[9])
     # Per-cycle metrics stored with the run.
@@ -306,7 +306,7 @@ def test_kill_minus_nine_mid_cycle_then_resume(
     assert code == 0, stderr
     assert summary["resumed"] == 1 and summary["green_cycles"] == 2
     assert _system(server.requests[5]).startswith(
-        "You are a Implementer agent"
+        "You are an Implementer agent"
     )  # not the Tester again
     history = _history(work)
     assert [s for _, s in history][1:] == [

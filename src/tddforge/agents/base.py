@@ -7,7 +7,9 @@ The reply protocol, shared by every kata agent:
   ``TESTS_PASSED:`` lines) is parsed, but only as information: success is
   decided by running the tests, never by the model's word;
 * the Tester answers ``KATA_COMPLETE`` (and no files) when the kata is fully
-  specified; the Refactorer answers ``NO_CHANGES`` when nothing needs improving.
+  specified; the Refactorer answers ``NO_CHANGES`` when nothing needs improving;
+* any agent may answer ``CLARIFICATION_NEEDED: <question>`` (and no files) when the
+  kata's requirements are unclear: the session stops until a person answers.
 """
 
 from __future__ import annotations
@@ -25,9 +27,14 @@ from tddforge.llm.base import ChatMessage, Completion, LLMClient, system_user
 
 KATA_COMPLETE = "KATA_COMPLETE"
 NO_CHANGES = "NO_CHANGES"
+CLARIFICATION_NEEDED = "CLARIFICATION_NEEDED"
+_CLARIFICATION = re.compile(
+    r"^\s*\**CLARIFICATION_NEEDED\**\s*:?\s*(?P<question>.*?)\s*(?:\n\s*\n|\Z)",
+    re.MULTILINE | re.DOTALL,
+)
 _FENCED = re.compile(r"^\s{0,3}(`{3,}|~{3,}).*?^\s{0,3}\1\s*$", re.MULTILINE | re.DOTALL)
 _STATUS_LINE = re.compile(
-    r"^\s*(SUCCESS|MESSAGE|FILES_MODIFIED|TESTS_PASSED)\s*:\s*(.*?)\s*$", re.MULTILINE
+    r"^\s*(SUCCESS|MESSAGE|FILES_MODIFIED|TESTS_PASSED|NEXT)\s*:\s*(.*?)\s*$", re.MULTILINE
 )
 
 
@@ -62,6 +69,10 @@ class AgentContext:
     known_tests: frozenset[str] = frozenset()
     #: The subject of the commit the agent makes when it succeeds.
     commit_subject: str = ""
+    #: What became of the last refactoring (kept, reverted, not needed): told to the Tester.
+    last_refactor: str = ""
+    #: (question, answer) pairs a person gave when an agent asked for clarification.
+    clarifications: Sequence[tuple[str, str]] = ()
 
 
 @dataclass
@@ -84,6 +95,8 @@ class AgentResult:
     status: StatusBlock | None = None
     #: How many times the agent was asked (set by ``execute_with_retry``).
     attempts: int = 1
+    #: The question the agent asked instead of doing its job (``CLARIFICATION_NEEDED``).
+    clarification: str | None = None
 
 
 @dataclass(frozen=True)
@@ -94,6 +107,8 @@ class StatusBlock:
     message: str = ""
     files_modified: tuple[str, ...] = ()
     tests_passed: bool | None = None
+    #: The Tester's next step after this one, when it says (``NEXT:``).
+    next: str = ""
 
 
 def outside_fences(reply: str) -> str:
@@ -112,6 +127,7 @@ def parse_status_block(reply: str) -> StatusBlock | None:
         message=found.get("MESSAGE", ""),
         files_modified=files,
         tests_passed=_flag(found.get("TESTS_PASSED")),
+        next=found.get("NEXT", ""),
     )
 
 
@@ -120,6 +136,15 @@ def _flag(value: str | None) -> bool | None:
         return None
     lowered = value.strip().lower()
     return True if lowered in ("true", "yes") else False if lowered in ("false", "no") else None
+
+
+def clarification_asked(reply: str) -> str | None:
+    """The question of a ``CLARIFICATION_NEEDED: <question>`` reply (outside code), or None."""
+    found = _CLARIFICATION.search(outside_fences(reply))
+    if found is None:
+        return None
+    question = " ".join(found.group("question").split())
+    return question or "(the agent asked for clarification without saying what)"
 
 
 def says(reply: str, marker: str) -> bool:
@@ -218,7 +243,7 @@ def execute_with_retry(agent: Agent, context: AgentContext, max_attempts: int = 
         except TddforgeError as exc:
             last, error = None, f"{type(exc).__name__}: {exc}"
             continue
-        if last.success or last.overshoot_detected:
+        if last.success or last.overshoot_detected or last.clarification:
             return replace(last, attempts=attempt + 1)
         error = last.error_details or last.message
     raise AttemptsExhausted(

@@ -33,6 +33,9 @@ class ImplementerAgent(KataAgent):
         refused = self._refused(reply)
         if refused is not None:
             return refused
+        asked = self._asked_back(reply)
+        if asked is not None:
+            return asked
         if not reply.parsed.blocks:
             problems = "; ".join(reply.parsed.problems) or "the reply has no ### FILE: blocks"
             return self._failure(reply, f"no file was written ({problems})")

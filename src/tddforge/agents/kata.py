@@ -12,11 +12,17 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tddforge import prompts
-from tddforge.agents.base import Agent, AgentContext, AgentResult, parse_status_block
+from tddforge.agents.base import (
+    Agent,
+    AgentContext,
+    AgentResult,
+    clarification_asked,
+    parse_status_block,
+)
 from tddforge.languages.base import GateResult, LanguageRunner, TestReport
 from tddforge.llm.base import LLMClient
 from tddforge.workspace.fileblocks import ParsedReply, parse_file_blocks
-from tddforge.workspace.git import Git
+from tddforge.workspace.git import Git, commit_message
 from tddforge.workspace.paths import WriteReport, write_blocks
 
 OUTPUT_IN_ERROR = 3_000
@@ -81,6 +87,18 @@ class KataAgent(Agent):
         """Write the reply's files; the report's ``undo()`` is how an attempt is reverted."""
         return write_blocks(reply.parsed.blocks)
 
+    def _asked_back(self, reply: Reply) -> AgentResult | None:
+        """A reply that writes no file and asks ``CLARIFICATION_NEEDED: ...``: the question."""
+        question = None if reply.parsed.blocks else clarification_asked(reply.text)
+        if question is None:
+            return None
+        return AgentResult(
+            False,
+            f"asks for clarification: {question}",
+            clarification=question,
+            status=parse_status_block(reply.text),
+        )
+
     def _refused(self, reply: Reply, written: WriteReport | None = None) -> AgentResult | None:
         """A failure naming the refused paths, when the reply had any (nothing stays written)."""
         refused = [*reply.parsed.refused, *(written.refused if written else [])]
@@ -116,19 +134,20 @@ class KataAgent(Agent):
         return sorted(set(paths))
 
     def run_gates(self, paths: Sequence[str], report: TestReport) -> GateRun:
-        """format (auto-fix; the tests again if it changed code) → lint → tests → build."""
-        fmt = self.runner.format_code(self.work_dir, paths)
-        if fmt.changed:
-            report = self.runner.run_tests(self.work_dir)
+        """lint (safe fixes applied) and format (both auto-fix; the tests again if either
+        changed code) → tests → build."""
         lint = self.runner.lint_code(self.work_dir, paths)
+        fmt = self.runner.format_code(self.work_dir, paths)
+        if fmt.changed or lint.changed:
+            report = self.runner.run_tests(self.work_dir)
         tests = GateResult("tests", "passed" if report.all_passed else "failed", report.output)
         build = self.runner.build(self.work_dir, paths)
         return GateRun((fmt, lint, tests, build), report)
 
-    def commit(self, paths: Sequence[str], subject: str) -> str:
-        """Stage ``paths`` and commit them; return the SHA."""
+    def commit(self, paths: Sequence[str], subject: str, body: str = "") -> str:
+        """Stage ``paths`` and commit them (subject at most 72 characters); return the SHA."""
         self.git.add(list(paths))
-        return self.git.commit(subject)
+        return self.git.commit(commit_message(subject, body))
 
     @abstractmethod
     def execute(self, context: AgentContext) -> AgentResult:

@@ -37,6 +37,9 @@ class RefactorerAgent(KataAgent):
         refused = self._refused(reply)
         if refused is not None:
             return refused
+        asked = self._asked_back(reply)
+        if asked is not None:
+            return asked
         if not reply.parsed.blocks and says(reply.text, NO_CHANGES):
             return AgentResult(True, NO_CHANGES, no_changes=True, tests_passed=True, status=status)
         if not reply.parsed.blocks:
@@ -71,10 +74,11 @@ class RefactorerAgent(KataAgent):
             result.gates = gates.statuses() if gates else {}
             return result
         status = parse_status_block(reply.text)
-        subject = context.commit_subject or "refactor"
+        subject, body = context.commit_subject or "refactor", ""
         if status and status.message:
-            subject = f"{subject}: {status.message.splitlines()[0][:100]}"
-        sha = self.commit(paths, subject)
+            first, _, body = status.message.strip().partition("\n")
+            subject = f"{subject}: {first}"
+        sha = self.commit(paths, subject, body)
         return AgentResult(
             success=True,
             message=verdict.reason,

@@ -33,6 +33,9 @@ class TesterAgent(KataAgent):
         refused = self._refused(reply)
         if refused is not None:
             return refused
+        asked = self._asked_back(reply)
+        if asked is not None:
+            return asked
         if not blocks and says(reply.text, KATA_COMPLETE):
             status = parse_status_block(reply.text)
             return AgentResult(True, KATA_COMPLETE, kata_complete=True, status=status)
@@ -49,6 +52,8 @@ class TesterAgent(KataAgent):
         refused = self._refused(reply, written)
         if refused is not None:
             return refused
+        # what tools can fix is fixed, not held against the test: ruff's safe fixes, format
+        lint = self.runner.lint_code(self.work_dir, written.written)
         self.runner.format_code(self.work_dir, written.written)
         report = self.runner.run_tests(self.work_dir)
         sources = self.runner.read_files(
@@ -56,19 +61,24 @@ class TesterAgent(KataAgent):
             [p for p in self.runner.project_files(self.work_dir) if self.runner.is_source_file(p)],
         )
         names = self.runner.missing_kata_names(report.failing, sources)
-        judged = judge_red(context.known_tests, report.facts, names, self.runner.test_function)
-        if judged.verdict == "red":  # lint only a test that is red: it is kept only then
-            lint = self.runner.lint_code(self.work_dir, written.written)
-            judged = judge_red_lint(judged, lint.ok)
-            if not lint.ok:
-                report = replace(report, output=lint.output)
+        judged = judge_red(
+            context.known_tests,
+            report.facts,
+            names,
+            self.runner.test_function,
+            kata_sources=frozenset(sources),
+        )
+        linted = judge_red_lint(judged, lint.ok)  # only the lint no fix could remove
+        if linted is not judged:
+            judged, report = linted, replace(report, output=lint.output)
         if judged.verdict != "red":
             written.undo()
             return self._rejected(reply, judged, report.output)
         self.git.add(written.written)
+        fixed = f" (ruff fixed lint in {', '.join(lint.changed)})" if lint.changed else ""
         return AgentResult(
             success=True,
-            message=f"RED: {judged.reason}",
+            message=f"RED: {judged.reason}{fixed}",
             files_modified=list(written.written),
             tests_passed=False,
             new_tests=list(judged.new_tests),

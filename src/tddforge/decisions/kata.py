@@ -24,11 +24,15 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Literal
 
-from tddforge.decisions.red_validation import TestFact, classify_failure
+from tddforge.decisions.red_validation import Classification, TestFact, classify_failure
 
 FAILING = ("failed", "error")
 #: Stop reasons that mean the session did what it was asked.
 SUCCESSFUL_STOPS = frozenset({"kata_complete", "max_cycles"})
+#: The stop of a session waiting for a person's answer (``CLARIFICATION_NEEDED``).
+CLARIFICATION_STOP = "clarification_needed"
+#: Its exit code: neither done (0), short of the goal (1), nor bad input (2).
+EXIT_CLARIFICATION = 3
 
 
 class Action(str, Enum):
@@ -72,8 +76,13 @@ def judge_red(
     facts: Sequence[TestFact],
     kata_names: frozenset[str],
     test_function: Callable[[str], str],
+    kata_sources: frozenset[str] = frozenset(),
 ) -> RedJudgement:
-    """Is the Tester's new test red for the right reason, an overshoot, or broken?"""
+    """Is the Tester's new test red for the right reason, an overshoot, or broken?
+
+    ``kata_sources`` are the kata's own source files: an exception raised in them (an
+    ``IndexError`` before the test's assertion) means the behaviour is not there yet.
+    """
     ids = {f.name for f in facts}
     removed = sorted(previous - ids)
     if removed:
@@ -89,7 +98,7 @@ def judge_red(
     wrong = [
         f"{f.name}: {verdict.reason}"
         for f in facts
-        if f.status in FAILING and not (verdict := classify_failure(f, kata_names)).valid
+        if f.status in FAILING and not (verdict := classify_red(f, kata_names, kata_sources)).valid
     ]
     if wrong:
         return RedJudgement("broken", "tests fail for the wrong reason: " + "; ".join(wrong), new)
@@ -100,8 +109,25 @@ def judge_red(
         if any(f.status in FAILING for f in facts):
             return RedJudgement("broken", "the new test passes while existing tests fail", new)
         return RedJudgement("overshoot", f"the new test passes already: {_list(new)}", new)
-    reason = classify_failure(next(by_id[t] for t in new if by_id[t].status in FAILING), kata_names)
-    return RedJudgement("red", reason.reason, new)
+    failing = next(by_id[t] for t in new if by_id[t].status in FAILING)
+    return RedJudgement("red", classify_red(failing, kata_names, kata_sources).reason, new)
+
+
+def classify_red(
+    fact: TestFact, kata_names: frozenset[str], kata_sources: frozenset[str]
+) -> Classification:
+    """``classify_failure``, and one more right reason in a kata: the kata's own code raised.
+
+    A test that calls code which raises (``IndexError``, ``TypeError``...) before the
+    test's assertion is red because the behaviour is missing, not because the test is
+    broken; the exception must come from one of the kata's source files, not the test.
+    """
+    verdict = classify_failure(fact, kata_names)
+    if verdict.valid or fact.raised_in is None or fact.raised_in not in kata_sources:
+        return verdict
+    return Classification(
+        True, f"the kata's code raises {fact.failure_kind} in {fact.raised_in}: not there yet"
+    )
 
 
 def judge_red_lint(judged: RedJudgement, lint_ok: bool) -> RedJudgement:
@@ -184,7 +210,9 @@ def stop_reason(cycles_done: int, max_cycles: int, reason: str | None) -> str | 
 
 
 def exit_code(reason: str | None) -> int:
-    """0 when the session did what it was asked, 1 when it stopped short."""
+    """0 when the session did what it was asked, 3 when it waits for an answer, else 1."""
+    if reason == CLARIFICATION_STOP:
+        return EXIT_CLARIFICATION
     return 0 if reason in SUCCESSFUL_STOPS else 1
 
 

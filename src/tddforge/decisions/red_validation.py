@@ -15,12 +15,16 @@ is validly red, and the share of passing tests stays within ``max_pass_ratio``
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from tddforge.target.names import CANNOT_IMPORT, MISSING_IN_MESSAGE
 from tddforge.types import TestStatus
 
+#: pytest's message when ``pytest.raises(X)`` saw no exception: ``DID NOT RAISE <class 'X'>``.
+DID_NOT_RAISE = re.compile(r"DID NOT RAISE\b")
+_CLASS_NAME = re.compile(r"<class '(?:[\w.]+\.)?(\w+)'>")
 #: Failures that are red for the right reason whatever the message: an assertion, a stub.
 ALWAYS_RED_KINDS = frozenset({"AssertionError", "Failed", "NotImplementedError"})
 #: Failures that are red for the right reason when the missing name is the spec's.
@@ -40,6 +44,8 @@ class TestFact:
     failure_kind: str | None = None
     missing_name: str | None = None
     message: str | None = None
+    #: The file the failure was raised in (the innermost frame), when known.
+    raised_in: str | None = None
 
 
 @dataclass(frozen=True)
@@ -83,7 +89,7 @@ def classify_failure(fact: TestFact, provided: frozenset[str]) -> Classification
     """Decide whether one failing test is red for the right reason."""
     kind = fact.failure_kind or "unknown"
     if kind in ALWAYS_RED_KINDS:
-        return Classification(True, f"fails on {kind}")
+        return Classification(True, _red_reason(kind, fact.message))
     if kind in MISSING_NAME_KINDS:
         names = missing_names(fact)
         known = sorted(n for n in names if _provided(n, provided))
@@ -92,6 +98,14 @@ def classify_failure(fact: TestFact, provided: frozenset[str]) -> Classification
         shown = ", ".join(sorted(names)) or "a name"
         return Classification(False, f"{kind} for {shown}, which the spec never mentions")
     return Classification(False, _broken_reason(kind, fact.message))
+
+
+def _red_reason(kind: str, message: str | None) -> str:
+    """``fails on AssertionError``; a ``pytest.raises`` that did not raise, said plainly."""
+    if kind == "Failed" and DID_NOT_RAISE.match(message or ""):
+        expected = ", ".join(_CLASS_NAME.findall(message or "")) or "..."
+        return f"pytest.raises({expected}) did not raise"
+    return f"fails on {kind}"
 
 
 def missing_names(fact: TestFact) -> set[str]:

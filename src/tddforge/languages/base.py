@@ -96,7 +96,8 @@ class LanguageRunner(ABC):
 
     @abstractmethod
     def lint_code(self, work_dir: Path, paths: Sequence[str]) -> GateResult:
-        """Lint ``paths``; failed when the linter reports problems."""
+        """Lint ``paths``, applying the linter's safe fixes in place first (``changed`` lists
+        the files rewritten); failed only for the problems no fix removed."""
 
     @abstractmethod
     def build(self, work_dir: Path, paths: Sequence[str]) -> GateResult:

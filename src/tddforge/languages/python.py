@@ -117,15 +117,19 @@ class PythonRunner(LanguageRunner):
         return GateResult("format", status, _output(result), changed)
 
     def lint_code(self, work_dir: Path, paths: Sequence[str]) -> GateResult:
-        """``ruff check`` the Python files among ``paths``."""
+        """``ruff check --fix`` the Python files among ``paths``: ruff's safe fixes (an
+        unsorted import block, an unused import) are applied, what remains is reported."""
         files = self._python_files(work_dir, paths)
         if self.ruff is None:
             return GateResult("lint", "skipped", "ruff is not installed")
         if not files:
             return GateResult("lint", "passed")
-        argv = [str(self.ruff), "check", "--no-cache", "--output-format=concise", "--", *files]
-        result = self._run(work_dir, argv)
-        return GateResult("lint", "passed" if result.returncode == 0 else "failed", _output(result))
+        before = {p: (work_dir / p).read_bytes() for p in files}
+        argv = [str(self.ruff), "check", "--fix", "--no-cache", "--output-format=concise"]
+        result = self._run(work_dir, [*argv, "--", *files])
+        changed = tuple(p for p in files if (work_dir / p).read_bytes() != before[p])
+        status = "passed" if result.returncode == 0 else "failed"
+        return GateResult("lint", status, _output(result), changed)
 
     def build(self, work_dir: Path, paths: Sequence[str]) -> GateResult:
         """Compile the Python files among ``paths`` with the project's interpreter, writing no
@@ -164,7 +168,7 @@ class PythonRunner(LanguageRunner):
 def facts_from_run(run: TestRun, test_sources: Mapping[str, str]) -> list[TestFact]:
     """Per-test facts; a file that cannot be collected counts every test it defines."""
     facts = [
-        TestFact(o.nodeid, o.outcome, o.failure_kind, o.missing_name, o.message)
+        TestFact(o.nodeid, o.outcome, o.failure_kind, o.missing_name, o.message, o.raised_in)
         for o in run.outcomes
     ]
     for error in run.collection_errors:

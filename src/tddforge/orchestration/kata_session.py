@@ -248,6 +248,18 @@ class _Created:
                 target.unlink(missing_ok=True)
 
 
+def stop_note(state: SessionState) -> str:
+    """What the stop means for the kata, in words (a max_cycles stop is not a finished kata)."""
+    if state.stop_reason != "max_cycles":
+        return ""
+    note = (
+        f"stopped at max_cycles ({state.max_cycles}): the kata may be unfinished; the Tester"
+        " never said KATA_COMPLETE"
+    )
+    next_step = f"; its next step would have been: {state.next_step}" if state.next_step else ""
+    return note + next_step + " (--resume --max-cycles N goes on)"
+
+
 def summarize(state: SessionState, run: RunDir) -> dict[str, Any]:
     """The session summary printed by ``--json`` and stored as the run's summary.json."""
     cycles = state.cycles
@@ -270,6 +282,8 @@ def summarize(state: SessionState, run: RunDir) -> dict[str, Any]:
         "run_dir": str(run.path),
         "stop_reason": state.stop_reason,
         "exit_code": exit_code(state.stop_reason),
+        "kata_complete": state.stop_reason == "kata_complete",
+        "note": stop_note(state),
         "cycles": state.cycles_done,
         "green_cycles": len(green),
         "tests": len(state.test_ids),

@@ -58,6 +58,8 @@ class CycleState(_Model):
     #: The RED test files as staged (path → text): what a resumed session restores.
     test_files: dict[str, str] = Field(default_factory=dict)
     red_output: str = ""
+    #: The Implementer's passing run: what the Refactorer starts from.
+    green_output: str = ""
     overshoots: int = 0
     retries: dict[str, int] = Field(default_factory=dict)
     phases: dict[str, PhaseMetrics] = Field(default_factory=dict)
@@ -101,6 +103,17 @@ class SessionState(_Model):
     overshoot_streak: int = 0
     implementer_failure_streak: int = 0
     hints: list[str] = Field(default_factory=list)
+    #: The latest run of the whole suite (the last green or kept refactoring): the state
+    #: the Tester writes its next test against.
+    last_output: str = ""
+    #: What became of the last refactoring: kept, reverted or not needed, and why.
+    last_refactor: str = ""
+    #: The behaviour the Tester said it would test next (``NEXT:``), when it said.
+    next_step: str = ""
+    #: The question an agent asked (``CLARIFICATION_NEEDED``) that waits for an answer.
+    pending_question: str = ""
+    #: Questions asked and the answers a person gave, in order: every later prompt has them.
+    clarifications: list[tuple[str, str]] = Field(default_factory=list)
     cycles: list[CycleState] = Field(default_factory=list)
     stop_reason: str | None = None
     resumed: int = 0

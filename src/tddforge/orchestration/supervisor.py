@@ -28,6 +28,7 @@ from tddforge.agents.refactorer import RefactorerAgent
 from tddforge.agents.tester import TesterAgent
 from tddforge.config import KataConfig
 from tddforge.decisions.kata import (
+    CLARIFICATION_STOP,
     Action,
     after_implementer_failure,
     after_overshoot,
@@ -130,8 +131,9 @@ class SupervisorAgent:
         if not cycle.done(TDDPhase.IMPLEMENTING) and not self._implementing(cycle):
             self._save()
             return cycle
-        if not cycle.done(TDDPhase.REFACTORING):
-            self._refactoring(cycle)
+        if not cycle.done(TDDPhase.REFACTORING) and not self._refactoring(cycle):
+            self._save()
+            return cycle
         cycle.mark_complete("green")
         self._save()
         return cycle
@@ -192,13 +194,19 @@ class SupervisorAgent:
         cycle.phase = TDDPhase.TESTING
         state = self.session_state
         while True:
-            context = self._context(cycle)
+            context = replace(
+                self._context(cycle, last_output=state.last_output),
+                last_refactor=state.last_refactor,
+            )
             started = time.monotonic()
             try:
                 result = execute_with_retry(self.tester, context, self.config.kata.tester_attempts)
             except AttemptsExhausted as exc:
                 self._metrics(cycle, "tester", self.tester, started, "failed")
                 return self._stop(cycle, "tester_failed", f"agent_failure: {exc}")
+            if result.clarification:
+                self._metrics(cycle, "tester", self.tester, started, "question")
+                return self._ask_person(cycle, "tester", result.clarification)
             outcome = "overshoot" if result.overshoot_detected else "red"
             self._metrics(cycle, "tester", self.tester, started, outcome)
             if result.kata_complete:
@@ -217,6 +225,7 @@ class SupervisorAgent:
         cycle.test_files = self.runner.read_files(self.work_dir, result.files_modified)
         cycle.red_output = result.test_output[-OUTPUT_IN_CONTEXT:]
         cycle.test_count = result.test_count
+        state.next_step = result.status.next if result.status else ""
         cycle.finish_phase(TDDPhase.TESTING)
         self._event("red", cycle=cycle.cycle_number, tests=result.new_tests, reason=result.message)
         self.progress(f"red: {cycle.behaviour} ({result.message})")
@@ -242,37 +251,63 @@ class SupervisorAgent:
             self.progress(f"implementer failed {exc.attempts} times; test dropped")
             reason = "implementer_failed" if action is Action.STOP else None
             return self._stop(cycle, "implementer_failed", reason)
+        if result.clarification:
+            self._metrics(cycle, "implementer", self.implementer, started, "question")
+            return self._ask_person(cycle, "implementer", result.clarification)
         self._metrics(cycle, "implementer", self.implementer, started, "green")
         state.implementer_failure_streak = 0
         self._committed(cycle, result)
         cycle.gates = dict(result.gates)
+        cycle.green_output = state.last_output = result.test_output[-OUTPUT_IN_CONTEXT:]
         cycle.finish_phase(TDDPhase.IMPLEMENTING)
         self.progress(f"green: {cycle.behaviour} ({result.commits_made[0][:8]})")
         self._save()
         return True
 
-    def _refactoring(self, cycle: CycleState) -> None:
+    def _refactoring(self, cycle: CycleState) -> bool:
         cycle.phase = TDDPhase.REFACTORING
         context = self._context(
-            cycle, commit_subject=f"refactor(cycle {cycle.cycle_number}): after {cycle.behaviour}"
+            cycle,
+            commit_subject=f"refactor(cycle {cycle.cycle_number}): after {cycle.behaviour}",
+            last_output=cycle.green_output,
         )
         started = time.monotonic()
         attempts = self.config.kata.refactor_attempts
         outcome = "skipped"
         for attempt in range(1, attempts + 1):
             result = self._refactor_once(replace(context, retry_attempt=attempt - 1))
+            if result.clarification:
+                self._metrics(cycle, "refactorer", self.refactorer, started, "question")
+                self._reset()
+                return self._ask_person(cycle, "refactorer", result.clarification)
             if result.success:
                 outcome = "no_changes" if result.no_changes else "committed"
                 self._committed(cycle, result)
+                self._refactor_kept(cycle, result)
                 break
             context = replace(context, last_error=result.error_details or result.message)
             if self.handle_refactorer_failure(result, attempt) is Action.SKIP:
                 self._reset()
+                self.session_state.last_refactor = (
+                    f"cycle {cycle.cycle_number}: reverted after {attempt} attempt(s), the code"
+                    f" is as the green commit left it ({result.message})"
+                )
                 break
         cycle.refactor = outcome
         self._metrics(cycle, "refactorer", self.refactorer, started, outcome)
         cycle.finish_phase(TDDPhase.REFACTORING)
         self.progress(f"refactor: {outcome}")
+        return True
+
+    def _refactor_kept(self, cycle: CycleState, result: AgentResult) -> None:
+        state = self.session_state
+        if result.no_changes:
+            state.last_refactor = f"cycle {cycle.cycle_number}: none needed (NO_CHANGES)"
+            return
+        subject = self.git.log(1)[0].subject if result.commits_made else "the refactoring"
+        state.last_refactor = f"cycle {cycle.cycle_number}: kept, committed as {subject!r}"
+        if result.test_output:
+            state.last_output = result.test_output[-OUTPUT_IN_CONTEXT:]
 
     def _refactor_once(self, context: AgentContext) -> AgentResult:
         try:
@@ -285,18 +320,25 @@ class SupervisorAgent:
     # -- helpers --------------------------------------------------------------------
 
     def _context(
-        self, cycle: CycleState, extra_known: list[str] | None = None, commit_subject: str = ""
+        self,
+        cycle: CycleState,
+        extra_known: list[str] | None = None,
+        commit_subject: str = "",
+        last_output: str | None = None,
     ) -> AgentContext:
+        """What every agent is told; ``last_output`` is the latest run the phase starts from
+        (default: the cycle's RED run)."""
         state = self.session_state
         files = self.runner.project_files(self.work_dir)
         return AgentContext(
             kata_description=self.config.kata_description,
             codebase_files=self.runner.read_files(self.work_dir, files),
             recent_commits=[f"{c.sha[:8]} {c.subject}" for c in self.git.log(5)],
-            last_test_output=cycle.red_output,
+            last_test_output=cycle.red_output if last_output is None else last_output,
             cycle_number=cycle.cycle_number,
             max_cycles=self.config.max_cycles,
             hints=tuple(state.hints),
+            clarifications=tuple(state.clarifications),
             known_tests=frozenset(state.test_ids) | frozenset(extra_known or ()),
             commit_subject=commit_subject,
         )
@@ -311,6 +353,17 @@ class SupervisorAgent:
             set(self.session_state.test_ids) | set(cycle.new_tests)
         )
         self._event("commit", cycle=cycle.cycle_number, sha=result.commits_made[-1])
+
+    def _ask_person(self, cycle: CycleState, agent: str, question: str) -> bool:
+        """Stop the session, the cycle left open at its phase, until a person answers."""
+        state = self.session_state
+        state.pending_question = question
+        state.stop_reason = CLARIFICATION_STOP
+        self._event(
+            "clarification_needed", cycle=cycle.cycle_number, agent=agent, question=question
+        )
+        self.progress(f"the {agent} asks: {question}")
+        return False
 
     def _stop(self, cycle: CycleState, outcome: str, reason: str | None) -> bool:
         cycle.mark_complete(outcome)

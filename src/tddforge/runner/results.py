@@ -45,6 +45,8 @@ class TestOutcome:
     message: str | None = None
     exc_module: str | None = None
     location: str | None = None
+    #: The file the failure was raised in (the traceback's innermost frame), when known.
+    raised_in: str | None = None
 
 
 @dataclass(frozen=True)
@@ -197,6 +199,7 @@ def _outcome(rec: Record, outcome: TestStatus, phase: str) -> TestOutcome:
         message=_str(message),
         exc_module=_str(rec.get("exc_module")),
         location=_str(rec.get("location")),
+        raised_in=_str(rec.get("raised_in")),
     )
 
 

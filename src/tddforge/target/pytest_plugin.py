@@ -154,6 +154,7 @@ def describe(exc: BaseException, test_file: str | None) -> dict[str, Any]:
         "missing_name": _missing_name(exc, message),
         "message": message[:MESSAGE_LIMIT],
         "location": _location(exc, test_file),
+        "raised_in": _raised_in(exc),
     }
 
 
@@ -188,6 +189,12 @@ def _location(exc: BaseException, test_file: str | None) -> str | None:
         if test_file is None or os.path.abspath(frame.filename) == test_file:
             return f"{_relative(frame.filename)}:{frame.lineno}"
     return None
+
+
+def _raised_in(exc: BaseException) -> str | None:
+    """The file the exception was raised in (the traceback's innermost frame), relative."""
+    frames = traceback.extract_tb(exc.__traceback__) if exc.__traceback__ else []
+    return _relative(frames[-1].filename) if frames else None
 
 
 def _relative(filename: str) -> str:

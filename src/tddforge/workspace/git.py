@@ -124,3 +124,25 @@ class Git:
     def show(self, ref: str, path: str) -> str:
         """The content of ``path`` at ``ref``."""
         return self.run("show", f"{ref}:{path}")
+
+
+#: The longest commit subject: git tools and later prompts cut what is longer.
+SUBJECT_LIMIT = 72
+
+
+def commit_message(subject: str, body: str = "") -> str:
+    """A commit message whose subject line fits ``SUBJECT_LIMIT``; the rest goes in the body.
+
+    A long subject is cut at the last word that fits (with "..."), and the whole of it
+    opens the body, so nothing is lost.
+    """
+    subject = " ".join(subject.split())
+    parts = []
+    if len(subject) > SUBJECT_LIMIT:
+        cut = subject[: SUBJECT_LIMIT - 3].rsplit(" ", 1)[0].rstrip(" :,;")
+        parts += [cut + "...", subject]
+    else:
+        parts.append(subject)
+    if body.strip():
+        parts.append(body.strip())
+    return "\n\n".join(parts)

@@ -72,6 +72,19 @@ SAMPLE = {
         def test_fine():
             assert True
     """,
+    "seq.py": """
+        def first(items):
+            return items[0]
+    """,
+    "tests/test_raised_in.py": """
+        from seq import first
+
+        def test_first_of_nothing():
+            assert first([]) is None
+
+        def test_raised_here():
+            assert [][0] is None
+    """,
     "hang/test_hang.py": """
         def test_first():
             assert True
@@ -188,6 +201,14 @@ def test_outcomes_of_every_kind(project: Path, sandbox: Sandbox) -> None:
     assert "sign(-3)" in (by_id["test_fail"].message or "")
     assert (result.exit_code, result.timed_out, result.collection_errors) == (1, False, ())
     assert "test_fail" in result.output  # pytest's own text, kept for humans
+
+
+def test_a_failure_names_the_file_it_was_raised_in(project: Path, sandbox: Sandbox) -> None:
+    result = run(project, sandbox, "tests/test_raised_in.py")
+    by_id = {o.nodeid.split("::")[-1]: o for o in result.outcomes}
+    assert by_id["test_first_of_nothing"].failure_kind == "IndexError"
+    assert by_id["test_first_of_nothing"].raised_in == "seq.py"
+    assert by_id["test_raised_here"].raised_in == "tests/test_raised_in.py"
 
 
 def test_collection_errors_do_not_stop_other_files(project: Path, sandbox: Sandbox) -> None:

@@ -81,7 +81,7 @@ class _Scripted(Agent):
         return AgentRole.IMPLEMENTER
 
     def get_system_prompt(self) -> str:
-        return "You are a Implementer agent in an autonomous TDD system."
+        return "You are an Implementer agent in an autonomous TDD system."
 
     def _build_user_prompt(self, context: AgentContext) -> str:
         return context.kata_description

@@ -110,6 +110,40 @@ def test_judge_red(case: str, previous: set[str], facts: list[TestFact], verdict
     assert judged.verdict == verdict, judged.reason
 
 
+SOURCES = frozenset({"fizzbuzz.py"})
+RAISED = [
+    ("raised in the kata's code", "fizzbuzz.py", "IndexError", "red", "the kata's code raises"),
+    ("raised in the test itself", "tests/t.py", "IndexError", "broken", "IndexError"),
+    ("raised in a library", "/usr/lib/python3/json/decoder.py", "ValueError", "broken", ""),
+    ("raised nowhere known", None, "TypeError", "broken", "TypeError"),
+    ("assertion, wherever", "tests/t.py", "AssertionError", "red", "fails on AssertionError"),
+]
+
+
+@pytest.mark.parametrize(
+    ("case", "raised_in", "kind", "verdict", "words"), RAISED, ids=[c[0] for c in RAISED]
+)
+def test_an_exception_from_the_katas_own_code_is_red(
+    case: str, raised_in: str | None, kind: str, verdict: str, words: str
+) -> None:
+    fact = TestFact(NEW, "failed", kind, None, "list index out of range", raised_in)
+    judged = judge_red(frozenset(), [fact], NAMES, _fn, kata_sources=SOURCES)
+    assert judged.verdict == verdict and words in judged.reason
+
+
+@pytest.mark.parametrize(
+    ("message", "reason"),
+    [
+        ("DID NOT RAISE <class 'ValueError'>", "pytest.raises(ValueError) did not raise"),
+        ("DID NOT RAISE (<class 'KeyError'>, <class 'a.b.E'>)", "pytest.raises(KeyError, E)"),
+        ("some other failure", "fails on Failed"),
+    ],
+)
+def test_a_raises_that_did_not_raise_is_red_and_said_plainly(message: str, reason: str) -> None:
+    judged = judge_red(frozenset(), [_f(NEW, "failed", "Failed", message)], NAMES, _fn)
+    assert judged.verdict == "red" and judged.reason.startswith(reason)
+
+
 def test_overshoot_names_the_passing_test() -> None:
     judged = judge_red(frozenset(), [_f(NEW, "passed")], NAMES, _fn)
     assert judged.new_tests == (NEW,) and "passes already" in judged.reason

@@ -119,7 +119,8 @@ def test_unknown_block_is_reported() -> None:
 )
 def test_kata_prompts_follow_the_seed_template(agent: str, role: str) -> None:
     system = prompts.render(agent, "system", **VARIABLES[agent])
-    assert system.startswith(f"You are a {role} agent in an autonomous TDD system.")
+    article = "an" if role[0] in "AEIOU" else "a"
+    assert system.startswith(f"You are {article} {role} agent in an autonomous TDD system.")
     for heading in (
         "**Your Role**",
         "**Responsibilities**",
