@@ -10,6 +10,7 @@ import json
 import os
 import sys
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -165,6 +166,13 @@ def demo(project: Path | None) -> None:
 @click.option("--force", is_flag=True, help="Use a non-empty directory that holds no session.")
 @click.option("--json", "as_json", is_flag=True, help="Print the session summary as JSON.")
 @click.option("--python", "python", help="Interpreter for the kata's tests (default: this one).")
+@click.option("--answer", help="With --resume: the answer to the question the session stopped on.")
+@click.option(
+    "--answers",
+    "answers_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="With --resume: a text file holding that answer.",
+)
 @llm_options
 def kata(
     kata: Path,
@@ -174,19 +182,47 @@ def kata(
     force: bool,
     as_json: bool,
     python: str | None,
+    answer: str | None,
+    answers_file: Path | None,
     model: str | None,
     base_url: str | None,
     max_cost: float | None,
 ) -> None:
-    """Kata TDD session: Tester → Implementer → Refactorer cycles, one commit per green cycle."""
+    """Kata TDD session: Tester → Implementer → Refactorer cycles, one commit per green cycle.
+
+    When an agent asks for clarification, the session stops (exit 3) and says the
+    question; on a terminal it asks you and goes on.
+    """
     from tddforge.llm import make_client
     from tddforge.orchestration.kata_session import KataOptions, check_inputs, run_kata
 
-    options = KataOptions(kata, work_dir, max_cycles, resume, force, python)
+    if answers_file is not None:
+        answer = _read_answer(answers_file, answer)
+    options = KataOptions(kata, work_dir, max_cycles, resume, force, python, answer)
     check_inputs(options)
     config_dir = work_dir if work_dir.is_dir() else Path.cwd()
     settings = _settings(config_dir, model=model, base_url=base_url, max_cost=max_cost)
-    _finish(run_kata(options, settings, make_client(settings), _progress), as_json)
+    client = make_client(settings)
+    outcome = run_kata(options, settings, client, _progress)
+    while outcome.question and _interactive():
+        given = click.prompt(f"the session asks: {outcome.question}\nyour answer", err=True)
+        options = replace(options, resume=True, answer=given)
+        outcome = run_kata(options, settings, client, _progress)
+    _finish(outcome, as_json)
+
+
+def _read_answer(path: Path, answer: str | None) -> str:
+    if answer is not None:
+        raise InputError("give the answer once: --answer or --answers, not both")
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot read the answers file {path}: {exc}") from exc
+
+
+def _interactive() -> bool:
+    """True when a person sits at the terminal to answer a question."""
+    return sys.stdin.isatty() and sys.stderr.isatty()
 
 
 def _report_kata(outcome: Outcome) -> None:
@@ -198,6 +234,13 @@ def _report_kata(outcome: Outcome) -> None:
     )
     if summary.get("note"):
         err.print(f"  [yellow]note[/yellow] {escape(summary['note'])}")
+    if outcome.question:
+        err.print(f"  [yellow]question[/yellow] {escape(outcome.question)}", soft_wrap=True)
+        err.print(
+            f"  answer it with: tddforge kata {escape(summary['kata'])} --work-dir"
+            f' {escape(summary["work_dir"])} --resume --answer "..."',
+            soft_wrap=True,
+        )
 
 
 @cli.command()

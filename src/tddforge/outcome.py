@@ -21,6 +21,8 @@ EXIT_GOAL_MET = 0
 EXIT_GOAL_NOT_MET = 1
 #: A usage or input error (one line on stderr, nothing written); set by the CLI, never here.
 EXIT_INPUT_ERROR = 2
+#: The workflow stopped to ask a person a question; it goes on once answered (kata).
+EXIT_NEEDS_ANSWER = 3
 
 #: The stop reason of every workflow that reached its ``--max-cost`` cap: it stops cleanly,
 #: with its summary written, and exits 1 (or 0 when its goal was met all the same).
@@ -42,8 +44,12 @@ class Outcome:
     data: Mapping[str, Any]
     run_dir: Path | None = None
     files: tuple[Path, ...] = ()
+    #: The question a person must answer before the workflow can go on, if any.
+    question: str = ""
 
     @property
     def exit_code(self) -> int:
-        """0 when the goal was met, 1 when the workflow ran but fell short."""
+        """0 when the goal was met, 3 when waiting for an answer, 1 when it fell short."""
+        if self.question:
+            return EXIT_NEEDS_ANSWER
         return EXIT_GOAL_MET if self.goal_met else EXIT_GOAL_NOT_MET

@@ -4,8 +4,13 @@ fate of the last refactoring; and what tools can fix is fixed, not held against 
 from __future__ import annotations
 
 import json
+import os
+import pty
+import select
 import shutil
 import subprocess
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +19,7 @@ import pytest
 from tddforge.llm.fakeserver import FakeOpenAIServer
 
 from . import kata_script as ks
-from .conftest import DATA, file_block, run_cli
+from .conftest import DATA, clean_env, file_block, run_cli
 
 pytestmark = [pytest.mark.e2e, pytest.mark.integration]
 
@@ -124,3 +129,68 @@ def test_the_katas_own_code_raising_before_the_assertion_is_red(
     assert code == 0, stderr
     assert summary["green_cycles"] == 2
     assert "the kata's code raises IndexError in fizzbuzz.py" in stderr
+
+
+def test_a_question_stops_the_session_and_the_answer_reaches_every_later_prompt(
+    kata: Path, tmp_path: Path, server: FakeOpenAIServer
+) -> None:
+    work = tmp_path / "work"
+    server.enqueue("The kata is silent on zero.\n\nCLARIFICATION_NEEDED: What is fizzbuzz(0)?\n")
+    code, summary, stderr = _kata(kata, work, server, "--max-cycles", "1")
+    assert code == 3, stderr
+    assert summary["stop_reason"] == "clarification_needed"
+    assert summary["question"] == "What is fizzbuzz(0)?"
+    assert "What is fizzbuzz(0)?" in stderr and "--resume --answer" in stderr
+    # resuming without an answer is one line, exit 2
+    unanswered = run_cli("kata", str(kata), "--work-dir", str(work), "--model", "m", "--resume")
+    assert unanswered.returncode == 2
+    assert "waits for an answer to: What is fizzbuzz(0)?" in unanswered.stderr
+    # the answer comes from a file here; the next prompts carry it
+    answers = tmp_path / "answer.txt"
+    answers.write_text("n is always positive; zero is never passed.\n")
+    server.enqueue(ks.tester(1)).enqueue(ks.implementer(1)).enqueue(ks.NO_CHANGES)
+    code, summary, stderr = _kata(kata, work, server, "--resume", "--answers", str(answers))
+    assert code == 0, stderr
+    assert summary["clarifications"] == [
+        {
+            "question": "What is fizzbuzz(0)?",
+            "answer": "n is always positive; zero is never passed.",
+        }
+    ]
+    for request in server.requests[1:]:
+        clarified = _section(_user(request), "Clarifications")
+        assert "Q: What is fizzbuzz(0)?" in clarified and "zero is never passed" in clarified
+    assert summary["green_cycles"] == 1
+
+
+def test_an_answer_without_a_question_is_bad_input(kata: Path, tmp_path: Path) -> None:
+    done = run_cli("kata", str(kata), "--work-dir", str(tmp_path / "w"), "--answer", "yes")
+    assert done.returncode == 2 and "--answer goes with --resume" in done.stderr
+    assert not (tmp_path / "w").exists()
+
+
+def test_on_a_terminal_the_question_is_asked_and_the_session_goes_on(
+    kata: Path, tmp_path: Path, server: FakeOpenAIServer
+) -> None:
+    server.enqueue("CLARIFICATION_NEEDED: What is fizzbuzz(0)?\n")
+    server.enqueue(ks.tester(1)).enqueue(ks.implementer(1)).enqueue(ks.NO_CHANGES)
+    controller, terminal = pty.openpty()
+    args = ["kata", str(kata), "--work-dir", str(tmp_path / "w"), "--model", "m", "--json"]
+    argv = [sys.executable, "-m", "tddforge", *args, "--base-url", server.base_url]
+    argv += ["--max-cycles", "1"]
+    proc = subprocess.Popen(
+        argv, stdin=terminal, stderr=terminal, stdout=subprocess.PIPE, env=clean_env()
+    )
+    os.close(terminal)
+    seen, deadline = b"", time.monotonic() + 120
+    while b"your answer" not in seen and time.monotonic() < deadline:
+        if select.select([controller], [], [], 1)[0]:
+            seen += os.read(controller, 4096)
+    assert b"What is fizzbuzz(0)?" in seen
+    os.write(controller, b"zero is never passed\n")
+    out, _ = proc.communicate(timeout=120)
+    os.close(controller)
+    summary = json.loads(out)
+    assert proc.returncode == 0
+    assert summary["clarifications"][0]["answer"] == "zero is never passed"
+    assert "zero is never passed" in _user(server.requests[1])

@@ -46,6 +46,8 @@ class KataOptions:
     resume: bool = False
     force: bool = False
     python: str | None = None
+    #: A person's answer to the question the session stopped on (with ``resume``).
+    answer: str | None = None
 
 
 @dataclass(frozen=True)
@@ -71,8 +73,18 @@ def check_inputs(options: KataOptions) -> Inputs:
     if work.exists() and not work.is_dir():
         raise InputError(f"work dir is not a directory: {work}")
     state_file = session_path(work)
+    if options.answer is not None and not options.resume:
+        raise InputError("--answer goes with --resume: it answers a stopped session's question")
+    if options.answer is not None and not options.answer.strip():
+        raise InputError("the answer is empty")
     if options.resume:
-        return Inputs(text, load_session(state_file))
+        saved = load_session(state_file)
+        if saved.pending_question and options.answer is None:
+            raise InputError(
+                f"the session waits for an answer to: {saved.pending_question}"
+                " (resume with --answer TEXT or --answers FILE)"
+            )
+        return Inputs(text, saved)
     busy = work.is_dir() and any(work.iterdir())
     if busy and not state_file.is_file() and not options.force:
         raise InputError(
@@ -116,7 +128,14 @@ def run_kata(
         raise
     summary = summarize(state, run)
     run.write_data("summary.json", summary)
-    return Outcome("kata", summary["exit_code"] == 0, state.stop_reason or "", summary, run.path)
+    return Outcome(
+        "kata",
+        summary["exit_code"] == 0,
+        state.stop_reason or "",
+        summary,
+        run.path,
+        question=state.pending_question,
+    )
 
 
 def _open(
@@ -138,6 +157,10 @@ def _open(
             saved.stop_reason = None
         run = RunDir.at(work, saved.run_id)
         run.path.mkdir(parents=True, exist_ok=True)
+        if saved.pending_question and options.answer is not None:
+            saved.clarifications.append((saved.pending_question, options.answer.strip()))
+            run.event("clarified", question=saved.pending_question, answer=options.answer)
+            saved.pending_question, saved.stop_reason = "", None
         return saved, run
     head = scaffold(work, runner, inputs.kata_text)
     run = RunDir.create(work, "kata")
@@ -284,6 +307,8 @@ def summarize(state: SessionState, run: RunDir) -> dict[str, Any]:
         "exit_code": exit_code(state.stop_reason),
         "kata_complete": state.stop_reason == "kata_complete",
         "note": stop_note(state),
+        "question": state.pending_question or None,
+        "clarifications": [{"question": q, "answer": a} for q, a in state.clarifications],
         "cycles": state.cycles_done,
         "green_cycles": len(green),
         "tests": len(state.test_ids),
