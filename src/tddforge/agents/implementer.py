@@ -37,7 +37,7 @@ class ImplementerAgent(KataAgent):
         if asked is not None:
             return asked
         if not reply.parsed.blocks:
-            problems = "; ".join(reply.parsed.problems) or "the reply has no ### FILE: blocks"
+            problems = self._parse_problems(reply)
             return self._failure(reply, f"no file was written ({problems})")
         written = self._write(reply)
         refused = self._refused(reply, written)

@@ -87,6 +87,13 @@ class KataAgent(Agent):
         """Write the reply's files; the report's ``undo()`` is how an attempt is reverted."""
         return write_blocks(reply.parsed.blocks)
 
+    def _parse_problems(self, reply: Reply) -> str:
+        """Why no file came out of ``reply``, quoted for the next attempt."""
+        return "; ".join(reply.parsed.problems) or (
+            "no file block found: write each file as a `### FILE: <relative path>` line"
+            " followed by a fenced code block holding the whole file"
+        )
+
     def _asked_back(self, reply: Reply) -> AgentResult | None:
         """A reply that writes no file and asks ``CLARIFICATION_NEEDED: ...``: the question."""
         question = None if reply.parsed.blocks else clarification_asked(reply.text)

@@ -43,7 +43,7 @@ class RefactorerAgent(KataAgent):
         if not reply.parsed.blocks and says(reply.text, NO_CHANGES):
             return AgentResult(True, NO_CHANGES, no_changes=True, tests_passed=True, status=status)
         if not reply.parsed.blocks:
-            problems = "; ".join(reply.parsed.problems) or "the reply has no ### FILE: blocks"
+            problems = self._parse_problems(reply)
             return self._failure(reply, f"no file was written and no {NO_CHANGES} ({problems})")
         written = self._write(reply)
         refused = self._refused(reply, written)

@@ -40,7 +40,7 @@ class TesterAgent(KataAgent):
             status = parse_status_block(reply.text)
             return AgentResult(True, KATA_COMPLETE, kata_complete=True, status=status)
         if not blocks:
-            problems = "; ".join(reply.parsed.problems) or "the reply has no ### FILE: blocks"
+            problems = self._parse_problems(reply)
             return self._failure(reply, f"no test file was written ({problems})")
         not_tests = [b.path.rel for b in blocks if not self.runner.is_test_file(b.path.rel)]
         if not_tests:
