@@ -194,3 +194,20 @@ def test_on_a_terminal_the_question_is_asked_and_the_session_goes_on(
     assert proc.returncode == 0
     assert summary["clarifications"][0]["answer"] == "zero is never passed"
     assert "zero is never passed" in _user(server.requests[1])
+
+
+def test_replies_in_other_shapes_are_taken_and_a_cut_off_one_is_asked_again(
+    kata: Path, tmp_path: Path, server: FakeOpenAIServer
+) -> None:
+    work = tmp_path / "work"
+    cut_off = f"Here it is:\n```python {ks.TEST_PATH}\nfrom fizzbuzz import fizz"
+    named_in_the_fence = f"```python {ks.TEST_PATH}\n{ks.test_source(1)}```\n"
+    comment_first = f"```python\n# file: {ks.CODE_PATH}\n{ks.code(1)}```\n"
+    server.enqueue(cut_off).enqueue(named_in_the_fence).enqueue(comment_first)
+    server.enqueue(ks.NO_CHANGES)
+    code, summary, stderr = _kata(kata, work, server, "--max-cycles", "1")
+    assert code == 0, stderr
+    retry = _user(server.requests[1])
+    assert "cut off inside the block for 'tests/test_fizzbuzz.py'" in retry
+    assert summary["green_cycles"] == 1
+    assert _show(work, "HEAD:fizzbuzz.py") == ks.code(1)
