@@ -59,3 +59,51 @@ def test_a_reply_whose_only_paths_are_refused_is_not_asked_again(tmp_path: Path)
     assert reply.blocks == ()
     assert [r.path for r in reply.refused] == ["tests/../../x/test_calc.py"]
     assert len(llm.requests) == 1
+
+
+RATE_SPEC = Path(__file__).resolve().parents[2] / "data" / "specs" / "ratelimit.yaml"
+
+
+def test_the_prompt_carries_each_components_whole_interface(tmp_path: Path) -> None:
+    from tddforge.spec import load_spec
+
+    user = (
+        RedAgent(ScriptedClient(), RedStageConfig(), tmp_path)
+        .messages(load_spec(RATE_SPEC))[1]
+        .content
+    )
+    bucket = user[user.index("### TokenBucket") : user.index("### RateLimiter")]
+    limiter = user[user.index("### RateLimiter") : user.index("TEST CASES FROM SPEC")]
+    assert "Module: ratelimit.bucket" in bucket
+    assert (
+        "Constructor:\n  - TokenBucket(capacity: int, refill_per_second: float,"
+        " clock: Callable[[], float])\n    Starts full" in bucket
+    )
+    assert "  - try_take(tokens: int = 1) -> bool\n" in bucket
+    assert "Attributes:\n  - capacity: int\n    The most tokens the bucket holds." in bucket
+    assert "Errors:\n  - ValueError: raised by the constructor when capacity < 1" in bucket
+    assert "RateLimiter(capacity: int, refill_per_second: float" in limiter
+    assert "Errors:\n  - RateLimitExceeded: raised by acquire; its retry_after" in limiter
+    assert "Exports: RateLimitExceeded" in limiter
+
+
+def test_the_prompt_keeps_fields_the_format_does_not_name(tmp_path: Path) -> None:
+    spec = Spec.model_validate(
+        {
+            "spec_id": "S",
+            "components": [
+                {
+                    "name": "Clock",
+                    "thread_safe": True,
+                    "interface": {
+                        "methods": [{"signature": "now() -> float", "raises": ["Stopped"]}],
+                        "events": ["tick"],
+                    },
+                }
+            ],
+            "test_cases": [{"id": "TC001", "component": "Clock"}],
+        }
+    )
+    user = RedAgent(ScriptedClient(), RedStageConfig(), tmp_path).messages(spec)[1].content
+    assert '  - now() -> float\n    raises: ["Stopped"]\n' in user
+    assert 'Also in the spec:\n  thread_safe: true\n  events: ["tick"]\n' in user
