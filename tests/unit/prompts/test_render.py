@@ -37,6 +37,10 @@ VARIABLES = {
         "tests_per_component": RedStageConfig().tests_per_component,
     },
     "red_repair": {"problems": ["no fence"], "test_directory": "tests"},
+    "red_spec_repair": {
+        "mismatches": ["tests/t.py:3: Calculator.sub() is not in the spec's interface"],
+        "test_directory": "tests",
+    },
     "cover_generator": {
         "repo": "calc",
         "version": "1.0",
