@@ -20,8 +20,10 @@ from tddforge.decisions.red_validation import MISSING_NAME_KINDS, TestFact
 from tddforge.languages.base import GateResult, LanguageRunner, TestReport
 from tddforge.runner import TestRun, run_pytest
 from tddforge.runner.ship import entry_argv, ship
+from tddforge.runner.signatures import read_signatures
 from tddforge.sandbox import Limits, Sandbox, SandboxResult
 from tddforge.target.names import CANNOT_IMPORT_FROM, MODULE_ATTR, NO_MODULE, OBJECT_ATTR
+from tddforge.target.signatures import ModuleInfo
 
 OUTPUT_LIMIT = 8_000
 
@@ -72,6 +74,15 @@ class PythonRunner(LanguageRunner):
                 " the import path. Code is formatted with ruff format and must pass ruff check."
             ),
         }
+
+    def read_signatures(
+        self, work_dir: Path, request: Mapping[str, Sequence[str]]
+    ) -> dict[str, ModuleInfo] | None:
+        """Through the target package's ``signatures`` entry, in the sandbox."""
+        sandbox = self.sandbox(work_dir)
+        return read_signatures(
+            work_dir, request, python=self.python, sandbox=sandbox, timeout=self.gate_timeout
+        )
 
     def initialize_project(self, work_dir: Path) -> list[str]:
         """pytest finds ``tests/`` and imports modules at the root; tool state is ignored by git."""

@@ -21,6 +21,7 @@ from tddforge.agents.kata import KataAgent
 from tddforge.agents.refactorer import RefactorerAgent
 from tddforge.config import Settings
 from tddforge.decisions.kata import Action, after_refactor_failure
+from tddforge.decisions.spec_conformance import check_signatures, signature_request
 from tddforge.errors import BudgetExceeded
 from tddforge.languages.base import LanguageRunner
 from tddforge.llm.base import LLMClient
@@ -108,6 +109,9 @@ def build_stages(
         return outcome
     context = _context(spec, red_data, settings)
     green = _green(spec, llm, settings, runner, project, context, progress)
+    green["signature_mismatches"] = (
+        _signature_mismatches(spec, runner, project, progress) if green["valid"] else None
+    )
     _store(outcome, "green", green, spec, red.run, project)
     outcome.green = bool(green["valid"])
     outcome.stopped = green.get("stopped", "")
@@ -201,6 +205,21 @@ def _refactor(
         data["commit"] = agent.git.commit(f"refactor({spec.spec_id}): {kept}", allow_empty=True)
     data["applied"] = bool(result and result.success and not result.no_changes)
     return {**data, "stopped": stopped} if stopped else data
+
+
+def _signature_mismatches(
+    spec: Spec, runner: LanguageRunner, project: Path, progress: Progress
+) -> list[dict[str, str]] | None:
+    """How GREEN's public signatures differ from the spec, read under the project's interpreter
+    (None when the language cannot read them). Reported, never a reason to fail GREEN."""
+    request = signature_request(spec)
+    found = runner.read_signatures(project, request) if request else {}
+    if found is None:
+        return None
+    mismatches = check_signatures(spec, found)
+    if mismatches:
+        progress(f"GREEN's public signatures differ from the spec in {len(mismatches)} place(s)")
+    return [vars(m) for m in mismatches]
 
 
 def _artifact(

@@ -4,8 +4,14 @@ import textwrap
 
 import pytest
 
-from tddforge.decisions.spec_conformance import check_tests
-from tddforge.spec import Spec
+from tddforge.decisions.spec_conformance import (
+    check_signatures,
+    check_tests,
+    parameter_differences,
+    signature_request,
+)
+from tddforge.spec import Component, Spec, parse_parameters
+from tddforge.target.signatures import ModuleInfo, ObjectInfo, ParamInfo
 
 SPEC = Spec.model_validate(
     {
@@ -215,3 +221,208 @@ def test_the_message_quotes_the_spec() -> None:
 def test_an_import_from_a_module_the_spec_does_not_name_is_not_the_component() -> None:
     source = "from elsewhere import Bucket\nBucket(refill_rate=1)\n"
     assert check_tests(SPEC, {"tests/test_rate.py": source}) == []
+
+
+def _params(*names: str) -> list[ParamInfo]:
+    """``"a"``, ``"b="`` (a default), ``"*args"``, ``"**kw"``, ``"k*"`` (keyword-only)."""
+    found: list[ParamInfo] = []
+    for name in names:
+        kind = "positional_or_keyword"
+        if name.startswith("**"):
+            kind, name = "var_keyword", name[2:]
+        elif name.startswith("*"):
+            kind, name = "var_positional", name[1:]
+        elif name.endswith("*"):
+            kind, name = "keyword_only", name[:-1]
+        default = name.endswith("=")
+        found.append({"name": name.rstrip("="), "kind": kind, "has_default": default})
+    return found
+
+
+@pytest.mark.parametrize(
+    ("spec", "code", "problems"),
+    [
+        ("f(a, b)", ["a", "b"], []),
+        ("f(a, b=1)", ["a", "b="], []),
+        ("f(a, b)", ["a", "b="], []),  # a default the spec does not give: still compatible
+        ("f(self, a)", ["a"], []),
+        ("f(a, *, key)", ["a", "key*"], []),
+        ("f(a, b)", ["a", "**kw"], []),  # **kw takes b
+        ("f(a, **options)", ["a", "**options"], []),
+        ("f(a, b)", ["a"], ["no parameter 'b'"]),
+        ("f(a, b)", ["a", "b", "c="], ["parameter 'c' is not in the spec"]),
+        (
+            "TokenBucket(capacity, refill_per_second)",
+            ["capacity", "refill_per_second=", "refill_rate="],
+            ["parameter 'refill_rate' is not in the spec"],
+        ),
+        ("f(a, b)", ["b", "a"], ["the parameters are in another order"]),
+        ("f(a, b=1)", ["a", "b"], ["'b' has no default (the spec gives one)"]),
+        ("f(a)", ["x"], ["no parameter 'a'", "parameter 'x' is not in the spec"]),
+    ],
+)
+def test_parameter_differences(spec: str, code: list[str], problems: list[str]) -> None:
+    parsed = parse_parameters(spec)
+    assert parsed is not None
+    assert parameter_differences(parsed, _params(*code)) == problems
+
+
+def _cls(
+    params: list[ParamInfo] | None, methods: dict[str, list[str]], **extra: object
+) -> ObjectInfo:
+    info: ObjectInfo = {
+        "kind": "class",
+        "parameters": params,
+        "methods": {name: _params(*p) for name, p in methods.items()},
+        "properties": [],
+    }
+    return {**info, **extra}
+
+
+def _other(kind: str, params: list[ParamInfo] | None = None) -> ObjectInfo:
+    return {"kind": kind, "parameters": params, "methods": {}, "properties": []}
+
+
+GOOD_BUCKET = _cls(
+    _params("capacity", "refill_per_second"),
+    {"take": ["tokens="], "available": []},
+)
+GOOD = {
+    "rate.bucket": {"error": "", "objects": {"Bucket": GOOD_BUCKET, "Empty": _other("exception")}},
+    "rate.limiter": {"error": "", "objects": {"Limiter": _cls(_params("**options"), {})}},
+    "rate.clock": {"error": "", "objects": {"Clock": _cls(_params(), {"now": []})}},
+    "rate.parsing": {
+        "error": "",
+        "objects": {"parse_rate": _other("function", _params("text"))},
+    },
+}
+
+
+def _with(module: str, name: str, info: ObjectInfo) -> dict[str, ModuleInfo]:
+    found: dict[str, ModuleInfo] = {
+        m: {"error": i["error"], "objects": dict(i["objects"])} for m, i in GOOD.items()
+    }
+    found[module]["objects"][name] = info
+    return found
+
+
+SIGNATURES = {
+    "code as the spec says": (GOOD, []),
+    "an alias keyword in the constructor": (
+        _with(
+            "rate.bucket",
+            "Bucket",
+            _cls(
+                _params("capacity", "refill_per_second=", "refill_rate="),
+                {"take": ["tokens="], "available": []},
+            ),
+        ),
+        [("Bucket", "parameters", "parameter 'refill_rate' is not in the spec")],
+    ),
+    "a method missing": (
+        _with(
+            "rate.bucket",
+            "Bucket",
+            _cls(_params("capacity", "refill_per_second"), {"take": ["tokens="]}),
+        ),
+        [("Bucket.available", "missing", "the spec declares this method, the code has none")],
+    ),
+    "a method with another parameter": (
+        _with(
+            "rate.bucket",
+            "Bucket",
+            _cls(_params("capacity", "refill_per_second"), {"take": ["count="], "available": []}),
+        ),
+        [
+            (
+                "Bucket.take",
+                "parameters",
+                "no parameter 'tokens'; parameter 'count' is not in the spec",
+            )
+        ],
+    ),
+    "a public method the spec does not declare": (
+        _with(
+            "rate.bucket",
+            "Bucket",
+            _cls(
+                _params("capacity", "refill_per_second"),
+                {"take": ["tokens="], "available": [], "reset": []},
+            ),
+        ),
+        [("Bucket.reset", "extra", "a public method the spec does not declare")],
+    ),
+    "a method that is a property": (
+        _with(
+            "rate.bucket",
+            "Bucket",
+            _cls(
+                _params("capacity", "refill_per_second"),
+                {"take": ["tokens="]},
+                properties=["available"],
+            ),
+        ),
+        [("Bucket.available", "parameters", "the spec declares a method, the code has a property")],
+    ),
+    "the class missing": (
+        _with("rate.bucket", "Bucket", _other("missing")),
+        [("rate.bucket.Bucket", "missing", "the spec declares this class, the code has none")],
+    ),
+    "an error missing": (
+        _with("rate.bucket", "Empty", _other("missing")),
+        [("rate.bucket.Empty", "missing", "the spec declares this error, the code has none")],
+    ),
+    "an error that is no exception": (
+        _with("rate.bucket", "Empty", _cls(None, {})),
+        [("rate.bucket.Empty", "parameters", "the code's is no exception")],
+    ),
+    "a function with another parameter": (
+        _with("rate.parsing", "parse_rate", _other("function", _params("text", "unit="))),
+        [("parse_rate", "parameters", "parameter 'unit' is not in the spec")],
+    ),
+    "a class with no methods listed: nothing extra": (
+        _with("rate.clock", "Clock", _cls(_params("tz="), {"now": [], "tick": []})),
+        [],
+    ),
+}
+
+
+@pytest.mark.parametrize(("found", "expected"), SIGNATURES.values(), ids=list(SIGNATURES))
+def test_the_codes_signatures_against_the_spec(
+    found: dict[str, ModuleInfo], expected: list[tuple[str, str, str]]
+) -> None:
+    mismatches = check_signatures(SPEC, found)
+    assert [(m.name, m.kind) for m in mismatches] == [(n, k) for n, k, _ in expected]
+    for mismatch, (_, _, words) in zip(mismatches, expected, strict=True):
+        assert words in mismatch.message
+
+
+def test_a_module_that_does_not_import_is_one_mismatch_per_component() -> None:
+    found = {**GOOD, "rate.bucket": {"error": "SyntaxError: invalid syntax", "objects": {}}}
+    mismatches = check_signatures(SPEC, found)
+    assert [(m.component, m.kind) for m in mismatches] == [("Bucket", "not_imported")]
+    assert mismatches[0].message == "rate.bucket does not import: SyntaxError: invalid syntax"
+
+
+def test_the_message_shows_both_signatures() -> None:
+    found = _with(
+        "rate.bucket",
+        "Bucket",
+        _cls(_params("capacity", "refill_rate", "*args"), {"take": ["tokens="], "available": []}),
+    )
+    assert [m.message for m in check_signatures(SPEC, found)] == [
+        "Bucket: no parameter 'refill_per_second'; parameter 'refill_rate' is not in the spec"
+        " (spec: Bucket(capacity: int, refill_per_second: float); code: (capacity, refill_rate, *args))"
+    ]
+
+
+def test_signature_request_asks_for_classes_functions_errors_and_exports() -> None:
+    spec = SPEC.model_copy(
+        update={"components": [*SPEC.components, Component(name="Loose", type="class")]}
+    )
+    assert signature_request(spec) == {
+        "rate.bucket": ["Bucket", "Empty"],
+        "rate.limiter": ["Limiter"],
+        "rate.clock": ["Clock"],
+        "rate.parsing": ["parse_rate"],
+    }
