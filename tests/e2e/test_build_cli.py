@@ -310,6 +310,44 @@ def rate_build(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[dic
         return project, list(server.requests), json.loads(result.stdout)
 
 
+def _prompt(request: dict, role: str) -> str:
+    return next(m["content"] for m in request["messages"] if m["role"] == role)
+
+
+def _section(text: str, heading: str) -> str:
+    """The text under ``# heading`` up to the next ``# `` heading."""
+    return text.split(f"# {heading}\n", 1)[1].split("\n# ", 1)[0].strip()
+
+
+def test_build_red_prompt_carries_the_whole_interface(rate_build) -> None:
+    _, requests, stages = rate_build
+    user = _prompt(requests[0], "user")
+    assert "TokenBucket(capacity: int, refill_per_second: float, clock:" in user
+    assert "Errors:\n  - ValueError: raised by the constructor" in user
+    assert "Errors:\n  - RateLimitExceeded: raised by acquire" in user
+    assert stages["red"]["spec_mismatches"] == []
+    assert len(requests) == 3  # no repair was needed
+
+
+def test_build_green_and_refactor_list_the_commits_before_them(rate_build) -> None:
+    project, requests, _ = rate_build
+    shas = _git(project, "log", "--format=%h %s", "--abbrev=8").splitlines()
+    refactor, green, red, first = shas
+    assert _section(_prompt(requests[1], "user"), "Recent Commits") == f"- {red}\n- {first}"
+    assert (
+        _section(_prompt(requests[2], "user"), "Recent Commits") == f"- {green}\n- {red}\n- {first}"
+    )
+    assert refactor.split(" ", 1)[1] == "refactor(SPEC-RATE-1): no changes needed"
+
+
+def test_build_refactor_starts_from_greens_passing_run(rate_build) -> None:
+    _, requests, _ = rate_build
+    red_run = _section(_prompt(requests[1], "user"), "Last Test Output")
+    green_run = _section(_prompt(requests[2], "user"), "Last Test Output")
+    assert "ModuleNotFoundError" in red_run and "5 failed, 1 error" in red_run
+    assert "6 passed" in green_run and "failed" not in green_run
+
+
 def test_build_green_reports_how_its_signatures_differ_from_the_spec(rate_build) -> None:
     project, _, stages = rate_build
     green = stages["green"]

@@ -33,6 +33,8 @@ from tddforge.store.rundir import RunDir, dump_data
 from tddforge.types import Progress
 from tddforge.workspace.git import Git
 
+OUTPUT_IN_PROMPT = 4_000  # the tail of the last test run shown to GREEN and REFACTOR
+
 
 @dataclass(frozen=True)
 class BuildOptions:
@@ -108,7 +110,7 @@ def build_stages(
         progress("RED is invalid: GREEN and REFACTOR are not run")
         return outcome
     context = _context(spec, red_data, settings)
-    green = _green(spec, llm, settings, runner, project, context, progress)
+    green, green_output = _green(spec, llm, settings, runner, project, context, progress)
     green["signature_mismatches"] = (
         _signature_mismatches(spec, runner, project, progress) if green["valid"] else None
     )
@@ -116,6 +118,8 @@ def build_stages(
     outcome.green = bool(green["valid"])
     outcome.stopped = green.get("stopped", "")
     if outcome.green:
+        # REFACTOR starts from GREEN's passing run, the latest one, not from RED's failures
+        context = replace(context, last_test_output=green_output[-OUTPUT_IN_PROMPT:])
         refactor = _refactor(spec, llm, settings, runner, project, context, progress)
         _store(outcome, "refactor", refactor, spec, red.run, project)
         outcome.stopped = refactor.get("stopped", "")
@@ -127,7 +131,7 @@ def _context(spec: Spec, red: dict[str, Any], settings: Settings) -> AgentContex
     results = red["test_results"]
     return AgentContext(
         kata_description=f"Implement this specification:\n\n{described}",
-        last_test_output=str(results.get("output", ""))[-4000:],
+        last_test_output=str(results.get("output", ""))[-OUTPUT_IN_PROMPT:],
         known_tests=frozenset(d["name"] for d in results["test_details"]),
         max_cycles=1,
     )
@@ -141,12 +145,14 @@ def _green(
     project: Path,
     context: AgentContext,
     progress: Progress,
-) -> dict[str, Any]:
+) -> tuple[dict[str, Any], str]:
+    """GREEN's artifact, and the output of its passing run ("" when it did not pass)."""
     progress("GREEN: implementing until the RED tests pass")
     agent = ImplementerAgent(llm, project, runner)
     context = replace(
         context,
         codebase_files=runner.read_files(project, runner.project_files(project)),
+        recent_commits=_recent_commits(agent.git),
         commit_subject=f"green({spec.spec_id}): make the RED tests pass",
     )
     started = time.monotonic()
@@ -161,8 +167,9 @@ def _green(
         progress(f"stopping: {exc}")
         stopped = f"{BUDGET}: {exc}"
         data = _artifact(spec, agent, None, stopped, started, attempts=0)
-        return {**data, "stopped": stopped}
-    return _artifact(spec, agent, result, reason, started, attempts=attempts)
+        return {**data, "stopped": stopped}, ""
+    data = _artifact(spec, agent, result, reason, started, attempts=attempts)
+    return data, result.test_output if result and result.success else ""
 
 
 def _refactor(
@@ -179,6 +186,7 @@ def _refactor(
     context = replace(
         context,
         codebase_files=runner.read_files(project, runner.project_files(project)),
+        recent_commits=_recent_commits(agent.git),
         commit_subject=f"refactor({spec.spec_id})",
         last_error=None,
     )
@@ -220,6 +228,11 @@ def _signature_mismatches(
     if mismatches:
         progress(f"GREEN's public signatures differ from the spec in {len(mismatches)} place(s)")
     return [vars(m) for m in mismatches]
+
+
+def _recent_commits(git: Git) -> list[str]:
+    """The last commits as the kata shows them: short SHA and subject, newest first."""
+    return [f"{c.sha[:8]} {c.subject}" for c in git.log(5)]
 
 
 def _artifact(
