@@ -348,6 +348,21 @@ def test_build_refactor_starts_from_greens_passing_run(rate_build) -> None:
     assert "6 passed" in green_run and "failed" not in green_run
 
 
+def test_build_stages_describe_the_tests_and_format_rules_alike(rate_build) -> None:
+    _, requests, _ = rate_build
+    systems = [_prompt(r, "system") for r in requests]
+    sentence = (
+        "Format code as `ruff format` does here (line length 100)"  # the project's pyproject
+        " and keep it free of `ruff check` findings."
+    )
+    assert [s.count(sentence) for s in systems] == [1, 1, 1]
+    assert [s.count("ruff format") for s in systems] == [1, 1, 1]  # and no other rule
+    for system in systems[1:]:
+        assert "plain pytest functions" not in system
+        assert "The tests are the RED stage's pytest tests under tests/" in system
+    assert "Group related tests in classes" in systems[0]  # what RED asks for
+
+
 def test_build_green_reports_how_its_signatures_differ_from_the_spec(rate_build) -> None:
     project, _, stages = rate_build
     green = stages["green"]

@@ -16,6 +16,7 @@ from tddforge import prompts
 from tddforge.config import RedStageConfig
 from tddforge.decisions.spec_conformance import check_tests
 from tddforge.errors import BudgetExceeded, PathRefused
+from tddforge.languages.python import format_rules
 from tddforge.llm.base import ChatMessage, Completion, LLMClient
 from tddforge.outcome import BUDGET
 from tddforge.spec import Spec
@@ -56,6 +57,7 @@ class RedAgent:
             "test_directory": self.config.test_directory,
             "include_edge_cases": self.config.include_edge_cases,
             "tests_per_component": self.config.tests_per_component,
+            "formatting": format_rules(self.project),
         }
         return [
             ChatMessage("system", prompts.render("red", "system", **variables)),

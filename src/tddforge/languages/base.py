@@ -133,6 +133,11 @@ class LanguageRunner(ABC):
         names), read under the project's own interpreter; None when the language cannot."""
         return None
 
+    def format_rules(self, work_dir: Path) -> str:
+        """The formatting rules the gates hold code in ``work_dir`` to, as one sentence for
+        every prompt ("" when the language has none)."""
+        return ""
+
     def is_test_file(self, path: str) -> bool:
         """True for test files and test support files."""
         return _matches(path, self.test_file_patterns)

@@ -13,6 +13,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from tddforge.analysis.project import ruff_line_length
 from tddforge.analysis.static import find_ruff
 from tddforge.analysis.testsource import list_tests
 from tddforge.config import SandboxConfig
@@ -35,6 +36,16 @@ pythonpath = ["."]
 [tool.ruff]
 line-length = 100
 """
+
+
+def format_rules(work_dir: Path) -> str:
+    """What ``format_code`` and ``lint_code`` hold code in ``work_dir`` to, in one sentence:
+    ruff runs there with the project's own configuration, so the line length is the one
+    ruff finds for it. Every stage that writes code is told the same sentence."""
+    return (
+        f"Format code as `ruff format` does here (line length {ruff_line_length(work_dir)})"
+        " and keep it free of `ruff check` findings."
+    )
 
 
 class PythonRunner(LanguageRunner):
@@ -83,6 +94,10 @@ class PythonRunner(LanguageRunner):
         return read_signatures(
             work_dir, request, python=self.python, sandbox=sandbox, timeout=self.gate_timeout
         )
+
+    def format_rules(self, work_dir: Path) -> str:
+        """The format and lint gates' rules for ``work_dir`` (``format_rules``)."""
+        return format_rules(work_dir)
 
     def initialize_project(self, work_dir: Path) -> list[str]:
         """pytest finds ``tests/`` and imports modules at the root; tool state is ignored by git."""

@@ -148,7 +148,9 @@ def _green(
 ) -> tuple[dict[str, Any], str]:
     """GREEN's artifact, and the output of its passing run ("" when it did not pass)."""
     progress("GREEN: implementing until the RED tests pass")
-    agent = ImplementerAgent(llm, project, runner)
+    agent = ImplementerAgent(
+        llm, project, runner, conventions=_conventions(settings, runner, project)
+    )
     context = replace(
         context,
         codebase_files=runner.read_files(project, runner.project_files(project)),
@@ -182,7 +184,9 @@ def _refactor(
     progress: Progress,
 ) -> dict[str, Any]:
     progress("REFACTOR: one improvement while green")
-    agent = RefactorerAgent(llm, project, runner)
+    agent = RefactorerAgent(
+        llm, project, runner, conventions=_conventions(settings, runner, project)
+    )
     context = replace(
         context,
         codebase_files=runner.read_files(project, runner.project_files(project)),
@@ -228,6 +232,19 @@ def _signature_mismatches(
     if mismatches:
         progress(f"GREEN's public signatures differ from the spec in {len(mismatches)} place(s)")
     return [vars(m) for m in mismatches]
+
+
+def _conventions(settings: Settings, runner: LanguageRunner, project: Path) -> str:
+    """What GREEN and REFACTOR are told about the tests and the code: the RED stage's tests as
+    they are (not the kata's one-function-at-a-time tests), and the formatting rules RED was
+    told too."""
+    tests = settings.stages.red.test_directory
+    return (
+        f"The tests are the RED stage's pytest tests under {tests}/, committed before GREEN;"
+        " read them in the codebase below. Put each component in the module its spec"
+        " `file_path` names; the project root (and its src/, when it has one) is on the"
+        f" import path. {runner.format_rules(project)}"
+    )
 
 
 def _recent_commits(git: Git) -> list[str]:
