@@ -11,7 +11,9 @@ else is ever reported:
   constructs the class (``x = Bucket(...)``, ``with Bucket(...) as x``);
 - a test parameter is an instance only when it names a fixture every
   definition of which returns or yields only such instances (and the test
-  does not parametrize it).
+  does not parametrize it); a fixture that returns a function (or lambda)
+  that only constructs the class is a factory, and what a call of it gives
+  is an instance too.
 
 Anything else (``self.x = Bucket()``, an instance passed through a helper, a
 closure) is not looked at.
@@ -163,13 +165,21 @@ def _own_nodes(scope: ast.AST) -> Iterator[ast.AST]:
             stack.extend(reversed(list(ast.iter_child_nodes(node))))
 
 
-def _constructed(node: ast.AST | None, bound: _Bound) -> str:
-    """The target ``node`` constructs (``Bucket(...)``), or ""."""
-    return bound.resolve(node.func) if isinstance(node, ast.Call) else ""
+def _constructed(
+    node: ast.AST | None, bound: _Bound, factories: Mapping[str, str] | None = None
+) -> str:
+    """The target ``node`` constructs (``Bucket(...)``, or ``make(...)`` for a factory
+    fixture ``make`` of ``factories``), or ""."""
+    if not isinstance(node, ast.Call):
+        return ""
+    if factories and isinstance(node.func, ast.Name) and node.func.id in factories:
+        return factories[node.func.id]
+    return bound.resolve(node.func)
 
 
 def _fixtures(trees: Mapping[str, ast.Module], bound: Mapping[str, _Bound]) -> dict[str, str]:
-    """Fixture name → the target every one of its definitions gives instances of."""
+    """Fixture name → the target every one of its definitions gives instances of (``Bucket``),
+    or gives a factory of (``Bucket()``: a function whose every call constructs one)."""
     found: dict[str, set[str]] = {}
     for path, tree in trees.items():
         for node in ast.walk(tree):
@@ -208,19 +218,54 @@ def _last_name(node: ast.expr) -> str:
 
 
 def _gives(func: ast.FunctionDef | ast.AsyncFunctionDef, bound: _Bound) -> str:
-    """The target every value ``func`` returns or yields is an instance of, or ""."""
+    """The target every value ``func`` returns or yields is an instance of (``Bucket``), or a
+    factory of (``Bucket()``: a nested function or lambda that only constructs one), or ""."""
     instances = _instances(func, bound, {})
+    nested = {n.name: n for n in _own_nodes(func) if isinstance(n, _SCOPES[:2])}
     gives = set()
     for node in _own_nodes(func):
         if isinstance(node, ast.Return | ast.Yield):
-            value = node.value
-            named = instances.get(value.id, "") if isinstance(value, ast.Name) else ""
-            gives.add(named or _constructed(value, bound))
+            gives.add(_given(node.value, bound, instances, nested))
     return next(iter(gives)) if len(gives) == 1 else ""
+
+
+def _given(
+    value: ast.expr | None,
+    bound: _Bound,
+    instances: Mapping[str, str],
+    nested: Mapping[str, ast.FunctionDef | ast.AsyncFunctionDef],
+) -> str:
+    """What one returned or yielded value is (see ``_gives``)."""
+    if isinstance(value, ast.Lambda):
+        made = _constructed(value.body, bound)
+        return f"{made}()" if made else ""
+    if isinstance(value, ast.Name) and value.id in nested:
+        made = _gives(nested[value.id], bound)
+        return f"{made}()" if made and not made.endswith("()") else ""
+    if isinstance(value, ast.Name):
+        return instances.get(value.id, "")
+    return _constructed(value, bound)
 
 
 def _instances(scope: ast.AST, bound: _Bound, fixtures: Mapping[str, str]) -> dict[str, str]:
     """Name → target, for the names of ``scope`` that are only ever instances of one target."""
+    kinds = _kinds(scope, bound, fixtures, {})
+    factories = {n: k[:-2] for n, k in kinds.items() if k.endswith("()")}
+    if factories:  # again, now that calls of the factory fixtures construct instances
+        kinds = _kinds(scope, bound, fixtures, factories)
+    return {name: kind for name, kind in kinds.items() if not kind.endswith("()")}
+
+
+def _factories(scope: ast.AST, bound: _Bound, fixtures: Mapping[str, str]) -> dict[str, str]:
+    """Name → target, for the factory fixtures ``scope`` takes and never rebinds."""
+    kinds = _kinds(scope, bound, fixtures, {})
+    return {n: k[:-2] for n, k in kinds.items() if k.endswith("()")}
+
+
+def _kinds(
+    scope: ast.AST, bound: _Bound, fixtures: Mapping[str, str], factories: Mapping[str, str]
+) -> dict[str, str]:
+    """Name → what it always is in ``scope`` (an instance ``T`` or a factory ``T()``)."""
     kinds: dict[str, set[str]] = {}
     if isinstance(scope, ast.FunctionDef | ast.AsyncFunctionDef):
         parametrized = _parametrized(scope)
@@ -232,7 +277,7 @@ def _instances(scope: ast.AST, bound: _Bound, fixtures: Mapping[str, str]) -> di
     for node in _own_nodes(scope):
         value, name = _single_binding(node)
         if name is not None:
-            kinds.setdefault(name.id, set()).add(_constructed(value, bound))
+            kinds.setdefault(name.id, set()).add(_constructed(value, bound, factories))
             alone.add(id(name))
         elif id(node) not in alone:
             for other in _bound_names(node):
@@ -276,6 +321,7 @@ class _Scope:
         self.bound = bound
         self.scope = scope
         self.instances = _instances(scope, bound, fixtures)
+        self.factories = _factories(scope, bound, fixtures)
 
     def uses(self) -> list[Use]:
         found: list[Use] = []
@@ -300,7 +346,7 @@ class _Scope:
     def _member(self, node: ast.Attribute, called: bool, keywords: tuple[str, ...]) -> Use | None:
         owner = node.value
         target = self.instances.get(owner.id, "") if isinstance(owner, ast.Name) else ""
-        target = target or _constructed(owner, self.bound)
+        target = target or _constructed(owner, self.bound, self.factories)
         on_class = not target
         if on_class:
             target = self.bound.resolve(owner)

@@ -153,6 +153,28 @@ FIXTURES = {
         "\ndef test_it(full):\n    full.tokens\n",
         [(9, "attribute", "tokens")],
     ),
+    "a factory fixture": (
+        "import pytest\n\n@pytest.fixture\ndef make_bucket():\n    def make(capacity):\n"
+        "        return Bucket(capacity, 1.0)\n\n    return make\n\n"
+        "def test_it(make_bucket):\n    b = make_bucket(2)\n    b.tokens\n    make_bucket(3).level\n",
+        [(13, "attribute", "tokens"), (14, "attribute", "level")],
+    ),
+    "a lambda factory fixture": (
+        "import pytest\n\n@pytest.fixture\ndef make():\n    return lambda: Bucket(5, 1.0)\n\n"
+        "def test_it(make):\n    make().drain()\n",
+        [(9, "method", "drain")],
+    ),
+    "a factory that makes something else too": (
+        "import pytest\n\n@pytest.fixture\ndef make_bucket():\n    def make(full):\n"
+        "        if full:\n            return Bucket(5, 1.0)\n        return None\n\n"
+        "    return make\n\ndef test_it(make_bucket):\n    make_bucket(1).tokens\n",
+        [],
+    ),
+    "a factory the test rebinds": (
+        "import pytest\n\n@pytest.fixture\ndef make():\n    return lambda: Bucket(5, 1.0)\n\n"
+        "def test_it(make):\n    make = dict\n    make().tokens\n",
+        [],
+    ),
     "a fixture that returns something else too": (
         "import pytest\n\n@pytest.fixture\ndef bucket(request):\n    if request.param:\n"
         "        return Bucket(5, 1.0)\n    return None\n\ndef test_it(bucket):\n    bucket.tokens\n",
