@@ -68,6 +68,15 @@ def test_json_specs_load(tmp_path: Path) -> None:
         ),
         ("spec_id: S\ncomponents: [{name: a}]\ntest_cases: [{id: T}, {id: T}]\n", "used twice"),
         ("- just\n- a list\n", "must be a mapping"),
+        (
+            "spec_id: S\ncomponents: [{name: a, errors: [{description: x}]}]\ntest_cases: [{id: T}]\n",
+            "missing required field 'components.0.errors.0.name'",
+        ),
+        (
+            "spec_id: S\ncomponents: [{name: a, interface: {constructor: 5}}]\n"
+            "test_cases: [{id: T}]\n",
+            "components.0.interface.constructor",
+        ),
         ("spec_id: [unclosed\n", "invalid YAML"),
     ],
 )
