@@ -3,12 +3,18 @@
 A spec is YAML or JSON with required ``spec_id``, ``components`` and
 ``test_cases``; unknown extra keys from earlier pipeline stages are kept. Any
 problem becomes one ``SpecError`` line naming the file and the field.
+
+A component's interface is its module (``file_path``), its ``constructor``,
+``methods`` and ``attributes`` (written signatures, parsed by
+``parse_parameters``), the ``errors`` it raises and its ``exports``: what the
+RED prompt shows, and what the tests and the code are checked against.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -17,28 +23,102 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from tddforge.errors import InputError, SpecError
 
+_IDENTIFIER = re.compile(r"\s*(?:async\s+)?(?:def\s+)?([A-Za-z_]\w*)")
+
 
 class _Model(BaseModel):
     model_config = ConfigDict(frozen=True, extra="allow")
 
+    def extra_lines(self) -> list[str]:
+        """The fields the format does not name (kept from earlier stages), one ``key: value`` each."""
+        extra = self.model_extra or {}
+        return [f"{key}: {_inline(value)}" for key, value in extra.items()]
+
+
+@dataclass(frozen=True)
+class Param:
+    """One parameter of a signature, as the spec writes it."""
+
+    name: str
+    kind: str  # positional_only, positional_or_keyword, var_positional, keyword_only, var_keyword
+    has_default: bool
+
 
 class Method(_Model):
-    """One method of a component's interface."""
+    """One method of a component's interface (also its constructor): a signature, described."""
 
     signature: str
     description: str = ""
 
+    @model_validator(mode="before")
+    @classmethod
+    def _may_be_a_string(cls, value: Any) -> Any:
+        return {"signature": value} if isinstance(value, str) else value
+
     @property
     def name(self) -> str:
         """The method's name, taken from its signature."""
-        match = re.match(r"\s*(?:async\s+)?(?:def\s+)?([A-Za-z_]\w*)", self.signature)
+        match = _IDENTIFIER.match(self.signature)
+        return match.group(1) if match else ""
+
+    @property
+    def parameters(self) -> tuple[Param, ...] | None:
+        """The signature's parameters (``self``/``cls`` left out), or None when it has no
+        parenthesised parameter list."""
+        return parse_parameters(self.signature)
+
+
+class Attribute(_Model):
+    """An attribute of a component's instances: ``name: type``, described."""
+
+    signature: str
+    description: str = ""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _may_be_a_string_or_named(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return {"signature": value}
+        if isinstance(value, dict) and "signature" not in value and "name" in value:
+            kind = value.get("type")
+            rest = {k: v for k, v in value.items() if k not in ("name", "type")}
+            return {"signature": f"{value['name']}: {kind}" if kind else value["name"], **rest}
+        return value
+
+    @property
+    def name(self) -> str:
+        """The attribute's name."""
+        match = _IDENTIFIER.match(self.signature)
         return match.group(1) if match else ""
 
 
-class Interface(_Model):
-    """What a component exposes."""
+class Raised(_Model):
+    """An error a component raises: the exception's name and when it is raised."""
 
+    name: str = Field(min_length=1)
+    description: str = ""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _may_be_a_string(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            match = re.match(r"\s*([A-Za-z_][\w.]*)(.*)", value, re.DOTALL)
+            name, rest = match.groups() if match else (value, "")
+            return {"name": name, "description": rest.strip(" \t\n:,-\u2014")}
+        return value
+
+
+class Interface(_Model):
+    """What a component exposes: how it is made, its methods and its attributes."""
+
+    constructor: Method | None = None
     methods: list[Method] = Field(default_factory=list)
+    attributes: list[Attribute] = Field(default_factory=list)
+
+    def member_names(self) -> frozenset[str]:
+        """The methods and attributes the interface declares, by name."""
+        members = [m.name for m in self.methods] + [a.name for a in self.attributes]
+        return frozenset(n for n in members if n)
 
 
 class Component(_Model):
@@ -49,7 +129,28 @@ class Component(_Model):
     file_path: str = ""
     description: str = ""
     interface: Interface = Interface()
+    errors: list[Raised] = Field(default_factory=list)
     exports: list[str] = Field(default_factory=list)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _gather_the_interface(cls, value: Any) -> Any:
+        """Accept ``constructor``/``methods``/``attributes`` beside ``interface`` and
+        ``errors`` inside it: each moves to its one place (unless both places have it)."""
+        if not isinstance(value, dict) or not isinstance(value.get("interface", {}), dict):
+            return value
+        value, interface = dict(value), dict(value.get("interface") or {})
+        for key in ("constructor", "methods", "attributes"):
+            if key in value and key not in interface:
+                interface[key] = value.pop(key)
+        if "errors" in interface and "errors" not in value:
+            value["errors"] = interface.pop("errors")
+        return {**value, "interface": interface}
+
+    @property
+    def module(self) -> str:
+        """The dotted module that imports ``file_path`` (a leading ``src/`` left out), or ""."""
+        return import_module(self.file_path)
 
 
 class TestCase(_Model):
@@ -155,8 +256,8 @@ def provided_names(spec: Spec) -> frozenset[str]:
 
     Used to decide whether an ImportError/AttributeError/NameError is a valid RED
     (the unit under test does not exist yet) or the test's own breakage. Sources:
-    component names and ``exports``, method names from interface signatures, the
-    module path of each ``file_path`` (with every dotted prefix and suffix), and
+    component names and ``exports``, method and attribute names from the interface,
+    the names of the errors it raises, the module path of each ``file_path`` (with every dotted prefix and suffix), and
     code-looking words (backticked, CamelCase, snake_case) in component
     descriptions and in the text of their test cases.
     """
@@ -164,7 +265,8 @@ def provided_names(spec: Spec) -> frozenset[str]:
     for comp in spec.components:
         names.add(comp.name)
         names.update(comp.exports)
-        names.update(m.name for m in comp.interface.methods if m.name)
+        names.update(comp.interface.member_names())
+        names.update(e.name.rsplit(".", 1)[-1] for e in comp.errors)
         names.update(module_names(comp.file_path))
         names.update(_code_words(comp.description))
         names.update(_code_words(" ".join(m.description for m in comp.interface.methods)))
@@ -195,3 +297,84 @@ def _code_words(text: str) -> set[str]:
         words.add(word)
         words.update(word.split("."))
     return words
+
+
+def import_module(file_path: str) -> str:
+    """The module a file path is imported as, with the project (and its ``src``) on the path:
+    ``src/a/b.py`` → ``a.b``, ``a/__init__.py`` → ``a``; "" for a path that is not Python."""
+    path = PurePosixPath(file_path)
+    if path.suffix != ".py":
+        return ""
+    parts = list(path.with_suffix("").parts)
+    if parts[-1] == "__init__" and len(parts) > 1:
+        parts.pop()
+    if parts[0] == "src" and len(parts) > 1:
+        parts.pop(0)
+    return ".".join(parts)
+
+
+def parse_parameters(signature: str) -> tuple[Param, ...] | None:
+    """The parameters of a written signature (``f(a, b: int = 1, *, c)``), ``self`` and ``cls``
+    left out; None when there is no parenthesised list. Annotations may be any text."""
+    inner = _parenthesised(signature)
+    if inner is None:
+        return None
+    params: list[Param] = []
+    kind = "positional_or_keyword"
+    for piece in _split_top_level(inner):
+        if piece == "/":
+            params = [Param(p.name, "positional_only", p.has_default) for p in params]
+        elif piece == "*":
+            kind = "keyword_only"
+        elif piece.startswith("**"):
+            params.append(Param(_leading_name(piece[2:]), "var_keyword", False))
+        elif piece.startswith("*"):
+            params.append(Param(_leading_name(piece[1:]), "var_positional", False))
+            kind = "keyword_only"
+        else:
+            has_default = len(_split_top_level(piece, "=")) > 1
+            params.append(Param(_leading_name(piece), kind, has_default))
+    if params and params[0].name in ("self", "cls"):
+        params.pop(0)
+    return tuple(p for p in params if p.name)
+
+
+def _parenthesised(signature: str) -> str | None:
+    """The text between the signature's first ``(`` and the parenthesis that closes it."""
+    start = signature.find("(")
+    if start < 0:
+        return None
+    inner = _split_top_level(signature[start + 1 :], ")", keep_empty=True)
+    return inner[0] if len(inner) > 1 else None
+
+
+def _split_top_level(text: str, separator: str = ",", *, keep_empty: bool = False) -> list[str]:
+    """``text`` split at the separators outside brackets and quotes, each piece stripped."""
+    pieces: list[str] = []
+    current: list[str] = []
+    depth, quote = 0, ""
+    for char in text:
+        if quote:
+            quote = "" if char == quote else quote
+        elif char in "'\"":
+            quote = char
+        elif char == separator and depth == 0:
+            pieces.append("".join(current).strip())
+            current = []
+            continue
+        elif char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+        current.append(char)
+    pieces.append("".join(current).strip())
+    return pieces if keep_empty else [p for p in pieces if p]
+
+
+def _leading_name(text: str) -> str:
+    match = re.match(r"\s*([A-Za-z_]\w*)", text)
+    return match.group(1) if match else ""
+
+
+def _inline(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)

@@ -69,3 +69,11 @@ def calc_spec(tmp_path: Path) -> Path:
     target = tmp_path / "calc.yaml"
     shutil.copyfile(DATA / "specs" / "calc.yaml", target)
     return target
+
+
+@pytest.fixture
+def rate_spec(tmp_path: Path) -> Path:
+    """The two-component rate limiter: constructors with keywords, attributes and errors."""
+    target = tmp_path / "ratelimit.yaml"
+    shutil.copyfile(DATA / "specs" / "ratelimit.yaml", target)
+    return target

@@ -376,3 +376,46 @@ def test_replaced_test_file_is_kept_in_the_run_dir(
     assert _red(calc_spec, project, server).returncode == 0
     run_dir = Path(_artifact(project)["run_dir"])
     assert (run_dir / "replaced" / "tests" / "test_calc.py").read_text() == "# my own tests\n"
+
+
+BUCKET_TESTS = """import pytest
+
+
+@pytest.fixture
+def bucket():
+    from ratelimit.bucket import TokenBucket
+
+    return TokenBucket(capacity=5, refill_rate=1.0, clock=lambda: 0.0)
+
+
+class TestTokenBucket:
+    def test_tc001_new_bucket_is_full(self, bucket):
+        assert bucket.available() == 5
+
+    def test_tc002_taking_too_much_takes_nothing(self, bucket):
+        assert bucket.try_take(6) is False
+        assert bucket.tokens == 5
+"""
+
+
+def test_tests_that_use_what_the_spec_does_not_declare_are_sent_back_and_reported(
+    rate_spec: Path, project: Path, server: FakeOpenAIServer
+) -> None:
+    server.enqueue(file_block("tests/test_bucket.py", BUCKET_TESTS))
+    repaired = BUCKET_TESTS.replace("refill_rate", "refill_per_second")  # .tokens stays
+    server.enqueue(file_block("tests/test_bucket.py", repaired))
+    result = _red(rate_spec, project, server, "--json")
+    artifact = json.loads(result.stdout)
+    assert len(server.requests) == 2
+    repair = server.requests[1]["messages"][-1]["content"]
+    assert "tests/test_bucket.py:8: TokenBucket(refill_rate=...)" in repair
+    assert "tests/test_bucket.py:17: TokenBucket.tokens is not in the spec's interface" in repair
+    assert (project / "tests/test_bucket.py").read_text() == repaired
+    assert [(m["line"], m["kind"], m["name"]) for m in artifact["spec_mismatches"]] == [
+        (17, "attribute", "tokens")
+    ]
+    assert artifact["spec_mismatches"][0]["component"] == "TokenBucket"
+    assert any("sent back once for repair" in w for w in artifact["warnings"])
+    assert artifact["valid"] is True, artifact["invalid_red"]  # reported, not judged
+    saved = yaml.safe_load((project / ".tddforge/artifacts/SPEC-RATE-1/red.yaml").read_text())
+    assert saved["spec_mismatches"] == artifact["spec_mismatches"]

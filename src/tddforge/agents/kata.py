@@ -62,10 +62,19 @@ class KataAgent(Agent):
 
     template: str
 
-    def __init__(self, llm: LLMClient, work_dir: Path, runner: LanguageRunner) -> None:
+    def __init__(
+        self,
+        llm: LLMClient,
+        work_dir: Path,
+        runner: LanguageRunner,
+        *,
+        conventions: str | None = None,
+    ) -> None:
         super().__init__(llm, work_dir)
         self.runner = runner
         self.git = Git(work_dir)
+        #: The prompts' conventions line, when the caller's tests differ from the kata's.
+        self.conventions = conventions
 
     def get_system_prompt(self) -> str:
         """The role's system prompt, worded for the runner's language."""
@@ -77,6 +86,8 @@ class KataAgent(Agent):
     def _facts(self) -> dict[str, str]:
         facts = {"conventions": ""}
         facts.update(self.runner.prompt_facts())
+        if self.conventions is not None:
+            facts["conventions"] = self.conventions
         return facts
 
     def _ask(self, context: AgentContext) -> Reply:

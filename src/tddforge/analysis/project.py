@@ -1,4 +1,5 @@
-"""What a project looks like, read statically: its test framework, a module's import name, where tests go.
+"""What a project looks like, read statically: its test framework, a module's import name, where
+tests go, the line length ruff formats it to.
 
 Framework detection reads the project's existing tests (never imports them):
 Django when they use ``django``; unittest when their test classes subclass
@@ -10,6 +11,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from pathlib import Path
+
+from tddforge.compat import tomllib
 
 FRAMEWORKS = ("pytest", "unittest", "django")
 _SKIP_DIRS = {
@@ -98,3 +101,40 @@ def default_test_path(project: Path, module: Path) -> str:
         if (project / folder).is_dir():
             return f"{folder}/{base}"
     return base
+
+
+RUFF_DEFAULT_LINE_LENGTH = 88
+# ruff's configuration files, in the order it prefers them within one directory
+_RUFF_CONFIGS = (".ruff.toml", "ruff.toml", "pyproject.toml")
+
+
+def ruff_line_length(project: Path) -> int:
+    """The line length ``ruff format`` uses in ``project``, found as ruff finds it.
+
+    The nearest directory, from the project up, with a ruff configuration
+    decides: ``.ruff.toml``, then ``ruff.toml``, then a ``pyproject.toml`` that
+    has a ``[tool.ruff]`` table. Its ``line-length``, else ruff's default (88);
+    the default too when that file cannot be read.
+    """
+    for folder in [project.resolve(), *project.resolve().parents]:
+        for name in _RUFF_CONFIGS:
+            settings = _ruff_settings(folder / name)
+            if settings is not None:
+                length = settings.get("line-length", RUFF_DEFAULT_LINE_LENGTH)
+                return length if isinstance(length, int) else RUFF_DEFAULT_LINE_LENGTH
+    return RUFF_DEFAULT_LINE_LENGTH
+
+
+def _ruff_settings(path: Path) -> dict[str, object] | None:
+    """ruff's settings in ``path``; None when the file is not a ruff configuration."""
+    if not path.is_file():
+        return None
+    try:
+        data: dict[str, object] = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return {}  # ruff stops at a broken configuration too (and fails)
+    if path.name != "pyproject.toml":
+        return data
+    tool = data.get("tool")
+    ruff: object = tool.get("ruff") if isinstance(tool, dict) else None
+    return ruff if isinstance(ruff, dict) else None

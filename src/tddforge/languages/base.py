@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from tddforge.decisions.red_validation import TestFact
+from tddforge.target.signatures import ModuleInfo
 
 #: Directories never read as part of a codebase (tool state, VCS, caches, venvs).
 SKIPPED_DIRS = frozenset({".git", ".tddforge", ".venv", "venv", "node_modules", "__pycache__"})
@@ -125,6 +126,18 @@ class LanguageRunner(ABC):
     def prompt_facts(self) -> dict[str, str]:
         """Language wording for the prompts (name, framework, conventions)."""
         return {"language": self.language_name, "test_framework": self.test_framework}
+
+    def read_signatures(
+        self, work_dir: Path, request: Mapping[str, Sequence[str]]
+    ) -> dict[str, ModuleInfo] | None:
+        """The public signatures of the names asked for, per module (``request``: module →
+        names), read under the project's own interpreter; None when the language cannot."""
+        return None
+
+    def format_rules(self, work_dir: Path) -> str:
+        """The formatting rules the gates hold code in ``work_dir`` to, as one sentence for
+        every prompt ("" when the language has none)."""
+        return ""
 
     def is_test_file(self, path: str) -> bool:
         """True for test files and test support files."""

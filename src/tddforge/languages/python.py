@@ -13,6 +13,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from tddforge.analysis.project import ruff_line_length
 from tddforge.analysis.static import find_ruff
 from tddforge.analysis.testsource import list_tests
 from tddforge.config import SandboxConfig
@@ -20,8 +21,10 @@ from tddforge.decisions.red_validation import MISSING_NAME_KINDS, TestFact
 from tddforge.languages.base import GateResult, LanguageRunner, TestReport
 from tddforge.runner import TestRun, run_pytest
 from tddforge.runner.ship import entry_argv, ship
+from tddforge.runner.signatures import read_signatures
 from tddforge.sandbox import Limits, Sandbox, SandboxResult
 from tddforge.target.names import CANNOT_IMPORT_FROM, MODULE_ATTR, NO_MODULE, OBJECT_ATTR
+from tddforge.target.signatures import ModuleInfo
 
 OUTPUT_LIMIT = 8_000
 
@@ -33,6 +36,16 @@ pythonpath = ["."]
 [tool.ruff]
 line-length = 100
 """
+
+
+def format_rules(work_dir: Path) -> str:
+    """What ``format_code`` and ``lint_code`` hold code in ``work_dir`` to, in one sentence:
+    ruff runs there with the project's own configuration, so the line length is the one
+    ruff finds for it. Every stage that writes code is told the same sentence."""
+    return (
+        f"Format code as `ruff format` does here (line length {ruff_line_length(work_dir)})"
+        " and keep it free of `ruff check` findings."
+    )
 
 
 class PythonRunner(LanguageRunner):
@@ -72,6 +85,19 @@ class PythonRunner(LanguageRunner):
                 " the import path. Code is formatted with ruff format and must pass ruff check."
             ),
         }
+
+    def read_signatures(
+        self, work_dir: Path, request: Mapping[str, Sequence[str]]
+    ) -> dict[str, ModuleInfo] | None:
+        """Through the target package's ``signatures`` entry, in the sandbox."""
+        sandbox = self.sandbox(work_dir)
+        return read_signatures(
+            work_dir, request, python=self.python, sandbox=sandbox, timeout=self.gate_timeout
+        )
+
+    def format_rules(self, work_dir: Path) -> str:
+        """The format and lint gates' rules for ``work_dir`` (``format_rules``)."""
+        return format_rules(work_dir)
 
     def initialize_project(self, work_dir: Path) -> list[str]:
         """pytest finds ``tests/`` and imports modules at the root; tool state is ignored by git."""

@@ -21,6 +21,7 @@ from tddforge.agents.kata import KataAgent
 from tddforge.agents.refactorer import RefactorerAgent
 from tddforge.config import Settings
 from tddforge.decisions.kata import Action, after_refactor_failure
+from tddforge.decisions.spec_conformance import check_signatures, signature_request
 from tddforge.errors import BudgetExceeded
 from tddforge.languages.base import LanguageRunner
 from tddforge.llm.base import LLMClient
@@ -31,6 +32,8 @@ from tddforge.spec import Spec
 from tddforge.store.rundir import RunDir, dump_data
 from tddforge.types import Progress
 from tddforge.workspace.git import Git
+
+OUTPUT_IN_PROMPT = 4_000  # the tail of the last test run shown to GREEN and REFACTOR
 
 
 @dataclass(frozen=True)
@@ -107,11 +110,16 @@ def build_stages(
         progress("RED is invalid: GREEN and REFACTOR are not run")
         return outcome
     context = _context(spec, red_data, settings)
-    green = _green(spec, llm, settings, runner, project, context, progress)
+    green, green_output = _green(spec, llm, settings, runner, project, context, progress)
+    green["signature_mismatches"] = (
+        _signature_mismatches(spec, runner, project, progress) if green["valid"] else None
+    )
     _store(outcome, "green", green, spec, red.run, project)
     outcome.green = bool(green["valid"])
     outcome.stopped = green.get("stopped", "")
     if outcome.green:
+        # REFACTOR starts from GREEN's passing run, the latest one, not from RED's failures
+        context = replace(context, last_test_output=green_output[-OUTPUT_IN_PROMPT:])
         refactor = _refactor(spec, llm, settings, runner, project, context, progress)
         _store(outcome, "refactor", refactor, spec, red.run, project)
         outcome.stopped = refactor.get("stopped", "")
@@ -123,7 +131,7 @@ def _context(spec: Spec, red: dict[str, Any], settings: Settings) -> AgentContex
     results = red["test_results"]
     return AgentContext(
         kata_description=f"Implement this specification:\n\n{described}",
-        last_test_output=str(results.get("output", ""))[-4000:],
+        last_test_output=str(results.get("output", ""))[-OUTPUT_IN_PROMPT:],
         known_tests=frozenset(d["name"] for d in results["test_details"]),
         max_cycles=1,
     )
@@ -137,12 +145,16 @@ def _green(
     project: Path,
     context: AgentContext,
     progress: Progress,
-) -> dict[str, Any]:
+) -> tuple[dict[str, Any], str]:
+    """GREEN's artifact, and the output of its passing run ("" when it did not pass)."""
     progress("GREEN: implementing until the RED tests pass")
-    agent = ImplementerAgent(llm, project, runner)
+    agent = ImplementerAgent(
+        llm, project, runner, conventions=_conventions(settings, runner, project)
+    )
     context = replace(
         context,
         codebase_files=runner.read_files(project, runner.project_files(project)),
+        recent_commits=_recent_commits(agent.git),
         commit_subject=f"green({spec.spec_id}): make the RED tests pass",
     )
     started = time.monotonic()
@@ -157,8 +169,9 @@ def _green(
         progress(f"stopping: {exc}")
         stopped = f"{BUDGET}: {exc}"
         data = _artifact(spec, agent, None, stopped, started, attempts=0)
-        return {**data, "stopped": stopped}
-    return _artifact(spec, agent, result, reason, started, attempts=attempts)
+        return {**data, "stopped": stopped}, ""
+    data = _artifact(spec, agent, result, reason, started, attempts=attempts)
+    return data, result.test_output if result and result.success else ""
 
 
 def _refactor(
@@ -171,10 +184,13 @@ def _refactor(
     progress: Progress,
 ) -> dict[str, Any]:
     progress("REFACTOR: one improvement while green")
-    agent = RefactorerAgent(llm, project, runner)
+    agent = RefactorerAgent(
+        llm, project, runner, conventions=_conventions(settings, runner, project)
+    )
     context = replace(
         context,
         codebase_files=runner.read_files(project, runner.project_files(project)),
+        recent_commits=_recent_commits(agent.git),
         commit_subject=f"refactor({spec.spec_id})",
         last_error=None,
     )
@@ -201,6 +217,39 @@ def _refactor(
         data["commit"] = agent.git.commit(f"refactor({spec.spec_id}): {kept}", allow_empty=True)
     data["applied"] = bool(result and result.success and not result.no_changes)
     return {**data, "stopped": stopped} if stopped else data
+
+
+def _signature_mismatches(
+    spec: Spec, runner: LanguageRunner, project: Path, progress: Progress
+) -> list[dict[str, str]] | None:
+    """How GREEN's public signatures differ from the spec, read under the project's interpreter
+    (None when the language cannot read them). Reported, never a reason to fail GREEN."""
+    request = signature_request(spec)
+    found = runner.read_signatures(project, request) if request else {}
+    if found is None:
+        return None
+    mismatches = check_signatures(spec, found)
+    if mismatches:
+        progress(f"GREEN's public signatures differ from the spec in {len(mismatches)} place(s)")
+    return [vars(m) for m in mismatches]
+
+
+def _conventions(settings: Settings, runner: LanguageRunner, project: Path) -> str:
+    """What GREEN and REFACTOR are told about the tests and the code: the RED stage's tests as
+    they are (not the kata's one-function-at-a-time tests), and the formatting rules RED was
+    told too."""
+    tests = settings.stages.red.test_directory
+    return (
+        f"The tests are the RED stage's pytest tests under {tests}/, committed before GREEN;"
+        " read them in the codebase below. Put each component in the module its spec"
+        " `file_path` names; the project root (and its src/, when it has one) is on the"
+        f" import path. {runner.format_rules(project)}"
+    )
+
+
+def _recent_commits(git: Git) -> list[str]:
+    """The last commits as the kata shows them: short SHA and subject, newest first."""
+    return [f"{c.sha[:8]} {c.subject}" for c in git.log(5)]
 
 
 def _artifact(

@@ -1,4 +1,5 @@
-"""The RED artifact: the specified schema, plus our ``invalid_red`` and ``traceability``."""
+"""The RED artifact: the specified schema, plus our ``invalid_red``, ``traceability`` and
+``spec_mismatches``."""
 
 from __future__ import annotations
 
@@ -66,6 +67,17 @@ class TraceabilityOut(_Out):
     untraced_tests: list[str] = Field(default_factory=list)
 
 
+class SpecMismatchOut(_Out):
+    """A keyword, method or attribute the tests use on a component that the spec does not declare."""
+
+    path: str
+    line: int
+    component: str
+    kind: str  # keyword, method or attribute
+    name: str
+    message: str
+
+
 class RefusedFile(_Out):
     """A file the model asked for that was not written."""
 
@@ -96,6 +108,7 @@ class RedArtifact(_Out):
     invalid_red: list[InvalidRedEntry] = Field(default_factory=list)
     warnings: list[str] = Field(default_factory=list)
     traceability: TraceabilityOut = TraceabilityOut()
+    spec_mismatches: list[SpecMismatchOut] = Field(default_factory=list)
     refused_files: list[RefusedFile] = Field(default_factory=list)
     components: list[dict[str, Any]] = Field(default_factory=list)
     acceptance_criteria: list[dict[str, Any]] = Field(default_factory=list)

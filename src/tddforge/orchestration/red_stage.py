@@ -16,6 +16,7 @@ from tddforge.agents.red import RedAgent, RedReply
 from tddforge.analysis.testsource import list_tests
 from tddforge.config import Settings
 from tddforge.decisions.red_validation import RedPolicy, RedVerdict, TestFact, validate_red
+from tddforge.decisions.spec_conformance import check_tests
 from tddforge.decisions.traceability import trace
 from tddforge.llm.base import LLMClient
 from tddforge.orchestration import red_artifact as out
@@ -79,6 +80,11 @@ def red_stage(
     config = settings.stages.red
     progress(f"asking the model for tests of {spec.spec_id}")
     reply = RedAgent(llm, config, options.project).generate(spec)
+    if reply.sent_mismatches:
+        progress(
+            f"the tests used {len(reply.sent_mismatches)} name(s) the spec does not declare:"
+            " asked the model once to fix them"
+        )
     if reply.stopped:
         progress(f"stopping: {reply.stopped}")
     run = RunDir.create(options.project, "red")
@@ -174,6 +180,17 @@ def build_artifact(
     warnings += [f"stopped early: {reply.stopped}"] if reply.stopped else []
     if traced.uncovered:
         warnings.append(f"spec cases with no test: {', '.join(traced.uncovered)}")
+    if reply.sent_mismatches:
+        warnings.append(
+            f"the tests used {len(reply.sent_mismatches)} name(s) the spec does not declare:"
+            " sent back once for repair"
+        )
+    mismatches = check_tests(spec, {f.path: f.content for f in files})
+    if mismatches:
+        warnings.append(
+            f"the tests use {len(mismatches)} name(s) the spec does not declare"
+            " (see spec_mismatches)"
+        )
     return out.RedArtifact(
         spec_id=spec.spec_id,
         request_id=request_id,
@@ -185,6 +202,7 @@ def build_artifact(
         invalid_red=[out.InvalidRedEntry(**vars(i)) for i in verdict.invalid_red],
         warnings=warnings,
         traceability=out.TraceabilityOut(**vars(traced)),
+        spec_mismatches=[out.SpecMismatchOut(**vars(m)) for m in mismatches],
         refused_files=list(refused),
         components=[c.model_dump(mode="json") for c in spec.components],
         acceptance_criteria=[c.model_dump(mode="json") for c in spec.acceptance_criteria],

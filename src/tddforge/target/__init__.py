@@ -21,6 +21,7 @@ Modules, by concern:
 - ``pytest_plugin``: the test runner's plugin (JSON line per test phase)
 - ``probe``, ``calls``: the builtin generator's discovery and call runner
 - ``compile_check``: compile files without writing bytecode
+- ``signatures``: the public signatures of named classes and functions
 - the mutation worker: ``hosting`` (pytest in a child), ``tracing``,
   ``baseline``, ``codecache``, ``graft``, ``rebind``, ``fresh``, ``reference``
   (ground truth), ``reuse``, ``journal`` (the results file), ``request``,

@@ -5,6 +5,7 @@
 - ``probe``: the builtin generator's discovery of a module (``probe``)
 - ``calls``: the builtin generator's call runner (``calls``)
 - ``compile``: the Python runner's compile check (``compile_check``)
+- ``signatures``: the public signatures of named classes and functions (``signatures``)
 
 Each entry's module is imported only when it runs: the probe and the call
 runner never import pytest, which a target may not have.
@@ -14,7 +15,7 @@ from __future__ import annotations
 
 import sys
 
-ENTRIES = ("worker", "reference", "probe", "calls", "compile")
+ENTRIES = ("worker", "reference", "probe", "calls", "compile", "signatures")
 
 
 def main(argv: list[str]) -> int:
@@ -40,5 +41,9 @@ def main(argv: list[str]) -> int:
         from . import compile_check
 
         return compile_check.main(argv)
+    if entry == "signatures":
+        from . import signatures
+
+        return signatures.main(argv)
     print(f"unknown entry {entry!r}: one of {', '.join(ENTRIES)}", file=sys.stderr)
     return 2

@@ -3,7 +3,8 @@
 The oldest pyenv interpreter at or above 3.8 is found through ``PYENV_ROOT``,
 ``pyenv root`` or ``~/.pyenv``; without one, the tests skip and say why. Such
 an interpreter usually has no pytest: the stdlib-only pieces (the protocol,
-process control, the probe, the call runner, the compile check) run there,
+process control, the probe, the call runner, the compile check, the signature
+reader) run there,
 and the pytest-hosting modules are loaded, with a stand-in for pytest when
 it has none.
 """
@@ -183,6 +184,21 @@ def test_the_compile_check_runs_under_the_oldest_python(oldest: Path, project: P
     assert broken.status == "failed"
     assert "broken.py:1: SyntaxError" in broken.output
     assert sorted(p.name for p in project.iterdir()) == ["broken.py", "shapes.py"]
+
+
+def test_the_signature_reader_runs_under_the_oldest_python(oldest: Path, project: Path) -> None:
+    found = PythonRunner(oldest).read_signatures(project, {"shapes": ["area", "ValueError", "x"]})
+    objects = found["shapes"]["objects"] if found else {}
+    assert objects["area"]["parameters"] == [
+        {"name": "width", "kind": "positional_or_keyword", "has_default": False},
+        {"name": "height", "kind": "positional_or_keyword", "has_default": True},
+    ]
+    assert [objects[n]["kind"] for n in ("area", "ValueError", "x")] == [
+        "function",
+        "builtin",
+        "missing",
+    ]
+    assert sorted(p.name for p in project.iterdir()) == ["shapes.py"]
 
 
 # Without pytest for that interpreter, the pytest-hosting modules load against a stand-in

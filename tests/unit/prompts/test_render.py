@@ -35,8 +35,13 @@ VARIABLES = {
         "test_directory": "tests",
         "include_edge_cases": True,
         "tests_per_component": RedStageConfig().tests_per_component,
+        "formatting": "Format code as `ruff format` does here (line length 100).",
     },
     "red_repair": {"problems": ["no fence"], "test_directory": "tests"},
+    "red_spec_repair": {
+        "mismatches": ["tests/t.py:3: Calculator.sub() is not in the spec's interface"],
+        "test_directory": "tests",
+    },
     "cover_generator": {
         "repo": "calc",
         "version": "1.0",

@@ -25,6 +25,7 @@ def test_the_package_has_the_modules_it_ships() -> None:
 EXPECTED = {
     "pytest_plugin": ["coverage"],
     "probe": ["importlib.import_module(module_name)"],
+    "signatures": ["importlib.import_module(module_name)"],
     "calls": [
         "importlib.import_module(config['module'])",
         "importlib.import_module(name)",  # a stdlib module (``STDLIB_MODULES``)
@@ -53,10 +54,16 @@ def test_a_modules_relative_imports_name_modules_of_the_package(name: str) -> No
 
 
 def test_the_entries_a_target_without_pytest_runs_import_no_pytest() -> None:
-    # the probe and the call runner run where pytest may be missing
-    assert {"probe", "calls", "compile_check", "main", "protocol", "processes"} <= set(
-        stdlib_only()
-    )
+    # the probe, the call runner and the signature reader run where pytest may be missing
+    assert {
+        "probe",
+        "calls",
+        "compile_check",
+        "signatures",
+        "main",
+        "protocol",
+        "processes",
+    } <= set(stdlib_only())
     assert "serve" not in stdlib_only()
 
 
