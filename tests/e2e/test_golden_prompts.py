@@ -99,3 +99,31 @@ def test_kata_prompt_after_a_clarification(tmp_path: Path, server: FakeOpenAISer
     assert "- Q: What is fizzbuzz(0)?\n  A: It is never asked." in _section(
         prompt, "Clarifications"
     )
+
+
+def test_build_prompts_stage_by_stage(
+    tmp_path: Path, server: FakeOpenAIServer, calc_spec: Path
+) -> None:
+    from .test_build_cli import GREEN, REFACTORED, TESTS
+
+    project = tmp_path / "project"
+    project.mkdir()
+    server.enqueue(file_block("tests/test_calc.py", TESTS))
+    server.enqueue(file_block("calc.py", GREEN))
+    server.enqueue(
+        file_block("calc.py", REFACTORED) + "\n---\nMESSAGE: docstrings and types\n---\n"
+    )
+    args = ["build", str(calc_spec), "--project", str(project), "--model", "m"]
+    done = run_cli(*args, "--base-url", server.base_url)
+    assert done.returncode == 0, done.stderr
+    paths = [(project, "<project>"), (tmp_path, "<tmp>")]
+    red, green, refactor = (normalise(render(r), paths) for r in server.requests)
+    for name, prompt in (("red", red), ("green", green), ("refactor", refactor)):
+        check_golden(f"build/{name}", prompt)
+    assert "DivisionByZero" in _user(red)  # the component's errors reach RED
+    assert "# Specification" in _user(green) and "# Kata Description" not in _user(green)
+    assert "red(SPEC-CALC-1)" in _section(green, "Recent Commits")
+    assert "green(SPEC-CALC-1)" in _section(refactor, "Recent Commits")
+    assert "3 passed" in _section(refactor, "Last Test Output")
+    rules = [line.lstrip("- ") for line in red.splitlines() if "ruff format" in line]
+    assert rules and all(any(rule in p for rule in rules) for p in (green, refactor))

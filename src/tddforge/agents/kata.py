@@ -10,6 +10,7 @@ from abc import abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from tddforge import prompts
 from tddforge.agents.base import (
@@ -69,12 +70,15 @@ class KataAgent(Agent):
         runner: LanguageRunner,
         *,
         conventions: str | None = None,
+        task: Literal["kata", "spec"] = "kata",
     ) -> None:
         super().__init__(llm, work_dir)
         self.runner = runner
         self.git = Git(work_dir)
         #: The prompts' conventions line, when the caller's tests differ from the kata's.
         self.conventions = conventions
+        #: What the agent works from: a kata (one test per cycle) or a spec (build's stages).
+        self.task = task
 
     def get_system_prompt(self) -> str:
         """The role's system prompt, worded for the runner's language."""
@@ -84,7 +88,7 @@ class KataAgent(Agent):
         return prompts.render(self.template, "user", ctx=context, **self._facts())
 
     def _facts(self) -> dict[str, str]:
-        facts = {"conventions": ""}
+        facts = {"conventions": "", "task": self.task}
         facts.update(self.runner.prompt_facts())
         if self.conventions is not None:
             facts["conventions"] = self.conventions

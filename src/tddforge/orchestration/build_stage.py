@@ -149,7 +149,7 @@ def _green(
     """GREEN's artifact, and the output of its passing run ("" when it did not pass)."""
     progress("GREEN: implementing until the RED tests pass")
     agent = ImplementerAgent(
-        llm, project, runner, conventions=_conventions(settings, runner, project)
+        llm, project, runner, conventions=_conventions(settings, runner, project), task="spec"
     )
     context = replace(
         context,
@@ -185,7 +185,7 @@ def _refactor(
 ) -> dict[str, Any]:
     progress("REFACTOR: one improvement while green")
     agent = RefactorerAgent(
-        llm, project, runner, conventions=_conventions(settings, runner, project)
+        llm, project, runner, conventions=_conventions(settings, runner, project), task="spec"
     )
     context = replace(
         context,

@@ -66,6 +66,7 @@ VARIABLES = {
             "language": "Python",
             "test_framework": "pytest",
             "conventions": "Tests live in tests/.",
+            "task": "kata",
             "ctx": AgentContext(
                 kata_description="# FizzBuzz",
                 codebase_files={"fizzbuzz.py": "def fizzbuzz(n):\n    return str(n)\n"},
