@@ -158,7 +158,8 @@ def _instructions(
     # Priority 5: reliability guidance.
     if f.post.level not in ("trusted", "pass"):
         out.append(f"Reliability blockers: {'; '.join(f.post.reasons)}.")
-    if f.pre.lint_issues > 0:
+    if f.pre.lint_issues > 0 and f.pre.lint_issues != f.lint_issue_count:
+        # the same issues already have their instruction (priority 1): say it once
         out.append(f"Fix {f.pre.lint_issues} lint/type issues noted in reliability analysis.")
     if f.runner_error:
         out.append(f"Address runner error reported: {f.runner_error}.")

@@ -145,12 +145,32 @@ def test_instructions_follow_the_seed_priority_order() -> None:
         "Increase test coverage with more assertions.",
         "Mutation score unavailable; ensure mutation testing runs and improves surviving mutants.",
         "Reliability blockers: no test passed.",
-        "Fix 3 lint/type issues noted in reliability analysis.",
         "Address runner error reported: ImportError: x.",
     )
     assert (
         c.compile_error and not c.no_tests
     )  # a file that does not parse collects nothing to count
+
+
+@pytest.mark.parametrize(
+    ("static", "pre", "expected"),
+    [
+        (1, 1, ["Resolve 1 lint/type errors reported by available tools."]),  # once, not twice
+        (0, 0, []),
+        (
+            2,
+            5,
+            [
+                "Resolve 2 lint/type errors reported by available tools.",
+                "Fix 5 lint/type issues noted in reliability analysis.",
+            ],
+        ),  # two different counts: two instructions
+        (0, 4, ["Fix 4 lint/type issues noted in reliability analysis."]),
+    ],
+)
+def test_a_lint_count_is_one_instruction(static: int, pre: int, expected: list[str]) -> None:
+    c = critique(facts(lint_issue_count=static, pre=PreReliability("medium", None, pre)))
+    assert [i for i in c.instructions if "lint/type" in i] == expected
 
 
 def test_runner_error_with_valid_syntax_and_no_tests() -> None:
