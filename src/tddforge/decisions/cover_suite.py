@@ -17,7 +17,7 @@ from collections.abc import Collection, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from tddforge.analysis.smells import test_functions
+from tddforge.analysis.checks import test_functions
 from tddforge.runner import FileCoverage, TestRun
 
 #: How a test behaved over every run: passed them all; passed some; failed every run the
