@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tddforge.analysis.checks import observables
 from tddforge.analysis.project import default_test_path, detect_framework, import_name
 from tddforge.analysis.static import drop_unused_imports, format_source
 from tddforge.compat import tomllib
@@ -382,7 +383,8 @@ def _assemble(attempts: list[_Attempt], lab: SuiteLab, progress: Progress) -> _F
         found = _remeasure(lab, _pruned(lab, found.code, stable), final)
     killers = _kills(found)
     units = suites.units_by_test(found.coverage, found.stable) if found.coverage else {}
-    selection = suites.select_tests(found.stable, units, killers)
+    checks = observables(found.code, lab.target.source)
+    selection = suites.select_tests(found.stable, units, killers, checks)
     final.dropped.update(selection.dropped)
     if selection.dropped:
         pruned = _without(lab, found, selection, final) or _remeasure(

@@ -10,6 +10,7 @@ import pytest
 
 from tddforge.config import Settings
 from tddforge.cover_contract import GeneratedSuite
+from tddforge.decisions import cover_suite as suites
 from tddforge.orchestration.cover_lab import SuiteLab
 from tddforge.orchestration.cover_loop import CoverOptions, _assemble, _attempt, load_target
 from tddforge.store.rundir import RunDir
@@ -144,7 +145,7 @@ def test_tests_that_add_nothing_leave_without_a_rerun_and_the_same_figures(
         attempt = _attempt(0, GeneratedSuite(REDUNDANT, REDUNDANT), suite, None, 0, suite.settings)
         final = _assemble([attempt], suite, lambda _: None)
         assert final.source is not None
-        assert final.dropped == {"test_positive_runs": "adds no coverage and kills no mutant"}
+        assert final.dropped == {"test_positive_runs": suites.REDUNDANT}
         assert final.kept == ["test_negative", "test_positive", "test_zero"]
         events = (suite.run.path / "events.jsonl").read_text(encoding="utf-8")
         assert '"pruned_without_rerun"' in events
