@@ -335,9 +335,10 @@ def _report_mutation(outcome: Outcome) -> None:
     for warning in data["warnings"]:
         err.print(f"  [yellow]warning[/yellow] {escape(warning)}")
     for survivor in data["survivors"][:20]:
+        likely = " [dim](likely equivalent)[/dim]" if survivor["likely_equivalent"] else ""
         err.print(
             f"  [yellow]{survivor['verdict']}[/yellow] line {survivor['line']} {survivor['operator']}: "
-            f"{escape(survivor['original'])} → {escape(survivor['replacement'])}"
+            f"{escape(survivor['original'])} → {escape(survivor['replacement'])}{likely}"
         )
     if len(data["survivors"]) > 20:
         err.print(f"  … and {len(data['survivors']) - 20} more (see the report)")
