@@ -456,8 +456,9 @@ def _report_cover(outcome: Outcome) -> None:
     def pct(value: float | None) -> str:
         return "n/a" if value is None else f"{value:.2f}%"
 
+    detail = f" ({escape(data['stop_detail'])})" if data["stop_detail"] else ""
     err.print(
-        f"stopped: {data['stop_reason']} after {len(data['attempts'])} attempt(s); final suite: "
+        f"stopped: {data['stop_reason']}{detail} after {len(data['attempts'])} attempt(s); final suite: "
         f"coverage {pct(final['coverage'])} (branches {pct(final['branch_coverage'])}), "
         f"mutation {pct(final['mutation_score'])}, {len(final['tests_kept'])} test(s) kept, "
         f"{len(final['tests_dropped'])} dropped; ${data['cost']['total_llm_cost']:.4f}"

@@ -109,7 +109,15 @@ def test_stops_on_stagnation_and_keeps_the_best(tmp_path: Path, server: FakeOpen
     assert len(data["attempts"]) == 3 and server.pending == 0
     assert [a["critique"]["stagnation_count"] for a in data["attempts"]] == [0, 1, 2]
     assert data["attempts"][-1]["critique"]["no_progress"] is True
-    assert data["stop_reason"] == "no_progress"
+    assert data["stop_reason"] == "no_progress"  # stable, for scripts; then said in full:
+    assert data["stop_detail"] == (
+        "2 attempts in a row with gains below the progress threshold"
+        " (+0.0 coverage, +0.0 mutation; needs +1.0 or +2.0)"
+    )
+    assert data["attempts"][1]["progress"] == data["attempts"][2]["progress"]
+    assert data["attempts"][2]["progress"].startswith("gains below the progress threshold")
+    assert "stopped: no_progress (2 attempts in a row with gains below" in stderr
+    assert "; gains below the progress threshold (+0.0 coverage" in stderr  # progress lines
     assert data["final"]["coverage"] == data["attempts"][0]["coverage"]
     assert data["final"]["tests_kept"]
 

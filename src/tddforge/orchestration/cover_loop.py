@@ -33,7 +33,14 @@ from tddforge.decisions.critique import (
     instruction_block,
 )
 from tddforge.decisions.reliability import StaticFacts, post_execution, pre_execution
-from tddforge.decisions.router import ENHANCE, decide, finish_reason, track_progress
+from tddforge.decisions.router import (
+    ENHANCE,
+    decide,
+    finish_reason,
+    progress_note,
+    stop_detail,
+    track_progress,
+)
 from tddforge.errors import BudgetExceeded, InputError, LLMError
 from tddforge.llm import LLMClient
 from tddforge.mutation.mutant import diff_line
@@ -180,7 +187,7 @@ def _loop(session: _Session, suite: GeneratedSuite) -> Outcome:
         pytest_config=lab.config.to_data(),
     )
     attempts: list[_Attempt] = []
-    stagnation, reason = 0, "finished"
+    stagnation, reason, detail = 0, "finished", ""
     while True:
         attempt = _attempt(
             len(attempts), suite, lab, attempts[-1] if attempts else None, stagnation, settings
@@ -193,6 +200,7 @@ def _loop(session: _Session, suite: GeneratedSuite) -> Outcome:
         progress(_attempt_line(attempt))
         if decision != ENHANCE:
             reason = finish_reason(attempt.critique, len(attempts), cfg.max_iterations)
+            detail = stop_detail(reason, attempt.critique, len(attempts))
             break
         block = instruction_block(attempt.critique, cfg.max_survivors_in_prompt)
         mutation = attempt.found.mutation
@@ -203,19 +211,20 @@ def _loop(session: _Session, suite: GeneratedSuite) -> Outcome:
             )
         except LLMError as exc:  # a spent budget or a failed endpoint ends the loop, not the run
             reason = BUDGET if isinstance(exc, BudgetExceeded) else "llm_error"
+            detail = str(exc)
             run.event("llm_error", error=str(exc))
             progress(f"stopping: {exc}")
             break
         if suite.exhausted and suite.code == attempt.found.code:  # nothing new to measure
-            reason = "generator_exhausted"
+            reason, detail = "generator_exhausted", suite.raw[:300]
             run.event("generator_exhausted", note=suite.raw[:300])
             progress(f"stopping: the {writer.name} generator has nothing to add ({suite.raw})")
             break
     progress("assembling the final suite: reruns, alone, coverage and mutants per test")
     final = _assemble(attempts, lab, progress)
-    report = _report(session, attempts, final, reason)
+    report = _report(session, attempts, final, reason, detail)
     run.write_data("cover.json", report)
-    run.event("finish", stop_reason=reason, final=report["final"])
+    run.event("finish", stop_reason=reason, stop_detail=detail, final=report["final"])
     test_file = report["final"]["test_file"]
     files = (target.project / test_file,) if test_file else ()
     return Outcome("cover", bool(report["final"]["targets_met"]), reason, report, run.path, files)
@@ -308,6 +317,7 @@ def _record(a: _Attempt, pre: dict[str, Any], post: dict[str, Any]) -> AttemptRe
         "pre_reliability": pre,
         "post_reliability": post,
         "critique": a.critique.to_data(),
+        "progress": progress_note(a.critique),
         "cost": a.suite.cost,
         "notes": list(f.notes),
     }
@@ -341,9 +351,11 @@ def _attempt_line(a: _Attempt) -> str:
     r = a.record
     cov = "n/a" if r["coverage"] is None else f"{r['coverage']:.2f}%"
     mut = "n/a" if r["mutation_score"] is None else f"{r['mutation_score']:.2f}%"
+    gains = f"; {r['progress']}" if r["progress"] else ""
     return (
         f"attempt {a.index}: coverage {cov}, mutation {mut}, {r['tests']['stable']} stable test(s), "
-        f"pre {r['pre_reliability']['level']}, post {r['post_reliability']['level']} → {r['decision']}"
+        f"pre {r['pre_reliability']['level']}, post {r['post_reliability']['level']}{gains}"
+        f" → {r['decision']}"
     )
 
 
@@ -473,7 +485,9 @@ def _suspected_bugs(attempts: list[_Attempt]) -> list[SuspectedBug]:
     return list(bugs.values())
 
 
-def _report(session: _Session, attempts: list[_Attempt], final: _Final, reason: str) -> CoverReport:
+def _report(
+    session: _Session, attempts: list[_Attempt], final: _Final, reason: str, detail: str
+) -> CoverReport:
     target, lab, run, client = session.target, session.lab, session.run, session.client
     settings, backup = session.settings, session.backup
     cfg = settings.cover
@@ -507,6 +521,7 @@ def _report(session: _Session, attempts: list[_Attempt], final: _Final, reason: 
         "pytest_config": lab.config.to_data(),
         "attempts": [a.record for a in attempts],
         "stop_reason": reason,
+        "stop_detail": detail,
         "final": {
             "test_file": test_file,
             "from_attempt": final.attempt,

@@ -45,6 +45,7 @@ class AttemptRecord(TypedDict, total=False):
     pre_reliability: dict[str, Any]
     post_reliability: dict[str, Any]
     critique: dict[str, Any]
+    progress: str | None  # the gains, when below the progress threshold
     cost: float
     notes: list[str]
     decision: Route  # added once the Router has answered
@@ -108,7 +109,8 @@ class CoverReport(TypedDict):
     targets: Targets
     pytest_config: dict[str, object]
     attempts: list[AttemptRecord]
-    stop_reason: str
+    stop_reason: str  # a stable name: targets_met, no_progress, max_iterations, budget...
+    stop_detail: str  # the reason in full, with its figures
     final: FinalSuite
     cost: Cost
     run_dir: str

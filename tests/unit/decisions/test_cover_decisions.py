@@ -23,7 +23,14 @@ from tddforge.decisions.reliability import (
     post_execution,
     pre_execution,
 )
-from tddforge.decisions.router import decide, finish_reason, made_progress, track_progress
+from tddforge.decisions.router import (
+    decide,
+    finish_reason,
+    made_progress,
+    progress_note,
+    stop_detail,
+    track_progress,
+)
 
 CFG = CoverConfig()
 
@@ -310,3 +317,43 @@ def test_stagnation_tracking(changes, count_before, count, no_progress) -> None:
 )
 def test_finish_reason(changes, done, reason) -> None:
     assert finish_reason(crit(**changes), done, 3) == reason
+
+
+@pytest.mark.parametrize(
+    ("cov_delta", "mut_delta", "note"),
+    [
+        (None, None, None),  # the first attempt: nothing to compare
+        (1.0, 0.0, None),
+        (0.0, 2.5, None),
+        (
+            0.8,
+            0.7,
+            "gains below the progress threshold (+0.8 coverage, +0.7 mutation; needs +1.0 or +2.0)",
+        ),
+        (
+            -0.25,
+            None,
+            "gains below the progress threshold (-0.2 coverage, n/a mutation; needs +1.0 or +2.0)",
+        ),
+    ],
+)
+def test_progress_note_says_what_was_gained(cov_delta, mut_delta, note) -> None:
+    assert progress_note(crit(coverage_delta=cov_delta, mutation_delta=mut_delta)) == note
+
+
+@pytest.mark.parametrize(
+    ("changes", "reason", "detail"),
+    [
+        (
+            {"coverage_delta": 0.6, "mutation_delta": 0.9, "stagnation_count": 2},
+            "no_progress",
+            "2 attempts in a row with gains below the progress threshold (+0.6 coverage,"
+            " +0.9 mutation; needs +1.0 or +2.0)",
+        ),
+        ({"low_coverage": False, "low_mutation": False}, "targets_met", "the coverage and"),
+        ({}, "max_iterations", "3 attempt(s) made, the most allowed"),
+        ({}, "finished", ""),
+    ],
+)
+def test_stop_detail_explains_the_stable_reason(changes, reason, detail) -> None:
+    assert stop_detail(reason, crit(**changes), 3).startswith(detail)
