@@ -11,22 +11,18 @@ tests that pass every rerun, pass alone, and add coverage or kill a mutant.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tddforge.analysis.checks import observables
 from tddforge.analysis.project import default_test_path, detect_framework, import_name
-from tddforge.analysis.static import drop_unused_imports, format_source
 from tddforge.compat import tomllib
 from tddforge.config import Settings
 from tddforge.cover_contract import CoverTarget, GeneratedSuite, TestSuiteGenerator
 from tddforge.decisions import cover_suite as suites
 from tddforge.decisions.critique import (
     AttemptFacts,
-    Critique,
     FailingTest,
     Survivor,
     critique,
@@ -45,8 +41,10 @@ from tddforge.errors import BudgetExceeded, InputError, LLMError
 from tddforge.llm import LLMClient
 from tddforge.mutation.mutant import diff_line
 from tddforge.mutation.report import MutationReport
+from tddforge.orchestration.cover_final import Final, assemble, kills
 from tddforge.orchestration.cover_lab import Checked, Measurement, SuiteLab
 from tddforge.orchestration.cover_records import (
+    Attempt,
     AttemptRecord,
     CoverReport,
     MutationCounts,
@@ -70,15 +68,6 @@ class CoverOptions:
     python: Path
     test_path: str | None = None
     workers: int = 2
-
-
-@dataclass
-class _Attempt:
-    index: int
-    suite: GeneratedSuite
-    found: Measurement
-    critique: Critique
-    record: AttemptRecord = field(default_factory=lambda: AttemptRecord())
 
 
 def load_target(options: CoverOptions) -> CoverTarget:
@@ -186,7 +175,7 @@ def _loop(session: _Session, suite: GeneratedSuite) -> Outcome:
         framework=target.framework,
         pytest_config=lab.config.to_data(),
     )
-    attempts: list[_Attempt] = []
+    attempts: list[Attempt] = []
     stagnation, reason, detail = 0, "finished", ""
     while True:
         attempt = _attempt(
@@ -207,7 +196,7 @@ def _loop(session: _Session, suite: GeneratedSuite) -> Outcome:
         survivors = tuple(r.mutant for r in mutation.survivors) if mutation else ()
         try:
             suite = writer.enhance(
-                target, attempt.found.code, block, survivors, killers=tuple(_kills(attempt.found))
+                target, attempt.found.code, block, survivors, killers=tuple(kills(attempt.found))
             )
         except LLMError as exc:  # a spent budget or a failed endpoint ends the loop, not the run
             reason = BUDGET if isinstance(exc, BudgetExceeded) else "llm_error"
@@ -221,7 +210,7 @@ def _loop(session: _Session, suite: GeneratedSuite) -> Outcome:
             progress(f"stopping: the {writer.name} generator has nothing to add ({suite.raw})")
             break
     progress("assembling the final suite: reruns, alone, coverage and mutants per test")
-    final = _assemble(attempts, lab, progress)
+    final = assemble(attempts, lab, progress)
     report = _report(session, attempts, final, reason, detail)
     run.write_data("cover.json", report)
     run.event("finish", stop_reason=reason, stop_detail=detail, final=report["final"])
@@ -234,10 +223,10 @@ def _attempt(
     index: int,
     suite: GeneratedSuite,
     lab: SuiteLab,
-    previous: _Attempt | None,
+    previous: Attempt | None,
     stagnation: int,
     settings: Settings,
-) -> _Attempt:
+) -> Attempt:
     cfg = settings.cover
     static = lab.analyze(suite.code)
     smells = sum(1 for s in static.smells)
@@ -277,7 +266,7 @@ def _attempt(
         first_attempt=previous is None,
     )
     judged = track_progress(critique(facts), stagnation)
-    attempt = _Attempt(index, suite, found, judged)
+    attempt = Attempt(index, suite, found, judged)
     attempt.record = _record(attempt, pre.to_data(), post.to_data())
     return attempt
 
@@ -292,7 +281,7 @@ def _survivors(found: Measurement) -> tuple[Survivor, ...]:
     return tuple(out)
 
 
-def _record(a: _Attempt, pre: dict[str, Any], post: dict[str, Any]) -> AttemptRecord:
+def _record(a: Attempt, pre: dict[str, Any], post: dict[str, Any]) -> AttemptRecord:
     f = a.found
     statuses = [v.status for v in f.verdicts.values()]
     line, branch = _line_and_branch(f)
@@ -338,7 +327,7 @@ def _mutation_record(report: MutationReport | None) -> MutationCounts | None:
     return {"counts": counts, "mutants": len(report.results), "elapsed": round(report.elapsed, 3)}
 
 
-def _save_attempt(run: RunDir, a: _Attempt) -> None:
+def _save_attempt(run: RunDir, a: Attempt) -> None:
     run.write_text(f"attempts/{a.index}/test_suite.py", a.found.code)
     run.write_text(f"attempts/{a.index}/reply.md", a.suite.raw)
     run.write_data(f"attempts/{a.index}/record.json", a.record)
@@ -347,7 +336,7 @@ def _save_attempt(run: RunDir, a: _Attempt) -> None:
     )
 
 
-def _attempt_line(a: _Attempt) -> str:
+def _attempt_line(a: Attempt) -> str:
     r = a.record
     cov = "n/a" if r["coverage"] is None else f"{r['coverage']:.2f}%"
     mut = "n/a" if r["mutation_score"] is None else f"{r['mutation_score']:.2f}%"
@@ -359,116 +348,7 @@ def _attempt_line(a: _Attempt) -> str:
     )
 
 
-def _quality(found: Measurement) -> tuple[float, float]:
-    return (found.coverage_percent or 0.0) if found.ran else 0.0, found.mutation_score or 0.0
-
-
-def _best(attempts: list[_Attempt]) -> _Attempt | None:
-    usable = [a for a in attempts if a.found.ran and a.found.stable]
-    return max(usable, key=lambda a: (sum(_quality(a.found)), a.index), default=None)
-
-
-@dataclass
-class _Final:
-    source: Measurement | None = None
-    attempt: int | None = None
-    kept: list[str] = field(default_factory=list)
-    dropped: dict[str, str] = field(default_factory=dict)
-    notes: list[str] = field(default_factory=list)
-
-
-def _assemble(attempts: list[_Attempt], lab: SuiteLab, progress: Progress) -> _Final:
-    best = _best(attempts)
-    final = _Final()
-    if best is None:
-        return final
-    found = best.found
-    final.attempt = best.index
-    for key, verdict in found.verdicts.items():
-        if verdict.status != "stable":
-            final.dropped[key] = (
-                f"{verdict.status}: {verdict.kind or ''} {verdict.message}".strip()[:300]
-            )
-    final.dropped.update(found.alone.result() if found.alone else lab.alone(found.stable_verdicts))
-    stable = [k for k in found.verdicts if k not in final.dropped]
-    if len(stable) < len(found.verdicts):
-        found = _remeasure(lab, _pruned(lab, found.code, stable), final)
-    killers = _kills(found)
-    units = suites.units_by_test(found.coverage, found.stable) if found.coverage else {}
-    checks = observables(found.code, lab.target.source)
-    selection = suites.select_tests(found.stable, units, killers, checks)
-    final.dropped.update(selection.dropped)
-    if selection.dropped:
-        pruned = _without(lab, found, selection, final) or _remeasure(
-            lab, _pruned(lab, found.code, selection.kept), final
-        )
-        if (
-            pruned.ran
-            and _quality(pruned) >= _quality(found)
-            and len(pruned.stable) == len(selection.kept)
-        ):
-            found = pruned
-        else:
-            final.notes.append("dropping the tests that add nothing lowered the numbers; kept them")
-            for key in selection.dropped:
-                final.dropped.pop(key, None)
-            lab.write(found.code)
-    final.source = found
-    final.kept = found.stable
-    return final
-
-
-def _pruned(lab: SuiteLab, code: str, keep: Iterable[str]) -> str:
-    """``code`` with only the ``keep`` tests, without the imports only dropped tests used,
-    and formatted again when it was formatted (the builtin's is; an LLM's keeps its style)."""
-    path, project = lab.target.test_path, lab.project
-    pruned = drop_unused_imports(suites.prune_source(code, keep), path, project)
-    return (
-        format_source(pruned, path, project)
-        if format_source(code, path, project) == code
-        else pruned
-    )
-
-
-def _without(
-    lab: SuiteLab, found: Measurement, selection: suites.Selection, final: _Final
-) -> Measurement | None:
-    """``found`` without the dropped tests, without running the suite again, when that is
-    exact: they ran no arc that no other test ran (so the coverage is the same) and the
-    kept tests passed every run and alone. The mutants are scored again (the verdict
-    cache reuses what is provably unchanged). None when coverage was not measured per test.
-    """
-    coverage = found.coverage and suites.covered_without(found.coverage, selection.dropped)
-    if not coverage:
-        return None
-    code = _pruned(lab, found.code, selection.kept)
-    derived = Measurement(code, lab.analyze(code), coverage=coverage)
-    if not derived.static.syntax_ok:
-        return None
-    derived.verdicts = {k: v for k, v in found.verdicts.items() if k in selection.kept}
-    derived.collected = sum(len(v.nodeids) for v in derived.verdicts.values())
-    lab.write(code)
-    derived.mutation = derived.take(lab.score(derived))
-    final.notes += derived.notes
-    lab.run.event("pruned_without_rerun", dropped=sorted(selection.dropped))
-    return derived
-
-
-def _remeasure(lab: SuiteLab, code: str, final: _Final) -> Measurement:
-    found = lab.measure(code, alone=False)  # the final suite's tests were checked alone
-    final.notes += found.notes
-    return found
-
-
-def _kills(found: Measurement) -> dict[str, set[str]]:
-    kills: dict[str, set[str]] = {}
-    for result in found.mutation.results if found.mutation else []:
-        if result.verdict == "killed" and result.killer:
-            kills.setdefault(suites.test_key(result.killer), set()).add(result.mutant.id)
-    return kills
-
-
-def _suspected_bugs(attempts: list[_Attempt]) -> list[SuspectedBug]:
+def _suspected_bugs(attempts: list[Attempt]) -> list[SuspectedBug]:
     bugs: dict[str, SuspectedBug] = {}
     for a in attempts:
         for key, verdict in a.found.verdicts.items():
@@ -486,7 +366,7 @@ def _suspected_bugs(attempts: list[_Attempt]) -> list[SuspectedBug]:
 
 
 def _report(
-    session: _Session, attempts: list[_Attempt], final: _Final, reason: str, detail: str
+    session: _Session, attempts: list[Attempt], final: Final, reason: str, detail: str
 ) -> CoverReport:
     target, lab, run, client = session.target, session.lab, session.run, session.client
     settings, backup = session.settings, session.backup

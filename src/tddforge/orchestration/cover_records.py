@@ -1,14 +1,21 @@
 """The records a cover run writes: one per attempt, and the run's report (``cover.json``).
 
+``Attempt`` is one attempt as the loop holds it: the suite, its measurement, its
+critique and its record.
+
 They are JSON as written (``record.json``, ``cover.json``, ``--json``); the TypedDicts
 name every key so that the loop, the CLI and the tests agree on them.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any, TypedDict
 
+from tddforge.cover_contract import GeneratedSuite
+from tddforge.decisions.critique import Critique
 from tddforge.decisions.router import Route
+from tddforge.orchestration.cover_lab import Measurement
 
 
 class TestsSeen(TypedDict):
@@ -114,3 +121,14 @@ class CoverReport(TypedDict):
     final: FinalSuite
     cost: Cost
     run_dir: str
+
+
+@dataclass
+class Attempt:
+    """One attempt: the suite a writer gave, what it measured, its critique, its record."""
+
+    index: int
+    suite: GeneratedSuite
+    found: Measurement
+    critique: Critique
+    record: AttemptRecord = field(default_factory=lambda: AttemptRecord())
