@@ -11,6 +11,7 @@ import pytest
 
 from tddforge.llm import TokenLogprob, mean_token_entropy
 from tddforge.llm.fakeserver import FakeOpenAIServer
+from tddforge.mutation.generate import find_mutants
 
 from . import cover_samples as s
 from .conftest import error_lines, run_cli
@@ -88,7 +89,7 @@ def test_three_attempts_whose_coverage_and_mutation_rise(
     # The Enhancer was told the missing lines and the surviving mutants with their diffs.
     enhance = prompts(server)[1]
     assert "Current test suite:\nfrom numbers_mod import add" in enhance
-    assert "Add coverage for lines: " in enhance and "These mutants survived" in enhance
+    assert "Add coverage for lines: " in enhance and "mutant(s) survived the tests" in enhance
     assert "→" in enhance
     written = (project / final["test_file"]).read_text()
     assert "def test_clamp" in written and "```" not in written
@@ -116,8 +117,9 @@ def test_stops_on_stagnation_and_keeps_the_best(tmp_path: Path, server: FakeOpen
     )
     assert data["attempts"][1]["progress"] == data["attempts"][2]["progress"]
     assert data["attempts"][2]["progress"].startswith("gains below the progress threshold")
-    assert "stopped: no_progress (2 attempts in a row with gains below" in stderr
-    assert "; gains below the progress threshold (+0.0 coverage" in stderr  # progress lines
+    said = " ".join(stderr.split())  # the console wraps long lines
+    assert "stopped: no_progress (2 attempts in a row with gains below the progress" in said
+    assert "; gains below the progress threshold (+0.0 coverage" in said  # progress lines
     assert data["final"]["coverage"] == data["attempts"][0]["coverage"]
     assert data["final"]["tests_kept"]
 
@@ -240,3 +242,45 @@ def test_bad_input_is_one_line_and_writes_nothing(
     assert len(lines) == 1 and lines[0].startswith("error:") and message in lines[0]
     assert not (project / ".tddforge").exists()
     assert not (project / "tests" / "test_numbers_mod_tddforge.py").exists()
+
+
+def test_what_the_enhancer_is_told_and_an_equivalence_claim(
+    tmp_path: Path, server: FakeOpenAIServer
+) -> None:
+    project = s.numbers_project(tmp_path / "numbers")
+    mutants = find_mutants(s.NUMBERS)
+    claimed = next(m for m in mutants if m.line == 28 and m.operator == "return_none")
+    reply = f"{s.SUITE_0}\nEQUIVALENT: {claimed.id}: clamp is never given value > high\n"
+    server.enqueue(s.SUITE_0).enqueue(reply).enqueue(s.SUITE_0)
+    code, data, stderr = cover(project, "numbers_mod.py", server, "--mutation-target", "90")
+    assert code == 1, stderr
+    generator, first, second = prompts(server)
+    for prompt in (generator, first):
+        assert "Test file: tests/test_numbers_mod_tddforge.py" in prompt
+        assert "coverage of at least 60% (lines and branches)" in prompt
+        assert "a mutation score of at least 90%" in prompt
+        assert "tmp_path" not in prompt  # the module touches no file
+    # the missing lines once, then quoted under their function; the survivors counted
+    assert first.count("coverage for lines") == 1
+    assert "    in classify:\n        9 |     if n < 0:\n       10 |" in first
+    alive = len(mutants) - 2  # SUITE_0 kills add's two mutants
+    assert f"- {alive} mutant(s) survived the tests (showing 10 of {alive})" in first
+    assert "(no test runs this line)" in first
+    assert "`EQUIVALENT: <mutant id>: <reason>`" in first
+    first_ids = {m.id for m in mutants if m.id in first}
+    assert len(first_ids) == 10
+    # the claim is recorded, the mutant left out of the next prompt, which shows new ones first
+    claims = data["attempts"][1]["equivalence_claims"]
+    assert [(c["id"], c["accepted"], c["line"]) for c in claims] == [(claimed.id, True, 28)]
+    assert claimed.id not in second and "Not listed: 1 you claimed equivalent." in second
+    assert f"(showing 10 of {alive - 1}, the ones not shown before first)" in second
+    assert not first_ids & {m.id for m in mutants if m.id in second}
+    # never trusted: the strict score counts it; the score without it is beside it
+    final = data["final"]
+    assert final["claimed_equivalent"][0]["final_verdict"] == "no-coverage"
+    assert final["mutation_score"] == pytest.approx(100 * 2 / len(mutants), abs=0.01)
+    assert final["mutation_score_without_claimed"] == pytest.approx(100 * 2 / 40, abs=0.01)
+    said = " ".join(stderr.split())  # the console wraps long lines
+    without = f"{final['mutation_score_without_claimed']:.2f}%"
+    assert f"mutation 4.88% ({without} without the 1 mutant(s) claimed equivalent)" in said
+    assert f"claimed equivalent {claimed.id} (line 28): clamp is never given" in said

@@ -20,19 +20,33 @@ from typing import Any
 
 from tddforge.analysis.module_context import Definition, file_io, imported_definitions
 from tddforge.config import Settings
-from tddforge.cover_contract import CoverTarget, GeneratedSuite
+from tddforge.cover_contract import CoverTarget, EquivalenceClaim, GeneratedSuite
 from tddforge.llm import LLMClient, mean_token_entropy, system_user
 from tddforge.mutation.mutant import Mutant
 from tddforge.prompts import render
 
 _FENCE = re.compile(r"```[ \t]*(?:python|py|python3)?[ \t]*\n(.*?)(?:\n```|\Z)", re.S | re.I)
+# EQUIVALENT: arithmetic@12:8#0a1b2c3d: reason (a comment's "#", brackets and backticks allowed)
+_CLAIM = re.compile(
+    r"^[ \t]*(?:#[ \t]*)?[*`]*EQUIVALENT[*`]*[ \t]*:[ \t]*[\[`]?"
+    r"(?P<id>[a-z_]+@\d+:\d+#[0-9a-f]+)[\]`]?[ \t]*:?[ \t]*(?P<reason>.*?)[ \t]*$",
+    re.M,
+)
 
 
 def extract_code(reply: str) -> str:
-    """The Python code in a reply: raw code as is, or the longest fenced block."""
+    """The Python code in a reply: raw code as is, or the longest fenced block; without
+    the reply's ``EQUIVALENT:`` lines."""
     blocks = [m.group(1) for m in _FENCE.finditer(reply)]
     code = max(blocks, key=len) if blocks else reply
+    code = _CLAIM.sub("", code)
     return code.strip("\n") + "\n"
+
+
+def equivalence_claims(reply: str) -> tuple[EquivalenceClaim, ...]:
+    """The reply's ``EQUIVALENT: <mutant id>: <reason>`` lines, one claim per mutant."""
+    claims = {m["id"]: m["reason"].strip("`* ") for m in _CLAIM.finditer(reply)}
+    return tuple(EquivalenceClaim(i, reason or "(no reason given)") for i, reason in claims.items())
 
 
 def guardrails(framework: str, repo: str, io: Sequence[str] = ()) -> list[str]:
@@ -106,7 +120,9 @@ class LLMSuiteGenerator:
         user = render(agent, "user", **variables)
         reply = self.client.complete(system_user(system, user))
         entropy = mean_token_entropy(reply.logprobs) if reply.logprobs else None
-        return GeneratedSuite(extract_code(reply.text), reply.text, entropy, reply.cost, user)
+        code = extract_code(reply.text)
+        claims = equivalence_claims(reply.text)
+        return GeneratedSuite(code, reply.text, entropy, reply.cost, user, claims=claims)
 
 
 def _target_context(target: CoverTarget, settings: Settings) -> dict[str, Any]:

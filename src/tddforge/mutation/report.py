@@ -8,6 +8,7 @@ Errors (a mutant the worker could not judge) are counted but excluded from both.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -69,6 +70,19 @@ class MutationReport:
     def survivors(self) -> list[MutantResult]:
         """Survived and uncovered mutants, in source order."""
         return [r for r in self.results if r.verdict in ("survived", "no-coverage")]
+
+    @property
+    def alive(self) -> list[MutantResult]:
+        """Every mutant not killed and judged: survived, uncovered or timed out, in source order."""
+        return [r for r in self.results if r.verdict in ("survived", "no-coverage", "timeout")]
+
+    def strict_score_without(self, ids: Collection[str]) -> float | None:
+        """``strict_score`` leaving out the mutants named in ``ids`` that were not killed
+        (claimed equivalent, say); a killed one still counts."""
+        left = [r for r in self.results if r.verdict == "killed" or r.mutant.id not in ids]
+        judged = [r for r in left if r.verdict in ("killed", "survived", "timeout", "no-coverage")]
+        killed = sum(r.verdict == "killed" for r in judged)
+        return 100.0 * killed / len(judged) if judged else None
 
     def likely_equivalent(self) -> dict[str, str]:
         """Survivor id → why it is likely equivalent (``equivalence``); still a survivor."""

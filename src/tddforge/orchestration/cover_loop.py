@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import ast
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -21,13 +21,8 @@ from tddforge.compat import tomllib
 from tddforge.config import Settings
 from tddforge.cover_contract import CoverTarget, GeneratedSuite, TestSuiteGenerator
 from tddforge.decisions import cover_suite as suites
-from tddforge.decisions.critique import (
-    AttemptFacts,
-    FailingTest,
-    Survivor,
-    critique,
-    instruction_block,
-)
+from tddforge.decisions.critique import AttemptFacts, FailingTest, Survivor, critique
+from tddforge.decisions.instructions import instruction_block, survivors_to_show
 from tddforge.decisions.reliability import StaticFacts, post_execution, pre_execution
 from tddforge.decisions.router import (
     ENHANCE,
@@ -41,11 +36,18 @@ from tddforge.errors import BudgetExceeded, InputError, LLMError
 from tddforge.llm import LLMClient
 from tddforge.mutation.mutant import diff_line
 from tddforge.mutation.report import MutationReport
+from tddforge.orchestration.cover_equivalence import (
+    check_claims,
+    final_claims,
+    likely_records,
+    score_without,
+)
 from tddforge.orchestration.cover_final import Final, assemble, kills
 from tddforge.orchestration.cover_lab import Checked, Measurement, SuiteLab
 from tddforge.orchestration.cover_records import (
     Attempt,
     AttemptRecord,
+    ClaimRecord,
     CoverReport,
     MutationCounts,
     SuspectedBug,
@@ -177,10 +179,13 @@ def _loop(session: _Session, suite: GeneratedSuite) -> Outcome:
     )
     attempts: list[Attempt] = []
     stagnation, reason, detail = 0, "finished", ""
+    memory = _Memory()
     while True:
-        attempt = _attempt(
-            len(attempts), suite, lab, attempts[-1] if attempts else None, stagnation, settings
-        )
+        previous = attempts[-1] if attempts else None
+        claims = check_claims(suite, previous.found.mutation if previous else None, len(attempts))
+        memory.claims.update({c["id"]: c for c in claims if c["accepted"]})
+        attempt = _attempt(len(attempts), suite, lab, previous, stagnation, settings, memory)
+        attempt.record["equivalence_claims"] = claims
         stagnation = attempt.critique.stagnation_count
         decision = decide(attempt.critique, len(attempts) + 1, cfg.max_iterations)
         attempt.record["decision"] = decision
@@ -191,7 +196,11 @@ def _loop(session: _Session, suite: GeneratedSuite) -> Outcome:
             reason = finish_reason(attempt.critique, len(attempts), cfg.max_iterations)
             detail = stop_detail(reason, attempt.critique, len(attempts))
             break
-        block = instruction_block(attempt.critique, cfg.max_survivors_in_prompt)
+        limit, shown = cfg.max_survivors_in_prompt, frozenset(memory.shown)
+        block = instruction_block(attempt.critique, target.source, max_survivors=limit, shown=shown)
+        memory.shown.update(
+            s.id for s in survivors_to_show(attempt.critique.survivors, limit, shown)
+        )
         mutation = attempt.found.mutation
         survivors = tuple(r.mutant for r in mutation.survivors) if mutation else ()
         try:
@@ -211,12 +220,21 @@ def _loop(session: _Session, suite: GeneratedSuite) -> Outcome:
             break
     progress("assembling the final suite: reruns, alone, coverage and mutants per test")
     final = assemble(attempts, lab, progress)
-    report = _report(session, attempts, final, reason, detail)
+    report = _report(session, attempts, final, reason, detail, memory)
     run.write_data("cover.json", report)
     run.event("finish", stop_reason=reason, stop_detail=detail, final=report["final"])
     test_file = report["final"]["test_file"]
     files = (target.project / test_file,) if test_file else ()
     return Outcome("cover", bool(report["final"]["targets_met"]), reason, report, run.path, files)
+
+
+@dataclass
+class _Memory:
+    """What the loop keeps between attempts for the prompts: the mutants shown so far, and
+    the accepted equivalence claims by mutant id."""
+
+    shown: set[str] = field(default_factory=set)
+    claims: dict[str, ClaimRecord] = field(default_factory=dict)
 
 
 def _attempt(
@@ -226,7 +244,9 @@ def _attempt(
     previous: Attempt | None,
     stagnation: int,
     settings: Settings,
+    memory: _Memory | None = None,
 ) -> Attempt:
+    memory = memory or _Memory()
     cfg = settings.cover
     static = lab.analyze(suite.code)
     smells = sum(1 for s in static.smells)
@@ -261,6 +281,8 @@ def _attempt(
         missing_branches=found.coverage.missing_branches if found.coverage else (),
         survivors=_survivors(found),
         failing=tuple(FailingTest(v.key, v.kind, f"[{v.status}] {v.message}") for v in failing),
+        likely_equivalent=found.mutation.likely_equivalent() if found.mutation else {},
+        claimed_equivalent={k: c["reason"] for k, c in memory.claims.items()},
         previous_coverage=previous.critique.coverage if previous else None,
         previous_mutation=previous.critique.mutation_score if previous else None,
         first_attempt=previous is None,
@@ -268,16 +290,19 @@ def _attempt(
     judged = track_progress(critique(facts), stagnation)
     attempt = Attempt(index, suite, found, judged)
     attempt.record = _record(attempt, pre.to_data(), post.to_data())
+    attempt.record["mutation_score_without_claimed"] = score_without(found.mutation, memory.claims)
     return attempt
 
 
 def _survivors(found: Measurement) -> tuple[Survivor, ...]:
+    """Every mutant the attempt's tests did not kill: survived, uncovered or timed out."""
     if found.mutation is None:
         return ()
     out = []
-    for result in found.mutation.survivors:
-        before, after = diff_line(found.mutation.source, result.mutant)
-        out.append(Survivor(result.mutant.line, result.mutant.operator, before, after))
+    for result in found.mutation.alive:
+        m = result.mutant
+        before, after = diff_line(found.mutation.source, m)
+        out.append(Survivor(m.line, m.operator, before, after, m.id, result.verdict))
     return tuple(out)
 
 
@@ -366,7 +391,12 @@ def _suspected_bugs(attempts: list[Attempt]) -> list[SuspectedBug]:
 
 
 def _report(
-    session: _Session, attempts: list[Attempt], final: Final, reason: str, detail: str
+    session: _Session,
+    attempts: list[Attempt],
+    final: Final,
+    reason: str,
+    detail: str,
+    memory: _Memory,
 ) -> CoverReport:
     target, lab, run, client = session.target, session.lab, session.run, session.client
     settings, backup = session.settings, session.backup
@@ -381,6 +411,7 @@ def _report(
         _remove_suite(target, backup)
     cov = found.coverage_percent if found else None
     mut = found.mutation_score if found else None
+    mutation = found.mutation if found else None
     met = (
         cov is not None
         and cov >= cfg.coverage_target
@@ -409,6 +440,9 @@ def _report(
             "line_coverage": line,
             "branch_coverage": branch,
             "mutation_score": mut,
+            "mutation_score_without_claimed": score_without(mutation, memory.claims),
+            "claimed_equivalent": final_claims(memory.claims, mutation),
+            "likely_equivalent": likely_records(mutation),
             "targets_met": met,
             "tests_kept": final.kept if test_file else [],
             "tests_dropped": [{"test": k, "reason": v} for k, v in final.dropped.items()],

@@ -36,6 +36,32 @@ class MutationCounts(TypedDict):
     elapsed: float
 
 
+class ClaimRecord(TypedDict):
+    """A writer's claim that a mutant is equivalent, as checked."""
+
+    id: str
+    reason: str
+    attempt: int  # the attempt whose reply made it
+    accepted: bool  # it names a mutant the attempt before left alive (else ignored)
+    line: int | None
+    change: str  # the mutated line, before → after
+
+
+class FinalClaim(ClaimRecord):
+    """An accepted claim, with its mutant's verdict in the final suite."""
+
+    final_verdict: str  # survived, no-coverage, timeout, or "killed by ...: the claim is refuted"
+
+
+class LikelyEquivalent(TypedDict):
+    """A survivor a rule marks likely equivalent (it still counts as a survivor)."""
+
+    id: str
+    line: int
+    change: str
+    reason: str
+
+
 class AttemptRecord(TypedDict, total=False):
     """One attempt: who wrote it, what was measured, how it was judged, what was decided."""
 
@@ -53,6 +79,8 @@ class AttemptRecord(TypedDict, total=False):
     post_reliability: dict[str, Any]
     critique: dict[str, Any]
     progress: str | None  # the gains, when below the progress threshold
+    equivalence_claims: list[ClaimRecord]  # made in this attempt's reply
+    mutation_score_without_claimed: float | None  # None while nothing is claimed
     cost: float
     notes: list[str]
     decision: Route  # added once the Router has answered
@@ -83,7 +111,10 @@ class FinalSuite(TypedDict):
     coverage: float | None
     line_coverage: float | None
     branch_coverage: float | None
-    mutation_score: float | None
+    mutation_score: float | None  # strict: claimed and likely equivalent mutants count
+    mutation_score_without_claimed: float | None  # None when nothing was claimed
+    claimed_equivalent: list[FinalClaim]
+    likely_equivalent: list[LikelyEquivalent]
     targets_met: bool
     tests_kept: list[str]
     tests_dropped: list[DroppedTest]

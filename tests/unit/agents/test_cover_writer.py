@@ -9,6 +9,7 @@ import pytest
 
 from tddforge.agents.cover import (
     LLMSuiteGenerator,
+    equivalence_claims,
     extract_code,
     guardrails,
 )
@@ -64,6 +65,50 @@ def test_llm_generator_uses_the_seed_prompts() -> None:
     assert "Target file: calc.py" in first and "import the file under test as `calc`" in first
     assert "Instructions:\n- Add coverage for lines: 2." in second
     assert "Current test suite:\ndef test_a():" in second
+
+
+CLAIM_ID = "arithmetic@12:8#0a1b2c3d"
+
+
+@pytest.mark.parametrize(
+    ("reply", "claims", "code"),
+    [
+        (
+            f"```python\ndef test_a():\n    assert 1\n```\nEQUIVALENT: {CLAIM_ID}: n is never 0\n",
+            [(CLAIM_ID, "n is never 0")],
+            "def test_a():\n    assert 1\n",
+        ),
+        (  # raw code: the claim lines leave the code
+            f"def test_a():\n    assert 1\n\nEQUIVALENT: {CLAIM_ID}: same result\n",
+            [(CLAIM_ID, "same result")],
+            "def test_a():\n    assert 1\n",
+        ),
+        (  # as a comment, with the id in brackets or backticks
+            f"# EQUIVALENT: [{CLAIM_ID}]: dead branch\ndef test_a():\n    assert 1\n"
+            "EQUIVALENT: `number@3:4#ffffffff`: `x` is 1 at most\n",
+            [(CLAIM_ID, "dead branch"), ("number@3:4#ffffffff", "x` is 1 at most")],
+            "def test_a():\n    assert 1\n",
+        ),
+        (f"EQUIVALENT: {CLAIM_ID}\n", [(CLAIM_ID, "(no reason given)")], "\n"),
+        (
+            "def test_a():\n    assert 'EQUIVALENT: x'\n",
+            [],
+            "def test_a():\n    assert 'EQUIVALENT: x'\n",
+        ),
+    ],
+)
+def test_equivalence_claims_are_read_and_leave_the_code(
+    reply: str, claims: list[tuple[str, str]], code: str
+) -> None:
+    assert [(c.mutant_id, c.reason) for c in equivalence_claims(reply)] == claims
+    assert extract_code(reply) == code
+
+
+def test_an_enhancer_reply_returns_its_claims() -> None:
+    client = ScriptedClient(f"def test_b():\n    assert 2\n\nEQUIVALENT: {CLAIM_ID}: why\n")
+    suite = LLMSuiteGenerator(client, Settings()).enhance(target(), "x = 1\n", "- Do it.")
+    assert suite.code == "def test_b():\n    assert 2\n"
+    assert [(c.mutant_id, c.reason) for c in suite.claims] == [(CLAIM_ID, "why")]
 
 
 def target(source: str = "def f():\n    return 1\n", **changes: object) -> CoverTarget:
@@ -137,3 +182,17 @@ def test_the_prompts_show_what_the_module_imports_from_its_own_package(tmp_path:
         assert "The file under test imports these from its own package" in prompt
         assert "# pkg/_structures.py: Infinity\nInfinity = InfinityType()" in prompt
         assert "class InfinityType" not in prompt  # only the names imported
+
+
+def test_the_enhancer_asks_for_equivalent_lines_only_when_mutants_are_shown() -> None:
+    client = ScriptedClient("x = 1\n", "x = 1\n")
+    writer = LLMSuiteGenerator(client, Settings())
+    writer.enhance(target(), "x = 1\n", "- Add coverage for lines: 2.")
+    writer.enhance(target(), "x = 1\n", "- ... add a line `EQUIVALENT: <mutant id>: <reason>`")
+    plain, with_mutants = (r[1].content for r in client.requests)
+    assert plain.rstrip().endswith(
+        "Return only the revised Python test module (plain code, no markdown)."
+    )
+    assert with_mutants.rstrip().endswith(
+        "(plain code, no markdown), then any EQUIVALENT lines on their own after it."
+    )

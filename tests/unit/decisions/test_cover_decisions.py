@@ -7,15 +7,8 @@ from dataclasses import replace
 import pytest
 
 from tddforge.config import CoverConfig
-from tddforge.decisions.critique import (
-    DEFAULT_INSTRUCTION,
-    AttemptFacts,
-    Critique,
-    FailingTest,
-    Survivor,
-    critique,
-    instruction_block,
-)
+from tddforge.decisions.critique import AttemptFacts, Critique, critique
+from tddforge.decisions.instructions import DEFAULT_INSTRUCTION, instruction_block
 from tddforge.decisions.reliability import (
     PostReliability,
     PreReliability,
@@ -211,24 +204,6 @@ def test_targets_met_gives_no_instructions_and_the_default_block() -> None:
 def test_deltas(prev_cov, prev_mut, first, deltas) -> None:
     c = critique(facts(previous_coverage=prev_cov, previous_mutation=prev_mut, first_attempt=first))
     assert (c.coverage_delta, c.mutation_delta) == deltas
-
-
-def test_instruction_block_adds_lines_branches_survivors_and_failures() -> None:
-    c = critique(
-        facts(
-            coverage=40.0,
-            missing_lines=(3, 4),
-            missing_branches=((3, 4), (7, -1)),
-            survivors=(Survivor(5, "binop", "    return a + b", "    return a - b"),),
-            failing=(FailingTest("test_x", "AssertionError", "assert 1 == 2"),),
-        )
-    )
-    block = instruction_block(c)
-    assert block.startswith("- Add coverage for lines: 3, 4.")
-    assert "- Increase coverage for lines: 3, 4." in block
-    assert "3→4, 7→exit" in block
-    assert "line 5 (binop): `return a + b` → `return a - b`" in block
-    assert "test_x: AssertionError: assert 1 == 2" in block
 
 
 def crit(**changes: object) -> Critique:
