@@ -220,31 +220,79 @@ def _defines(node: ast.stmt, name: str) -> bool:
 
 
 def _shorten(text: str, max_lines: int) -> tuple[str, bool]:
-    """``text`` within ``max_lines``: a class as its outline (header, docstring, one-line
-    assignments, methods' signatures), anything longer cut with ``...``."""
+    """``text`` within ``max_lines``: first without its docstrings (each reduced to its
+    summary line), then, for a class, as its outline (header, docstring summary, one-line
+    assignments, methods' signatures); anything still longer cut with ``...``."""
     lines = text.splitlines()
     if len(lines) <= max_lines:
         return text, False
     try:
         node = ast.parse(text).body[0]
     except (SyntaxError, IndexError):
-        node = None
-    if isinstance(node, ast.ClassDef):
-        lines = _outline(node, lines)
+        return "\n".join([*lines[: max_lines - 1], "    ..."]), True
+    lines = _without_docstrings(node, lines)
+    if len(lines) > max_lines and isinstance(node, ast.ClassDef):
+        lines = _outline(node, text.splitlines())
     if len(lines) > max_lines:
         lines = [*lines[: max_lines - 1], "    ..."]
     return "\n".join(lines), True
 
 
+def _docstring(node: ast.AST) -> ast.Expr | None:
+    """The docstring statement of a function or class."""
+    kinds = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+    if isinstance(node, kinds) and node.body and isinstance(node.body[0], ast.Expr):
+        value = node.body[0].value
+        if isinstance(value, ast.Constant) and isinstance(value.value, str):
+            return node.body[0]
+    return None
+
+
+def _summary(node: ast.AST, doc: ast.Expr, lines: list[str]) -> str:
+    """The docstring's first line, on one line, at its indentation."""
+    text = ast.get_docstring(node) or ""  # type: ignore[arg-type]
+    first = text.strip().splitlines()[0] if text.strip() else ""
+    return f'{lines[doc.lineno - 1][: doc.col_offset]}"""{first}"""'
+
+
+def _without_docstrings(top: ast.stmt, lines: list[str]) -> list[str]:
+    """``lines`` with every docstring reduced to its summary line (a method's dropped, or
+    ``...`` when it is the whole body)."""
+    replace: dict[int, tuple[int, str | None]] = {}  # first line -> (last line, new text)
+    for node in ast.walk(top):
+        doc = _docstring(node)
+        if doc is None:
+            continue
+        end = doc.end_lineno or doc.lineno
+        if node is top:
+            replace[doc.lineno] = (end, _summary(node, doc, lines))
+        elif len(node.body) == 1:  # type: ignore[attr-defined]
+            replace[doc.lineno] = (end, lines[doc.lineno - 1][: doc.col_offset] + "...")
+        else:
+            replace[doc.lineno] = (end, None)
+    out: list[str] = []
+    n = 1
+    while n <= len(lines):
+        if n in replace:
+            end, new = replace[n]
+            out += [new] if new is not None else []
+            n = end + 1
+        else:
+            out.append(lines[n - 1])
+            n += 1
+    return out
+
+
 def _outline(node: ast.ClassDef, lines: list[str]) -> list[str]:
-    """The class line, its docstring (three lines at most), one-line assignments, and each
-    method's signature followed by ``...``."""
+    """The class line, its docstring's summary, one-line assignments, and each method's
+    signature followed by ``...``."""
     first_body = node.body[0].lineno if node.body else node.lineno + 1
     out = lines[: first_body - 1]
+    doc = _docstring(node)
+    if doc is not None:
+        out.append(_summary(node, doc, lines))
     for item in node.body:
-        if isinstance(item, ast.Expr) and isinstance(item.value, ast.Constant):
-            out += lines[item.lineno - 1 : min(item.end_lineno or item.lineno, item.lineno + 2)]
-        elif isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
             first = min([item.lineno, *(d.lineno for d in item.decorator_list)])
             out += lines[first - 1 : item.body[0].lineno - 1]
             out.append(" " * (item.col_offset + 4) + "...")

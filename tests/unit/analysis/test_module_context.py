@@ -110,3 +110,56 @@ def test_each_definition_and_the_total_are_bounded(tmp_path: Path) -> None:
         root, root / "pkg/mod.py", "pkg.mod", max_each=30, max_total=40
     )
     assert [d.name for d in shown] == ["Big"] and left_out == ["long"]
+
+
+DOCUMENTED = '''class FixedOffset(tzinfo):
+    """
+    A class building tzinfo objects for fixed-offset time zones.
+
+    Note that FixedOffset(0, 0, "UTC") or FixedOffset() is another way
+    to build a UTC tzinfo object.
+    """
+
+    def __init__(self, hours=0, name="UTC"):
+        """
+        Initialise an instance with time offset and name.
+        """
+        self.__offset = timedelta(hours=hours)
+        self.__name = name
+
+    def dst(self, dt):
+        """
+        Return the daylight saving time adjustment.
+        """
+        return ZERO
+
+    def tzname(self, dt):
+        """The name."""
+'''
+
+
+def test_a_long_definition_loses_its_docstrings_before_its_code(tmp_path: Path) -> None:
+    root = package(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/tz.py": DOCUMENTED,
+            "pkg/mod.py": "from .tz import FixedOffset\n",
+        },
+    )
+    (shown,), _ = imported_definitions(root, root / "pkg/mod.py", "pkg.mod", max_each=20)
+    assert shown.cut
+    assert shown.source == (
+        "class FixedOffset(tzinfo):\n"
+        '    """A class building tzinfo objects for fixed-offset time zones."""\n'
+        "\n"
+        '    def __init__(self, hours=0, name="UTC"):\n'
+        "        self.__offset = timedelta(hours=hours)\n"
+        "        self.__name = name\n"
+        "\n"
+        "    def dst(self, dt):\n"
+        "        return ZERO\n"
+        "\n"
+        "    def tzname(self, dt):\n"
+        "        ..."
+    )
