@@ -139,6 +139,7 @@ def test_a_compile_error_attempt_gets_repaired(tmp_path: Path, server: FakeOpenA
     assert first["post_reliability"]["level"] == "discard"
     assert first["decision"] == "ENHANCE"
     assert "- Static analyzer found syntax issues; fix parser errors first." in prompts(server)[1]
+    assert "current suite:\n    syntax error: line 3" in prompts(server)[1]  # where, too
     assert second["coverage"] == 100.0 and data["final"]["from_attempt"] == 1
 
 

@@ -61,6 +61,8 @@ class AttemptFacts:
     missing_branches: tuple[tuple[int, int], ...] = ()
     survivors: tuple[Survivor, ...] = ()  # every mutant not killed
     failing: tuple[FailingTest, ...] = ()
+    # what the static checks found, one line each: "line 5: ruff F401: `x` imported but unused"
+    findings: tuple[str, ...] = ()
     # mutant id → why: set aside from ``survivors`` (they still count in the scores)
     likely_equivalent: Mapping[str, str] = field(default_factory=dict)
     claimed_equivalent: Mapping[str, str] = field(default_factory=dict)
@@ -91,6 +93,7 @@ class Critique:
     failing: tuple[FailingTest, ...] = field(default=())
     likely_equivalent: tuple[Survivor, ...] = ()  # set aside, each with its ``note``
     claimed_equivalent: tuple[Survivor, ...] = ()
+    findings: tuple[str, ...] = ()
 
     def to_data(self) -> dict[str, Any]:
         """Plain data (lists, not tuples) for JSON."""
@@ -101,6 +104,7 @@ class Critique:
         for key in ("survivors", "likely_equivalent", "claimed_equivalent"):
             data[key] = [asdict(s) for s in getattr(self, key)]
         data["failing"] = [asdict(f) for f in self.failing]
+        data["findings"] = list(self.findings)
         return data
 
 
@@ -137,6 +141,7 @@ def critique(facts: AttemptFacts) -> Critique:
         failing=facts.failing,
         likely_equivalent=likely,
         claimed_equivalent=claimed,
+        findings=facts.findings,
     )
 
 

@@ -1,7 +1,8 @@
 """The Enhancer's instruction block: a critique said so that the model can act on it (pure).
 
 ``instruction_block`` lists the critique's instructions, then what they point
-at, quoted from the module so that no line number is left bare: the lines not
+at: the static checks' findings in the suite, and, quoted from the module so
+that no line number is left bare, the lines not
 run yet (CoverUp) with the function each is in, the branches not taken, the
 mutants left to kill with their ids and diffs (MuTAP, ACH; how many there are,
 those not shown before first, timeouts included, the ones set aside as
@@ -34,6 +35,8 @@ def instruction_block(
     """The Enhancer's instructions: the critique's list, then the lines, branches,
     mutants and failing tests it points at. ``shown``: ids of mutants shown before."""
     parts = [f"- {item}" for item in c.instructions if item]
+    if c.findings:
+        parts.append(_findings(c.findings))
     lines = _Lines(source)
     if c.missing_lines and source:
         parts.append(lines.quote_missing(c.missing_lines))
@@ -95,6 +98,15 @@ def _survivor(s: Survivor) -> str:
 
 def _one_line(code: str) -> str:
     return re.sub(r"\s*\n\s*", " ", code.strip())
+
+
+def _findings(findings: Sequence[str]) -> str:
+    some = list(findings[:MAX_LINES])
+    count = "" if len(some) == len(findings) else f" (the first {len(some)} of {len(findings)})"
+    return "\n".join(
+        [f"- What the static checks found in the current suite{count}:"]
+        + [f"    {f}" for f in some]
+    )
 
 
 def _failing(tests: Sequence[FailingTest]) -> str:

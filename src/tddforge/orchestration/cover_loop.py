@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from tddforge.analysis.project import default_test_path, detect_framework, import_name
+from tddforge.analysis.static import StaticReport
 from tddforge.compat import tomllib
 from tddforge.config import Settings
 from tddforge.cover_contract import CoverTarget, GeneratedSuite, TestSuiteGenerator
@@ -281,6 +282,7 @@ def _attempt(
         missing_branches=found.coverage.missing_branches if found.coverage else (),
         survivors=_survivors(found),
         failing=tuple(FailingTest(v.key, v.kind, f"[{v.status}] {v.message}") for v in failing),
+        findings=_findings(static),
         likely_equivalent=found.mutation.likely_equivalent() if found.mutation else {},
         claimed_equivalent={k: c["reason"] for k, c in memory.claims.items()},
         previous_coverage=previous.critique.coverage if previous else None,
@@ -292,6 +294,16 @@ def _attempt(
     attempt.record = _record(attempt, pre.to_data(), post.to_data())
     attempt.record["mutation_score_without_claimed"] = score_without(found.mutation, memory.claims)
     return attempt
+
+
+def _findings(static: StaticReport) -> tuple[str, ...]:
+    """The static checks' findings in the suite, one line each, in line order."""
+    if static.syntax_error:
+        return (f"syntax error: {static.syntax_error}",)
+    issues = sorted([*static.lint, *static.types], key=lambda i: i.line)
+    found = [f"line {i.line}: {i.tool} {i.code}: {i.message}" for i in issues]
+    found += [f"line {s.line}: {s.kind} in {s.test}: {s.detail}" for s in static.smells]
+    return tuple(found)
 
 
 def _survivors(found: Measurement) -> tuple[Survivor, ...]:

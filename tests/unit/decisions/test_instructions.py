@@ -183,3 +183,12 @@ def test_set_aside(likely, claimed, left, rules, claims) -> None:
 def test_a_critique_with_nothing_to_say_gives_the_default() -> None:
     c = Critique(False, False, False, False, 80.0, 0, None, None, (), ())
     assert instruction_block(c, MODULE).startswith("- Improve coverage and robustness")
+
+
+def test_the_static_findings_are_listed_under_the_instruction_that_counts_them() -> None:
+    findings = tuple(f"line {n}: ruff F401: `os` imported but unused" for n in range(1, 13))
+    block = instruction_block(critique(facts(lint_issue_count=12, findings=findings)), MODULE)
+    assert "- Resolve 12 lint/type errors reported by available tools." in block
+    assert "- What the static checks found in the current suite (the first 10 of 12):" in block
+    assert "    line 10: ruff F401: `os` imported but unused" in block
+    assert "line 11:" not in block
