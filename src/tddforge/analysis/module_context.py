@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 FILE_MODULES = ("pathlib", "shutil", "tempfile", "glob", "fnmatch", "fileinput")
+# os's functions that touch the file system (os.path's string work, like join, does not)
 OS_FILE_FUNCTIONS = frozenset(
     [
-        "path",
         "listdir",
         "scandir",
         "walk",
@@ -44,7 +44,22 @@ OS_FILE_FUNCTIONS = frozenset(
         "utime",
         "truncate",
         "access",
-        "fspath",
+    ]
+)
+OS_PATH_FILE_FUNCTIONS = frozenset(
+    [
+        "exists",
+        "lexists",
+        "isfile",
+        "isdir",
+        "islink",
+        "ismount",
+        "getsize",
+        "getmtime",
+        "getatime",
+        "getctime",
+        "samefile",
+        "realpath",
     ]
 )
 MAX_LINES_EACH = 40
@@ -53,35 +68,41 @@ MAX_DEPTH = 2  # re-exports followed: ``__init__`` importing from a private modu
 
 
 def file_io(source: str) -> tuple[str, ...]:
-    """What in ``source`` touches the file system (``open()``, ``pathlib``, ``os.path``...);
-    empty when nothing does, or when it does not parse."""
+    """What in ``source`` touches the file system (``open()``, ``pathlib``, ``os.listdir``,
+    ``os.path.exists``...); empty when nothing does, or when it does not parse."""
     try:
         tree = ast.parse(source)
     except SyntaxError:
         return ()
     found: dict[str, None] = {}
     for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            for alias in node.names:
-                if alias.name.split(".")[0] in FILE_MODULES:
-                    found[alias.name.split(".")[0]] = None
-        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            top = node.module.split(".")[0]
-            if top in FILE_MODULES:
-                found[top] = None
-            elif top == "os" and {a.name for a in node.names} & OS_FILE_FUNCTIONS:
-                found["os"] = None
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
-            if node.func.id == "open":
-                found["open()"] = None
-        elif (
-            isinstance(node, ast.Attribute)
-            and isinstance(node.value, ast.Name)
-            and node.value.id == "os"
-            and node.attr in OS_FILE_FUNCTIONS
-        ):
-            found[f"os.{node.attr}"] = None
+        for name in _touches(node):
+            found[name] = None
     return tuple(found)
+
+
+def _touches(node: ast.AST) -> list[str]:
+    """What one node uses that touches files: a module, ``open()``, an ``os`` function."""
+    if isinstance(node, ast.Import):
+        return [a.name.split(".")[0] for a in node.names if a.name.split(".")[0] in FILE_MODULES]
+    if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+        names = {a.name for a in node.names}
+        if node.module.split(".")[0] in FILE_MODULES:
+            return [node.module.split(".")[0]]
+        if node.module == "os" and names & OS_FILE_FUNCTIONS:
+            return ["os"]
+        if node.module == "os.path" and names & OS_PATH_FILE_FUNCTIONS:
+            return ["os.path"]
+        return []
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "open":
+        return ["open()"]
+    if isinstance(node, ast.Attribute):
+        owner = ast.unparse(node.value)
+        if owner == "os" and node.attr in OS_FILE_FUNCTIONS:
+            return [f"os.{node.attr}"]
+        if owner == "os.path" and node.attr in OS_PATH_FILE_FUNCTIONS:
+            return [f"os.path.{node.attr}"]
+    return []
 
 
 @dataclass(frozen=True)

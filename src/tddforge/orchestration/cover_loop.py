@@ -184,7 +184,9 @@ def _loop(session: _Session, suite: GeneratedSuite) -> Outcome:
     while True:
         previous = attempts[-1] if attempts else None
         claims = check_claims(suite, previous.found.mutation if previous else None, len(attempts))
-        memory.claims.update({c["id"]: c for c in claims if c["accepted"]})
+        for claim in claims:  # a claim made again keeps its first record
+            if claim["accepted"]:
+                memory.claims.setdefault(claim["id"], claim)
         attempt = _attempt(len(attempts), suite, lab, previous, stagnation, settings, memory)
         attempt.record["equivalence_claims"] = claims
         stagnation = attempt.critique.stagnation_count

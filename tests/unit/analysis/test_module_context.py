@@ -18,8 +18,12 @@ from tddforge.analysis.module_context import file_io, imported_definitions
         ("def read(p):\n    with open(p) as f:\n        return f.read()\n", ("open()",)),
         ("from pathlib import Path\n", ("pathlib",)),
         ("import shutil, tempfile\n", ("shutil", "tempfile")),
-        ("import os\n\ndef f(p):\n    return os.path.exists(p)\n", ("os.path",)),
+        ("import os\n\ndef f(p):\n    return os.path.exists(p)\n", ("os.path.exists",)),
         ("from os import listdir\n", ("os",)),
+        ("from os.path import isfile\n", ("os.path",)),
+        # string work on paths touches no file
+        ("from os.path import join, splitext\nimport os\nSEP = os.path.sep\n", ()),
+        ("import os\n\ndef f(p):\n    return os.path.normpath(os.path.join(p, 'x'))\n", ()),
         ("import os.path\n", ()),  # imported, never used: nothing touches a file
         ("def f(:\n", ()),
     ],
