@@ -285,3 +285,40 @@ def test_what_the_enhancer_is_told_and_an_equivalence_claim(
     without = f"{final['mutation_score_without_claimed']:.2f}%"
     assert f"mutation 4.88% ({without} without the 1 mutant(s) claimed equivalent)" in said
     assert f"claimed equivalent {claimed.id} (line 28): clamp is never given" in said
+
+
+VERSIONS = """def split_local(version):
+    if "+" in version:
+        public, local = version.split("+", 1)
+        return public, local
+    return version, ""
+"""
+
+VERSIONS_SUITE = """from versions import split_local
+
+
+def test_split_local():
+    assert split_local("1.0+abc") == ("1.0", "abc")
+    assert split_local("1.0") == ("1.0", "")
+"""
+
+
+def test_a_likely_equivalent_survivor_is_marked_not_shown(
+    tmp_path: Path, server: FakeOpenAIServer
+) -> None:
+    project = tmp_path / "versions"
+    project.mkdir()
+    (project / "versions.py").write_text(VERSIONS)
+    server.enqueue(VERSIONS_SUITE).enqueue(VERSIONS_SUITE)
+    args = ("--max-iterations", "2", "--mutation-target", "100")
+    code, data, stderr = cover(project, "versions.py", server, *args)
+    assert code == 1, stderr
+    (raised,) = [m for m in find_mutants(VERSIONS) if m.replacement == "2"]
+    enhance = prompts(server)[1]
+    assert raised.id not in enhance and "- Not listed: 1 likely equivalent." in enhance
+    (marked,) = data["final"]["likely_equivalent"]
+    assert marked["id"] == raised.id and marked["line"] == 3
+    assert marked["reason"].startswith("split's maxsplit raised from 1 to 2")
+    assert data["attempts"][0]["critique"]["likely_equivalent"][0]["id"] == raised.id
+    assert data["final"]["mutation_score"] < 100.0  # still a survivor
+    assert "1 surviving mutant(s) likely equivalent" in " ".join(stderr.split())
