@@ -380,9 +380,10 @@ def _report_mutation(outcome: Outcome) -> None:
     for warning in data["warnings"]:
         err.print(f"  [yellow]warning[/yellow] {escape(warning)}")
     for survivor in data["survivors"][:20]:
+        likely = " [dim](likely equivalent)[/dim]" if survivor["likely_equivalent"] else ""
         err.print(
             f"  [yellow]{survivor['verdict']}[/yellow] line {survivor['line']} {survivor['operator']}: "
-            f"{escape(survivor['original'])} → {escape(survivor['replacement'])}"
+            f"{escape(survivor['original'])} → {escape(survivor['replacement'])}{likely}"
         )
     if len(data["survivors"]) > 20:
         err.print(f"  … and {len(data['survivors']) - 20} more (see the report)")
@@ -500,10 +501,18 @@ def _report_cover(outcome: Outcome) -> None:
     def pct(value: float | None) -> str:
         return "n/a" if value is None else f"{value:.2f}%"
 
+    detail = f" ({escape(data['stop_detail'])})" if data["stop_detail"] else ""
+    claimed = final["claimed_equivalent"]
+    without = (
+        f" ({pct(final['mutation_score_without_claimed'])} without the {len(claimed)} mutant(s)"
+        " claimed equivalent)"
+        if claimed
+        else ""
+    )
     err.print(
-        f"stopped: {data['stop_reason']} after {len(data['attempts'])} attempt(s); final suite: "
+        f"stopped: {data['stop_reason']}{detail} after {len(data['attempts'])} attempt(s); final suite: "
         f"coverage {pct(final['coverage'])} (branches {pct(final['branch_coverage'])}), "
-        f"mutation {pct(final['mutation_score'])}, {len(final['tests_kept'])} test(s) kept, "
+        f"mutation {pct(final['mutation_score'])}{without}, {len(final['tests_kept'])} test(s) kept, "
         f"{len(final['tests_dropped'])} dropped; ${data['cost']['total_llm_cost']:.4f}"
     )
     if not data["pytest_config"]["usable"]:
@@ -515,6 +524,16 @@ def _report_cover(outcome: Outcome) -> None:
         err.print(f"  [red]possible bug[/red] {bug['test']}: {escape(bug['message'][:200])}")
     for item in final["tests_dropped"]:
         err.print(f"  [yellow]dropped[/yellow] {item['test']}: {escape(item['reason'][:200])}")
+    for claim in claimed:
+        err.print(
+            f"  [yellow]claimed equivalent[/yellow] {escape(claim['id'])} (line {claim['line']}):"
+            f" {escape(claim['reason'][:200])}; in the final suite: {escape(claim['final_verdict'])}"
+        )
+    if final["likely_equivalent"]:
+        err.print(
+            f"  {len(final['likely_equivalent'])} surviving mutant(s) likely equivalent"
+            " (see likely_equivalent in the report)"
+        )
     err.print(
         f"tests: {escape(final['test_file'] or '(none written)')}; run dir {escape(data['run_dir'])}"
     )

@@ -33,6 +33,15 @@ class CoverTarget:
 
 
 @dataclass(frozen=True)
+class EquivalenceClaim:
+    """A writer's claim that a mutant cannot be told apart from the module (never trusted:
+    recorded for review, the mutant still counts as a survivor)."""
+
+    mutant_id: str
+    reason: str
+
+
+@dataclass(frozen=True)
 class GeneratedSuite:
     """A test module as a writer produced it, with the signals about it."""
 
@@ -42,6 +51,7 @@ class GeneratedSuite:
     cost: float = 0.0
     prompt: str = ""
     exhausted: bool = False  # the writer has nothing more to offer: more attempts are pointless
+    claims: tuple[EquivalenceClaim, ...] = ()  # mutants the writer says are equivalent
 
 
 class TestSuiteGenerator(Protocol):
@@ -67,5 +77,8 @@ class TestSuiteGenerator(Protocol):
         in the block), for a generator that works on them directly; ``killers``
         names the current tests credited with killing a mutant (the final suite
         keeps those, and drops tests that neither kill nor cover anything new).
+        A writer may claim shown mutants equivalent (``GeneratedSuite.claims``);
+        the loop records the claims and leaves those mutants out of later
+        instructions, but they still count as survivors.
         """
         ...

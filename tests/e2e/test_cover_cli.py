@@ -11,6 +11,7 @@ import pytest
 
 from tddforge.llm import TokenLogprob, mean_token_entropy
 from tddforge.llm.fakeserver import FakeOpenAIServer
+from tddforge.mutation.generate import find_mutants
 
 from . import cover_samples as s
 from .conftest import error_lines, run_cli
@@ -88,7 +89,7 @@ def test_three_attempts_whose_coverage_and_mutation_rise(
     # The Enhancer was told the missing lines and the surviving mutants with their diffs.
     enhance = prompts(server)[1]
     assert "Current test suite:\nfrom numbers_mod import add" in enhance
-    assert "Add coverage for lines: " in enhance and "These mutants survived" in enhance
+    assert "Add coverage for lines: " in enhance and "mutant(s) survived the tests" in enhance
     assert "→" in enhance
     written = (project / final["test_file"]).read_text()
     assert "def test_clamp" in written and "```" not in written
@@ -109,7 +110,16 @@ def test_stops_on_stagnation_and_keeps_the_best(tmp_path: Path, server: FakeOpen
     assert len(data["attempts"]) == 3 and server.pending == 0
     assert [a["critique"]["stagnation_count"] for a in data["attempts"]] == [0, 1, 2]
     assert data["attempts"][-1]["critique"]["no_progress"] is True
-    assert data["stop_reason"] == "no_progress"
+    assert data["stop_reason"] == "no_progress"  # stable, for scripts; then said in full:
+    assert data["stop_detail"] == (
+        "2 attempts in a row with gains below the progress threshold"
+        " (+0.0 coverage, +0.0 mutation; needs +1.0 or +2.0)"
+    )
+    assert data["attempts"][1]["progress"] == data["attempts"][2]["progress"]
+    assert data["attempts"][2]["progress"].startswith("gains below the progress threshold")
+    said = " ".join(stderr.split())  # the console wraps long lines
+    assert "stopped: no_progress (2 attempts in a row with gains below the progress" in said
+    assert "; gains below the progress threshold (+0.0 coverage" in said  # progress lines
     assert data["final"]["coverage"] == data["attempts"][0]["coverage"]
     assert data["final"]["tests_kept"]
 
@@ -129,6 +139,7 @@ def test_a_compile_error_attempt_gets_repaired(tmp_path: Path, server: FakeOpenA
     assert first["post_reliability"]["level"] == "discard"
     assert first["decision"] == "ENHANCE"
     assert "- Static analyzer found syntax issues; fix parser errors first." in prompts(server)[1]
+    assert "current suite:\n    syntax error: line 3" in prompts(server)[1]  # where, too
     assert second["coverage"] == 100.0 and data["final"]["from_attempt"] == 1
 
 
@@ -232,3 +243,82 @@ def test_bad_input_is_one_line_and_writes_nothing(
     assert len(lines) == 1 and lines[0].startswith("error:") and message in lines[0]
     assert not (project / ".tddforge").exists()
     assert not (project / "tests" / "test_numbers_mod_tddforge.py").exists()
+
+
+def test_what_the_enhancer_is_told_and_an_equivalence_claim(
+    tmp_path: Path, server: FakeOpenAIServer
+) -> None:
+    project = s.numbers_project(tmp_path / "numbers")
+    mutants = find_mutants(s.NUMBERS)
+    claimed = next(m for m in mutants if m.line == 28 and m.operator == "return_none")
+    reply = f"{s.SUITE_0}\nEQUIVALENT: {claimed.id}: clamp is never given value > high\n"
+    server.enqueue(s.SUITE_0).enqueue(reply).enqueue(s.SUITE_0)
+    code, data, stderr = cover(project, "numbers_mod.py", server, "--mutation-target", "90")
+    assert code == 1, stderr
+    generator, first, second = prompts(server)
+    for prompt in (generator, first):
+        assert "Test file: tests/test_numbers_mod_tddforge.py" in prompt
+        assert "coverage of at least 60% (lines and branches)" in prompt
+        assert "a mutation score of at least 90%" in prompt
+        assert "tmp_path" not in prompt  # the module touches no file
+    # the missing lines once, then quoted under their function; the survivors counted
+    assert first.count("coverage for lines") == 1
+    assert "    in classify:\n        9 |     if n < 0:\n       10 |" in first
+    alive = len(mutants) - 2  # SUITE_0 kills add's two mutants
+    assert f"- {alive} mutant(s) survived the tests (showing 10 of {alive})" in first
+    assert "(no test runs this line)" in first
+    assert "`EQUIVALENT: <mutant id>: <reason>`" in first
+    first_ids = {m.id for m in mutants if m.id in first}
+    assert len(first_ids) == 10
+    # the claim is recorded, the mutant left out of the next prompt, which shows new ones first
+    claims = data["attempts"][1]["equivalence_claims"]
+    assert [(c["id"], c["accepted"], c["line"]) for c in claims] == [(claimed.id, True, 28)]
+    assert claimed.id not in second and "Not listed: 1 you claimed equivalent." in second
+    assert f"(showing 10 of {alive - 1}, the ones not shown before first)" in second
+    assert not first_ids & {m.id for m in mutants if m.id in second}
+    # never trusted: the strict score counts it; the score without it is beside it
+    final = data["final"]
+    assert final["claimed_equivalent"][0]["final_verdict"] == "no-coverage"
+    assert final["mutation_score"] == pytest.approx(100 * 2 / len(mutants), abs=0.01)
+    assert final["mutation_score_without_claimed"] == pytest.approx(100 * 2 / 40, abs=0.01)
+    said = " ".join(stderr.split())  # the console wraps long lines
+    without = f"{final['mutation_score_without_claimed']:.2f}%"
+    assert f"mutation 4.88% ({without} without the 1 mutant(s) claimed equivalent)" in said
+    assert f"claimed equivalent {claimed.id} (line 28): clamp is never given" in said
+
+
+VERSIONS = """def split_local(version):
+    if "+" in version:
+        public, local = version.split("+", 1)
+        return public, local
+    return version, ""
+"""
+
+VERSIONS_SUITE = """from versions import split_local
+
+
+def test_split_local():
+    assert split_local("1.0+abc") == ("1.0", "abc")
+    assert split_local("1.0") == ("1.0", "")
+"""
+
+
+def test_a_likely_equivalent_survivor_is_marked_not_shown(
+    tmp_path: Path, server: FakeOpenAIServer
+) -> None:
+    project = tmp_path / "versions"
+    project.mkdir()
+    (project / "versions.py").write_text(VERSIONS)
+    server.enqueue(VERSIONS_SUITE).enqueue(VERSIONS_SUITE)
+    args = ("--max-iterations", "2", "--mutation-target", "100")
+    code, data, stderr = cover(project, "versions.py", server, *args)
+    assert code == 1, stderr
+    (raised,) = [m for m in find_mutants(VERSIONS) if m.replacement == "2"]
+    enhance = prompts(server)[1]
+    assert raised.id not in enhance and "- Not listed: 1 likely equivalent." in enhance
+    (marked,) = data["final"]["likely_equivalent"]
+    assert marked["id"] == raised.id and marked["line"] == 3
+    assert marked["reason"].startswith("split's maxsplit raised from 1 to 2")
+    assert data["attempts"][0]["critique"]["likely_equivalent"][0]["id"] == raised.id
+    assert data["final"]["mutation_score"] < 100.0  # still a survivor
+    assert "1 surviving mutant(s) likely equivalent" in " ".join(stderr.split())

@@ -3,7 +3,8 @@
 Three smells, each a reason to trust a test less:
 
 * ``no_assertion``: the test checks nothing (no ``assert``, no ``self.assert*``,
-  no ``pytest.raises``/``assertRaises`` block, no mock ``assert_called*``);
+  no ``pytest.raises``/``assertRaises`` block, no mock ``assert_called*``), neither
+  itself nor in a helper of its file that it calls (``_assert_ordering(a, b)``);
 * ``tautology``: an assertion that cannot fail (``assert True``, ``assert x == x``,
   ``self.assertEqual(a, a)``, a comparison of two literals);
 * ``mocks_unit_under_test``: the test patches a function or class that the
@@ -15,6 +16,8 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 from dataclasses import dataclass
+
+from tddforge.analysis.checks import Function, called_name, reached
 
 _UNITTEST_ASSERT_PREFIXES = ("assert", "fail")
 _RAISES = {
@@ -67,30 +70,16 @@ def find_smells(test_source: str, module_name: str, module_names: set[str]) -> l
     except SyntaxError:
         return []
     smells: list[Smell] = []
-    for name, func in test_functions(tree):
-        smells += _smells_of(name, func, module_name, module_names)
+    for name, funcs in reached(tree).items():
+        smells += _smells_of(name, funcs, module_name, module_names)
     return smells
 
 
-def test_functions(
-    tree: ast.Module,
-) -> Iterator[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]]:
-    """``(Class::name or name, node)`` for each test function, pytest and unittest style."""
-    funcs = (ast.FunctionDef, ast.AsyncFunctionDef)
-    for node in tree.body:
-        if isinstance(node, funcs) and node.name.startswith("test"):
-            yield node.name, node
-        elif isinstance(node, ast.ClassDef):
-            for item in node.body:
-                if isinstance(item, funcs) and item.name.startswith("test"):
-                    yield f"{node.name}::{item.name}", item
-
-
-def _smells_of(
-    name: str, func: ast.FunctionDef | ast.AsyncFunctionDef, module_name: str, names: set[str]
-) -> list[Smell]:
+def _smells_of(name: str, funcs: list[Function], module_name: str, names: set[str]) -> list[Smell]:
+    """``funcs``: the test first, then the helpers of its file it calls (they may assert)."""
+    func = funcs[0]
     found: list[Smell] = []
-    checks = 0
+    checks = sum(1 for helper in funcs[1:] for node in ast.walk(helper) if _check_kind(node))
     for node in ast.walk(func):
         kind = _check_kind(node)
         if kind is None:
@@ -116,7 +105,7 @@ def _check_kind(node: ast.AST) -> str | None:
     if isinstance(node, ast.Assert):
         return "assert"
     if isinstance(node, ast.Call):
-        attr = _called_name(node)
+        attr = called_name(node)
         if attr in _RAISES:
             return "raises"
         if attr is not None and attr.startswith(_UNITTEST_ASSERT_PREFIXES):
@@ -126,19 +115,11 @@ def _check_kind(node: ast.AST) -> str | None:
     return None
 
 
-def _called_name(call: ast.Call) -> str | None:
-    if isinstance(call.func, ast.Attribute):
-        return call.func.attr
-    if isinstance(call.func, ast.Name):
-        return call.func.id
-    return None
-
-
 def _is_tautology(node: ast.AST) -> bool:
     if isinstance(node, ast.Assert):
         return _always_true(node.test)
     assert isinstance(node, ast.Call)
-    attr = _called_name(node)
+    attr = called_name(node)
     if attr in _EQUALITY_ASSERTS and len(node.args) >= 2:
         return _same(node.args[0], node.args[1])
     if attr in _TRUTH_ASSERTS and node.args and isinstance(node.args[0], ast.Constant):
@@ -166,7 +147,7 @@ def _patch_targets(func: ast.AST, module_name: str) -> Iterator[tuple[ast.Call, 
     """Names patched on the module under test: ``patch("mod.f")`` and ``patch.object(mod, "f")``."""
     short = module_name.rsplit(".", 1)[-1]
     for node in ast.walk(func):
-        if not isinstance(node, ast.Call) or _called_name(node) not in _PATCHERS or not node.args:
+        if not isinstance(node, ast.Call) or called_name(node) not in _PATCHERS or not node.args:
             continue
         first = node.args[0]
         if isinstance(first, ast.Constant) and isinstance(first.value, str):

@@ -3,7 +3,8 @@
 A test function is identified by its *key*: ``name`` or ``Class::name``
 (parametrised instances share their function's key). ``stability`` folds
 several runs of one suite into a verdict per key; ``select_tests`` keeps the
-tests that kill a mutant or cover a line or branch no kept test covers;
+tests that kill a mutant, cover a line or branch no kept test covers, or check
+an exception type or public function no kept test checks;
 ``covered_without`` proves from per-test lines and arcs that leaving tests out
 loses no coverage; ``prune_source`` writes the module with only the kept tests.
 """
@@ -17,7 +18,7 @@ from collections.abc import Collection, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from tddforge.analysis.smells import test_functions
+from tddforge.analysis.checks import test_functions
 from tddforge.runner import FileCoverage, TestRun
 
 #: How a test behaved over every run: passed them all; passed some; failed every run the
@@ -146,27 +147,48 @@ class Selection:
     dropped: dict[str, str]
 
 
+REDUNDANT = (
+    "redundant: kept tests cover its lines, branches and kills, and check every exception"
+    " type and public function it checks"
+)
+
+
 def select_tests(
-    candidates: Sequence[str], lines: Mapping[str, set[Hashable]], kills: Mapping[str, set[str]]
+    candidates: Sequence[str],
+    lines: Mapping[str, set[Hashable]],
+    kills: Mapping[str, set[str]],
+    checks: Mapping[str, Collection[str]] | None = None,
 ) -> Selection:
-    """Keep every test that kills a mutant, then greedily those adding coverage (lines or
-    branches, as ``units_by_test`` gives them); drop the rest."""
+    """Keep every test credited with a kill, then greedily those adding coverage (lines or
+    branches, as ``units_by_test`` gives them), then those checking something no kept test
+    checks (``checks``: ``analysis.checks.observables``, e.g. an exception type, a public
+    function called); drop the rest as redundant.
+
+    A test credited with no kill kills only mutants a kept test is credited with: the
+    mutation engine stops at a mutant's first failing test, and a survivor passed them all.
+    """
     kept = [key for key in candidates if kills.get(key)]
-    covered: set[Hashable] = set().union(*(lines.get(key, set()) for key in kept))
     rest = [key for key in candidates if key not in kept]
-    dropped: dict[str, str] = {}
-    while rest:
-        best = max(rest, key=lambda k: (len(lines.get(k, set()) - covered), -rest.index(k)))
-        gain = lines.get(best, set()) - covered
-        if not gain:
-            break
-        kept.append(best)
-        covered |= gain
-        rest.remove(best)
-    for key in rest:
-        dropped[key] = "adds no coverage and kills no mutant"
+    for gains in (lines, checks or {}):
+        _add_greedily(kept, rest, gains)
     order = {key: i for i, key in enumerate(candidates)}
-    return Selection(tuple(sorted(kept, key=order.__getitem__)), dropped)
+    return Selection(tuple(sorted(kept, key=order.__getitem__)), dict.fromkeys(rest, REDUNDANT))
+
+
+def _add_greedily(
+    kept: list[str], rest: list[str], gains: Mapping[str, Collection[Hashable]]
+) -> None:
+    """Move from ``rest`` to ``kept`` the tests adding most of ``gains`` not yet held,
+    best first (ties: the earlier test), until none adds anything."""
+    held: set[Hashable] = set().union(*(gains.get(key, ()) for key in kept))
+    while rest:
+        best = max(rest, key=lambda k: (len(set(gains.get(k, ())) - held), -rest.index(k)))
+        gain = set(gains.get(best, ())) - held
+        if not gain:
+            return
+        kept.append(best)
+        held |= gain
+        rest.remove(best)
 
 
 def _spans(source: str) -> dict[str, tuple[int, int]]:

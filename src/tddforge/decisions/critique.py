@@ -1,32 +1,37 @@
 """The cover loop's Supervisor: a rule-based critique of one attempt (pure, no LLM call).
 
 ``critique`` turns an attempt's measured facts into a ``Critique``: flags,
-deltas against the previous attempt, and instructions in priority order
-(syntax and runner errors, then collection, coverage, mutation, reliability).
-``instruction_block`` renders them as a list for the Enhancer, then adds the
-lines and branches not yet covered (CoverUp), the surviving mutants with their
-diffs (MuTAP, ACH), and the tests that fail.
+deltas against the previous attempt, instructions in priority order (syntax
+and runner errors, then collection, coverage, mutation, reliability), and the
+mutants left to kill: every one not killed (survived, not covered, timed out),
+less those set aside as likely equivalent (``mutation.equivalence``) or claimed
+equivalent by the model. A set-aside mutant still counts in the scores.
+``decisions.instructions`` renders a critique for the Enhancer.
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from tddforge.decisions.reliability import PostReliability, PreReliability
 
-DEFAULT_INSTRUCTION = "- Improve coverage and robustness without breaking existing passing tests."
 MAX_LINES = 10
 
 
 @dataclass(frozen=True)
 class Survivor:
-    """A mutant the suite did not kill: where, and the code before and after."""
+    """A mutant the suite did not kill: where, the code before and after, its verdict
+    (survived, no-coverage or timeout), and why it was set aside, when it was."""
 
     line: int
     operator: str
     before: str
     after: str
+    id: str = ""
+    verdict: str = "survived"
+    note: str = ""
 
 
 @dataclass(frozen=True)
@@ -54,8 +59,13 @@ class AttemptFacts:
     mutation_target: float
     missing_lines: tuple[int, ...] = ()
     missing_branches: tuple[tuple[int, int], ...] = ()
-    survivors: tuple[Survivor, ...] = ()
+    survivors: tuple[Survivor, ...] = ()  # every mutant not killed
     failing: tuple[FailingTest, ...] = ()
+    # what the static checks found, one line each: "line 5: ruff F401: `x` imported but unused"
+    findings: tuple[str, ...] = ()
+    # mutant id → why: set aside from ``survivors`` (they still count in the scores)
+    likely_equivalent: Mapping[str, str] = field(default_factory=dict)
+    claimed_equivalent: Mapping[str, str] = field(default_factory=dict)
     previous_coverage: float | None = None
     previous_mutation: float | None = None
     first_attempt: bool = True
@@ -79,8 +89,11 @@ class Critique:
     no_progress: bool = False
     stagnation_count: int = 0
     missing_branches: tuple[tuple[int, int], ...] = ()
-    survivors: tuple[Survivor, ...] = ()
+    survivors: tuple[Survivor, ...] = ()  # the mutants left to kill
     failing: tuple[FailingTest, ...] = field(default=())
+    likely_equivalent: tuple[Survivor, ...] = ()  # set aside, each with its ``note``
+    claimed_equivalent: tuple[Survivor, ...] = ()
+    findings: tuple[str, ...] = ()
 
     def to_data(self) -> dict[str, Any]:
         """Plain data (lists, not tuples) for JSON."""
@@ -88,8 +101,10 @@ class Critique:
         for key in ("instructions", "missing_lines"):
             data[key] = list(data[key])
         data["missing_branches"] = [list(b) for b in self.missing_branches]
-        data["survivors"] = [asdict(s) for s in self.survivors]
+        for key in ("survivors", "likely_equivalent", "claimed_equivalent"):
+            data[key] = [asdict(s) for s in getattr(self, key)]
         data["failing"] = [asdict(f) for f in self.failing]
+        data["findings"] = list(self.findings)
         return data
 
 
@@ -106,6 +121,9 @@ def critique(facts: AttemptFacts) -> Critique:
     low_coverage = facts.coverage is None or facts.coverage < facts.coverage_target
     low_mutation = facts.mutation_score is None or facts.mutation_score < facts.mutation_target
     flags = (compile_error, no_tests, low_coverage, low_mutation)
+    left, likely, claimed = set_aside(
+        facts.survivors, facts.likely_equivalent, facts.claimed_equivalent
+    )
     return Critique(
         compile_error=compile_error,
         no_tests=no_tests,
@@ -119,9 +137,30 @@ def critique(facts: AttemptFacts) -> Critique:
         missing_lines=facts.missing_lines,
         coverage=facts.coverage,
         missing_branches=facts.missing_branches,
-        survivors=facts.survivors,
+        survivors=left,
         failing=facts.failing,
+        likely_equivalent=likely,
+        claimed_equivalent=claimed,
+        findings=facts.findings,
     )
+
+
+def set_aside(
+    survivors: tuple[Survivor, ...], likely: Mapping[str, str], claimed: Mapping[str, str]
+) -> tuple[tuple[Survivor, ...], tuple[Survivor, ...], tuple[Survivor, ...]]:
+    """``survivors`` split into those left to kill, the likely equivalent and the claimed
+    equivalent ones (a claim wins over a rule), each set-aside one with its reason."""
+    left: list[Survivor] = []
+    rules: list[Survivor] = []
+    claims: list[Survivor] = []
+    for s in survivors:
+        if s.id in claimed:
+            claims.append(replace(s, note=claimed[s.id]))
+        elif s.id in likely:
+            rules.append(replace(s, note=likely[s.id]))
+        else:
+            left.append(s)
+    return tuple(left), tuple(rules), tuple(claims)
 
 
 def _instructions(
@@ -158,43 +197,9 @@ def _instructions(
     # Priority 5: reliability guidance.
     if f.post.level not in ("trusted", "pass"):
         out.append(f"Reliability blockers: {'; '.join(f.post.reasons)}.")
-    if f.pre.lint_issues > 0:
+    if f.pre.lint_issues > 0 and f.pre.lint_issues != f.lint_issue_count:
+        # the same issues already have their instruction (priority 1): say it once
         out.append(f"Fix {f.pre.lint_issues} lint/type issues noted in reliability analysis.")
     if f.runner_error:
         out.append(f"Address runner error reported: {f.runner_error}.")
     return out
-
-
-def _branch(arc: tuple[int, int]) -> str:
-    start, end = arc
-    return f"{start}→{'exit' if end < 0 else end}"
-
-
-def instruction_block(c: Critique, max_survivors: int = 10) -> str:
-    """The Enhancer's instruction block: instructions, then lines, branches, mutants, failures."""
-    block = "\n".join(f"- {item}" for item in c.instructions if item)
-    if c.missing_lines:
-        line_targets = ", ".join(str(m) for m in c.missing_lines[:MAX_LINES])
-        block += f"\n- Increase coverage for lines: {line_targets}."
-    if c.missing_branches:
-        arcs = ", ".join(_branch(arc) for arc in c.missing_branches[:MAX_LINES])
-        block += f"\n- Take these branches (line→next line; exit = leaves the function): {arcs}."
-    if c.survivors:
-        block += (
-            "\n- These mutants survived: the tests still pass when the module is changed as"
-            " shown. Add assertions that fail on each change:"
-        )
-        for s in c.survivors[:max_survivors]:
-            block += (
-                f"\n    line {s.line} ({s.operator}): `{s.before.strip()}` → `{s.after.strip()}`"
-            )
-    if c.failing:
-        block += (
-            "\n- These tests fail against the current module. Fix each expectation to match"
-            " the module's actual behaviour unless the module is clearly wrong:"
-        )
-        for t in c.failing[:max_survivors]:
-            block += f"\n    {t.name}: {t.kind or 'error'}: {t.message.splitlines()[0][:200] if t.message else ''}"
-    if not block.strip():
-        block = DEFAULT_INSTRUCTION
-    return block.strip("\n")

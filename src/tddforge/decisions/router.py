@@ -53,8 +53,38 @@ def track_progress(critique: Critique, stagnation_count: int) -> Critique:
     return replace(critique, stagnation_count=count, no_progress=count >= STAGNATION_LIMIT)
 
 
+def _signed(delta: float | None) -> str:
+    return "n/a" if delta is None else f"{delta:+.1f}"
+
+
+def progress_note(critique: Critique) -> str | None:
+    """What the attempt gained, when that is below the progress threshold; None otherwise
+    (progress, or a first attempt with nothing to compare)."""
+    if made_progress(critique):
+        return None
+    return (
+        f"gains below the progress threshold ({_signed(critique.coverage_delta)} coverage,"
+        f" {_signed(critique.mutation_delta)} mutation; needs +{COVERAGE_PROGRESS:.1f} or"
+        f" +{MUTATION_PROGRESS:.1f})"
+    )
+
+
+def stop_detail(reason: str, critique: Critique, iterations_done: int) -> str:
+    """``finish_reason``'s reason said in full: what happened, with the figures."""
+    if reason == "no_progress":
+        return (
+            f"{critique.stagnation_count} attempts in a row with "
+            f"{progress_note(critique) or 'no progress'}"
+        )
+    if reason == "targets_met":
+        return "the coverage and mutation targets are met"
+    if reason == "max_iterations":
+        return f"{iterations_done} attempt(s) made, the most allowed (max_iterations)"
+    return ""
+
+
 def finish_reason(critique: Critique, iterations_done: int, max_iterations: int) -> str:
-    """Why the loop finished, in words for the report."""
+    """Why the loop finished, as a stable name (``stop_detail`` says it in full)."""
     if not critique.low_coverage and not critique.low_mutation and not critique.compile_error:
         return "targets_met"
     if critique.no_progress:

@@ -1,4 +1,11 @@
-"""Walk a module and collect every mutant the operator table proposes."""
+"""Walk a module and collect every mutant the operator table proposes.
+
+Besides what ``operators`` skips, two kinds of statement are never mutated, since
+no test can tell a change apart: a bare string statement anywhere (a docstring, or a
+string left in an enum's body), and an assignment to names the module uses only in
+annotations or under ``if TYPE_CHECKING:`` (``LocalType = Tuple[int, str]``), unless
+``__all__`` exports them.
+"""
 
 from __future__ import annotations
 
@@ -16,8 +23,11 @@ Scope = tuple[str, int] | None  # (function name, co_firstlineno) of the enclosi
 class _Walk:
     src: Source
     found: dict[tuple[tuple[int, int, int, int], str], Mutant]
+    typing_only: frozenset[str] = frozenset()
 
     def visit(self, node: ast.AST, scope: Scope, in_default: bool = False) -> None:
+        if _is_docstring(node) or self._types_only(node):
+            return
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             self._function(node, scope)
         elif isinstance(node, ast.Lambda):
@@ -37,8 +47,17 @@ class _Walk:
                 self.visit(child, scope, in_default)
 
     def body(self, statements: list[ast.stmt], scope: Scope) -> None:
-        start = 1 if statements and _is_docstring(statements[0]) else 0
-        self._all(statements[start:], scope)
+        self._all(statements, scope)
+
+    def _types_only(self, node: ast.AST) -> bool:
+        """An assignment whose every target is a name used only for typing."""
+        if isinstance(node, ast.Assign):
+            targets = node.targets
+        elif isinstance(node, ast.AnnAssign):
+            targets = [node.target]
+        else:
+            return False
+        return all(isinstance(t, ast.Name) and t.id in self.typing_only for t in targets)
 
     def _all(self, nodes: Iterable[ast.AST], scope: Scope, in_default: bool = False) -> None:
         for node in nodes:
@@ -79,7 +98,8 @@ class _Walk:
         )
 
 
-def _is_docstring(statement: ast.stmt) -> bool:
+def _is_docstring(statement: ast.AST) -> bool:
+    """A bare string statement: a docstring, or a string written where one could be."""
     return (
         isinstance(statement, ast.Expr)
         and isinstance(statement.value, ast.Constant)
@@ -89,9 +109,7 @@ def _is_docstring(statement: ast.stmt) -> bool:
 
 def _never_under_test(test: ast.expr) -> bool:
     """``if __name__ == "__main__":`` and ``if TYPE_CHECKING:`` never run under tests."""
-    if isinstance(test, ast.Name | ast.Attribute):
-        return (test.id if isinstance(test, ast.Name) else test.attr) == "TYPE_CHECKING"
-    return (
+    return _type_checking(test) or (
         isinstance(test, ast.Compare)
         and isinstance(test.left, ast.Name)
         and test.left.id == "__name__"
@@ -99,9 +117,55 @@ def _never_under_test(test: ast.expr) -> bool:
     )
 
 
+def _type_checking(test: ast.expr) -> bool:
+    """``TYPE_CHECKING`` or ``typing.TYPE_CHECKING``."""
+    if isinstance(test, ast.Name | ast.Attribute):
+        return (test.id if isinstance(test, ast.Name) else test.attr) == "TYPE_CHECKING"
+    return False
+
+
+def typing_only_names(tree: ast.Module, *, exported_too: bool = False) -> frozenset[str]:
+    """Names read only in annotations or under ``if TYPE_CHECKING:``, and not in ``__all__``
+    (unless ``exported_too``)."""
+    typing: set[str] = set()
+    runtime: set[str] = set()
+
+    def walk(node: ast.AST, for_typing: bool) -> None:
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            (typing if for_typing else runtime).add(node.id)
+        for name, child in ast.iter_fields(node):
+            typed = for_typing or name in ("annotation", "returns")
+            if isinstance(node, ast.If) and name == "body" and _type_checking(node.test):
+                typed = True
+            for item in child if isinstance(child, list) else [child]:
+                if isinstance(item, ast.AST):
+                    walk(item, typed)
+
+    walk(tree, False)
+    exported = set() if exported_too else exported_names(tree)
+    return frozenset(typing - runtime - exported)
+
+
+def exported_names(tree: ast.Module) -> set[str]:
+    """The strings of a module-level ``__all__`` list or tuple."""
+    names: set[str] = set()
+    for node in tree.body:
+        if not isinstance(node, ast.Assign):
+            continue
+        if any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets):
+            value = node.value
+            if isinstance(value, (ast.List, ast.Tuple)):
+                names |= {
+                    e.value
+                    for e in value.elts
+                    if isinstance(e, ast.Constant) and isinstance(e.value, str)
+                }
+    return names
+
+
 def find_mutants(source: str) -> list[Mutant]:
     """Every mutant of ``source``, in source order; raises SyntaxError for invalid code."""
     tree = ast.parse(source)
-    walk = _Walk(Source(source), {})
+    walk = _Walk(Source(source), {}, typing_only_names(tree))
     walk.body(tree.body, None)
     return sorted(walk.found.values(), key=lambda m: (m.line, m.col, m.end_line, m.end_col, m.id))

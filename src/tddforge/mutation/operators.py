@@ -5,8 +5,9 @@ an operator name, an exact character span and the replacement text. Operator
 tokens (``+``, ``<=``, ``not in``, ``and``, ``+=``) have no position in the AST,
 so they are located among the tokenizer's tokens between the operands.
 
-Skipped: docstrings, type annotations, f-string internals, the body of
-``if __name__ == "__main__":`` and ``if TYPE_CHECKING:``, and every line
+Skipped (by ``generate``): bare string statements (docstrings and the like), type
+annotations, assignments to names read only for typing, f-string internals, the
+body of ``if __name__ == "__main__":`` and ``if TYPE_CHECKING:``, and every line
 carrying ``# pragma: no mutate``.
 """
 

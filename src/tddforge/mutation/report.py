@@ -8,9 +8,11 @@ Errors (a mutant the worker could not judge) are counted but excluded from both.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
+from tddforge.mutation.equivalence import likely_equivalent
 from tddforge.mutation.mutant import Mutant, diff_line
 
 
@@ -69,8 +71,27 @@ class MutationReport:
         """Survived and uncovered mutants, in source order."""
         return [r for r in self.results if r.verdict in ("survived", "no-coverage")]
 
+    @property
+    def alive(self) -> list[MutantResult]:
+        """Every mutant not killed and judged: survived, uncovered or timed out, in source order."""
+        return [r for r in self.results if r.verdict in ("survived", "no-coverage", "timeout")]
+
+    def strict_score_without(self, ids: Collection[str]) -> float | None:
+        """``strict_score`` leaving out the mutants named in ``ids`` that were not killed
+        (claimed equivalent, say); a killed one still counts."""
+        left = [r for r in self.results if r.verdict == "killed" or r.mutant.id not in ids]
+        judged = [r for r in left if r.verdict in ("killed", "survived", "timeout", "no-coverage")]
+        killed = sum(r.verdict == "killed" for r in judged)
+        return 100.0 * killed / len(judged) if judged else None
+
+    def likely_equivalent(self) -> dict[str, str]:
+        """Survivor id → why it is likely equivalent (``equivalence``); still a survivor."""
+        survived = [r.mutant for r in self.results if r.verdict == "survived"]
+        return likely_equivalent(survived, self.source)
+
     def to_data(self) -> dict[str, Any]:
         """The report as plain data (the JSON output)."""
+        equivalent = self.likely_equivalent()
         return {
             "module": self.module,
             "mutants": len(self.results),
@@ -86,7 +107,7 @@ class MutationReport:
             else None,
             "mutant_seconds": round(self.mutant_seconds, 3),
             "reused": sum(r.reused for r in self.results),
-            "survivors": [self._survivor(r) for r in self.survivors],
+            "survivors": [self._survivor(r, equivalent) for r in self.survivors],
             "errors": [
                 {"id": r.mutant.id, "detail": r.detail}
                 for r in self.results
@@ -96,7 +117,7 @@ class MutationReport:
             "chart": self.chart_data(),
         }
 
-    def _survivor(self, result: MutantResult) -> dict[str, Any]:
+    def _survivor(self, result: MutantResult, equivalent: dict[str, str]) -> dict[str, Any]:
         before, after = diff_line(self.source, result.mutant)
         m = result.mutant
         return {
@@ -107,6 +128,7 @@ class MutationReport:
             "original": m.original,
             "replacement": m.replacement,
             "diff": f"- {before.strip()}\n+ {after.strip()}",
+            "likely_equivalent": equivalent.get(m.id),
         }
 
     def chart_data(self) -> dict[str, Any]:
@@ -135,10 +157,16 @@ class MutationReport:
         ]
         if self.survivors:
             lines += ["## Survivors", ""]
+            equivalent = self.likely_equivalent()
             for r in self.survivors:
-                s = self._survivor(r)
+                s = self._survivor(r, equivalent)
+                note = (
+                    f"\n\nLikely equivalent: {s['likely_equivalent']}."
+                    if s["likely_equivalent"]
+                    else ""
+                )
                 lines += [
-                    f"### line {s['line']}: {s['operator']} ({r.verdict})",
+                    f"### line {s['line']}: {s['operator']} ({r.verdict}){note}",
                     "",
                     "```diff",
                     s["diff"],

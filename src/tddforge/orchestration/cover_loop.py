@@ -11,35 +11,44 @@ tests that pass every rerun, pass alone, and add coverage or kill a mutant.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from tddforge.analysis.project import default_test_path, detect_framework, import_name
-from tddforge.analysis.static import drop_unused_imports, format_source
+from tddforge.analysis.static import StaticReport
 from tddforge.compat import tomllib
 from tddforge.config import Settings
 from tddforge.cover_contract import CoverTarget, GeneratedSuite, TestSuiteGenerator
 from tddforge.decisions import cover_suite as suites
-from tddforge.decisions.critique import (
-    AttemptFacts,
-    Critique,
-    FailingTest,
-    Survivor,
-    critique,
-    instruction_block,
-)
+from tddforge.decisions.critique import AttemptFacts, FailingTest, Survivor, critique
+from tddforge.decisions.instructions import instruction_block, survivors_to_show
 from tddforge.decisions.reliability import StaticFacts, post_execution, pre_execution
-from tddforge.decisions.router import ENHANCE, decide, finish_reason, track_progress
+from tddforge.decisions.router import (
+    ENHANCE,
+    decide,
+    finish_reason,
+    progress_note,
+    stop_detail,
+    track_progress,
+)
 from tddforge.errors import BudgetExceeded, InputError, LLMError
 from tddforge.llm import LLMClient
 from tddforge.mutation.mutant import diff_line
 from tddforge.mutation.report import MutationReport
+from tddforge.orchestration.cover_equivalence import (
+    check_claims,
+    final_claims,
+    likely_records,
+    score_without,
+)
+from tddforge.orchestration.cover_final import Final, assemble, kills
 from tddforge.orchestration.cover_lab import Checked, Measurement, SuiteLab
 from tddforge.orchestration.cover_records import (
+    Attempt,
     AttemptRecord,
+    ClaimRecord,
     CoverReport,
     MutationCounts,
     SuspectedBug,
@@ -62,15 +71,6 @@ class CoverOptions:
     python: Path
     test_path: str | None = None
     workers: int = 2
-
-
-@dataclass
-class _Attempt:
-    index: int
-    suite: GeneratedSuite
-    found: Measurement
-    critique: Critique
-    record: AttemptRecord = field(default_factory=lambda: AttemptRecord())
 
 
 def load_target(options: CoverOptions) -> CoverTarget:
@@ -178,12 +178,17 @@ def _loop(session: _Session, suite: GeneratedSuite) -> Outcome:
         framework=target.framework,
         pytest_config=lab.config.to_data(),
     )
-    attempts: list[_Attempt] = []
-    stagnation, reason = 0, "finished"
+    attempts: list[Attempt] = []
+    stagnation, reason, detail = 0, "finished", ""
+    memory = _Memory()
     while True:
-        attempt = _attempt(
-            len(attempts), suite, lab, attempts[-1] if attempts else None, stagnation, settings
-        )
+        previous = attempts[-1] if attempts else None
+        claims = check_claims(suite, previous.found.mutation if previous else None, len(attempts))
+        for claim in claims:  # a claim made again keeps its first record
+            if claim["accepted"]:
+                memory.claims.setdefault(claim["id"], claim)
+        attempt = _attempt(len(attempts), suite, lab, previous, stagnation, settings, memory)
+        attempt.record["equivalence_claims"] = claims
         stagnation = attempt.critique.stagnation_count
         decision = decide(attempt.critique, len(attempts) + 1, cfg.max_iterations)
         attempt.record["decision"] = decision
@@ -192,42 +197,59 @@ def _loop(session: _Session, suite: GeneratedSuite) -> Outcome:
         progress(_attempt_line(attempt))
         if decision != ENHANCE:
             reason = finish_reason(attempt.critique, len(attempts), cfg.max_iterations)
+            detail = stop_detail(reason, attempt.critique, len(attempts))
             break
-        block = instruction_block(attempt.critique, cfg.max_survivors_in_prompt)
+        limit, shown = cfg.max_survivors_in_prompt, frozenset(memory.shown)
+        block = instruction_block(attempt.critique, target.source, max_survivors=limit, shown=shown)
+        memory.shown.update(
+            s.id for s in survivors_to_show(attempt.critique.survivors, limit, shown)
+        )
         mutation = attempt.found.mutation
         survivors = tuple(r.mutant for r in mutation.survivors) if mutation else ()
         try:
             suite = writer.enhance(
-                target, attempt.found.code, block, survivors, killers=tuple(_kills(attempt.found))
+                target, attempt.found.code, block, survivors, killers=tuple(kills(attempt.found))
             )
         except LLMError as exc:  # a spent budget or a failed endpoint ends the loop, not the run
             reason = BUDGET if isinstance(exc, BudgetExceeded) else "llm_error"
+            detail = str(exc)
             run.event("llm_error", error=str(exc))
             progress(f"stopping: {exc}")
             break
         if suite.exhausted and suite.code == attempt.found.code:  # nothing new to measure
-            reason = "generator_exhausted"
+            reason, detail = "generator_exhausted", suite.raw[:300]
             run.event("generator_exhausted", note=suite.raw[:300])
             progress(f"stopping: the {writer.name} generator has nothing to add ({suite.raw})")
             break
     progress("assembling the final suite: reruns, alone, coverage and mutants per test")
-    final = _assemble(attempts, lab, progress)
-    report = _report(session, attempts, final, reason)
+    final = assemble(attempts, lab, progress)
+    report = _report(session, attempts, final, reason, detail, memory)
     run.write_data("cover.json", report)
-    run.event("finish", stop_reason=reason, final=report["final"])
+    run.event("finish", stop_reason=reason, stop_detail=detail, final=report["final"])
     test_file = report["final"]["test_file"]
     files = (target.project / test_file,) if test_file else ()
     return Outcome("cover", bool(report["final"]["targets_met"]), reason, report, run.path, files)
+
+
+@dataclass
+class _Memory:
+    """What the loop keeps between attempts for the prompts: the mutants shown so far, and
+    the accepted equivalence claims by mutant id."""
+
+    shown: set[str] = field(default_factory=set)
+    claims: dict[str, ClaimRecord] = field(default_factory=dict)
 
 
 def _attempt(
     index: int,
     suite: GeneratedSuite,
     lab: SuiteLab,
-    previous: _Attempt | None,
+    previous: Attempt | None,
     stagnation: int,
     settings: Settings,
-) -> _Attempt:
+    memory: _Memory | None = None,
+) -> Attempt:
+    memory = memory or _Memory()
     cfg = settings.cover
     static = lab.analyze(suite.code)
     smells = sum(1 for s in static.smells)
@@ -262,27 +284,43 @@ def _attempt(
         missing_branches=found.coverage.missing_branches if found.coverage else (),
         survivors=_survivors(found),
         failing=tuple(FailingTest(v.key, v.kind, f"[{v.status}] {v.message}") for v in failing),
+        findings=_findings(static),
+        likely_equivalent=found.mutation.likely_equivalent() if found.mutation else {},
+        claimed_equivalent={k: c["reason"] for k, c in memory.claims.items()},
         previous_coverage=previous.critique.coverage if previous else None,
         previous_mutation=previous.critique.mutation_score if previous else None,
         first_attempt=previous is None,
     )
     judged = track_progress(critique(facts), stagnation)
-    attempt = _Attempt(index, suite, found, judged)
+    attempt = Attempt(index, suite, found, judged)
     attempt.record = _record(attempt, pre.to_data(), post.to_data())
+    attempt.record["mutation_score_without_claimed"] = score_without(found.mutation, memory.claims)
     return attempt
 
 
+def _findings(static: StaticReport) -> tuple[str, ...]:
+    """The static checks' findings in the suite, one line each, in line order."""
+    if static.syntax_error:
+        return (f"syntax error: {static.syntax_error}",)
+    issues = sorted([*static.lint, *static.types], key=lambda i: i.line)
+    found = [f"line {i.line}: {i.tool} {i.code}: {i.message}" for i in issues]
+    found += [f"line {s.line}: {s.kind} in {s.test}: {s.detail}" for s in static.smells]
+    return tuple(found)
+
+
 def _survivors(found: Measurement) -> tuple[Survivor, ...]:
+    """Every mutant the attempt's tests did not kill: survived, uncovered or timed out."""
     if found.mutation is None:
         return ()
     out = []
-    for result in found.mutation.survivors:
-        before, after = diff_line(found.mutation.source, result.mutant)
-        out.append(Survivor(result.mutant.line, result.mutant.operator, before, after))
+    for result in found.mutation.alive:
+        m = result.mutant
+        before, after = diff_line(found.mutation.source, m)
+        out.append(Survivor(m.line, m.operator, before, after, m.id, result.verdict))
     return tuple(out)
 
 
-def _record(a: _Attempt, pre: dict[str, Any], post: dict[str, Any]) -> AttemptRecord:
+def _record(a: Attempt, pre: dict[str, Any], post: dict[str, Any]) -> AttemptRecord:
     f = a.found
     statuses = [v.status for v in f.verdicts.values()]
     line, branch = _line_and_branch(f)
@@ -307,6 +345,7 @@ def _record(a: _Attempt, pre: dict[str, Any], post: dict[str, Any]) -> AttemptRe
         "pre_reliability": pre,
         "post_reliability": post,
         "critique": a.critique.to_data(),
+        "progress": progress_note(a.critique),
         "cost": a.suite.cost,
         "notes": list(f.notes),
     }
@@ -327,7 +366,7 @@ def _mutation_record(report: MutationReport | None) -> MutationCounts | None:
     return {"counts": counts, "mutants": len(report.results), "elapsed": round(report.elapsed, 3)}
 
 
-def _save_attempt(run: RunDir, a: _Attempt) -> None:
+def _save_attempt(run: RunDir, a: Attempt) -> None:
     run.write_text(f"attempts/{a.index}/test_suite.py", a.found.code)
     run.write_text(f"attempts/{a.index}/reply.md", a.suite.raw)
     run.write_data(f"attempts/{a.index}/record.json", a.record)
@@ -336,125 +375,19 @@ def _save_attempt(run: RunDir, a: _Attempt) -> None:
     )
 
 
-def _attempt_line(a: _Attempt) -> str:
+def _attempt_line(a: Attempt) -> str:
     r = a.record
     cov = "n/a" if r["coverage"] is None else f"{r['coverage']:.2f}%"
     mut = "n/a" if r["mutation_score"] is None else f"{r['mutation_score']:.2f}%"
+    gains = f"; {r['progress']}" if r["progress"] else ""
     return (
         f"attempt {a.index}: coverage {cov}, mutation {mut}, {r['tests']['stable']} stable test(s), "
-        f"pre {r['pre_reliability']['level']}, post {r['post_reliability']['level']} → {r['decision']}"
+        f"pre {r['pre_reliability']['level']}, post {r['post_reliability']['level']}{gains}"
+        f" → {r['decision']}"
     )
 
 
-def _quality(found: Measurement) -> tuple[float, float]:
-    return (found.coverage_percent or 0.0) if found.ran else 0.0, found.mutation_score or 0.0
-
-
-def _best(attempts: list[_Attempt]) -> _Attempt | None:
-    usable = [a for a in attempts if a.found.ran and a.found.stable]
-    return max(usable, key=lambda a: (sum(_quality(a.found)), a.index), default=None)
-
-
-@dataclass
-class _Final:
-    source: Measurement | None = None
-    attempt: int | None = None
-    kept: list[str] = field(default_factory=list)
-    dropped: dict[str, str] = field(default_factory=dict)
-    notes: list[str] = field(default_factory=list)
-
-
-def _assemble(attempts: list[_Attempt], lab: SuiteLab, progress: Progress) -> _Final:
-    best = _best(attempts)
-    final = _Final()
-    if best is None:
-        return final
-    found = best.found
-    final.attempt = best.index
-    for key, verdict in found.verdicts.items():
-        if verdict.status != "stable":
-            final.dropped[key] = (
-                f"{verdict.status}: {verdict.kind or ''} {verdict.message}".strip()[:300]
-            )
-    final.dropped.update(found.alone.result() if found.alone else lab.alone(found.stable_verdicts))
-    stable = [k for k in found.verdicts if k not in final.dropped]
-    if len(stable) < len(found.verdicts):
-        found = _remeasure(lab, _pruned(lab, found.code, stable), final)
-    killers = _kills(found)
-    units = suites.units_by_test(found.coverage, found.stable) if found.coverage else {}
-    selection = suites.select_tests(found.stable, units, killers)
-    final.dropped.update(selection.dropped)
-    if selection.dropped:
-        pruned = _without(lab, found, selection, final) or _remeasure(
-            lab, _pruned(lab, found.code, selection.kept), final
-        )
-        if (
-            pruned.ran
-            and _quality(pruned) >= _quality(found)
-            and len(pruned.stable) == len(selection.kept)
-        ):
-            found = pruned
-        else:
-            final.notes.append("dropping the tests that add nothing lowered the numbers; kept them")
-            for key in selection.dropped:
-                final.dropped.pop(key, None)
-            lab.write(found.code)
-    final.source = found
-    final.kept = found.stable
-    return final
-
-
-def _pruned(lab: SuiteLab, code: str, keep: Iterable[str]) -> str:
-    """``code`` with only the ``keep`` tests, without the imports only dropped tests used,
-    and formatted again when it was formatted (the builtin's is; an LLM's keeps its style)."""
-    path, project = lab.target.test_path, lab.project
-    pruned = drop_unused_imports(suites.prune_source(code, keep), path, project)
-    return (
-        format_source(pruned, path, project)
-        if format_source(code, path, project) == code
-        else pruned
-    )
-
-
-def _without(
-    lab: SuiteLab, found: Measurement, selection: suites.Selection, final: _Final
-) -> Measurement | None:
-    """``found`` without the dropped tests, without running the suite again, when that is
-    exact: they ran no arc that no other test ran (so the coverage is the same) and the
-    kept tests passed every run and alone. The mutants are scored again (the verdict
-    cache reuses what is provably unchanged). None when coverage was not measured per test.
-    """
-    coverage = found.coverage and suites.covered_without(found.coverage, selection.dropped)
-    if not coverage:
-        return None
-    code = _pruned(lab, found.code, selection.kept)
-    derived = Measurement(code, lab.analyze(code), coverage=coverage)
-    if not derived.static.syntax_ok:
-        return None
-    derived.verdicts = {k: v for k, v in found.verdicts.items() if k in selection.kept}
-    derived.collected = sum(len(v.nodeids) for v in derived.verdicts.values())
-    lab.write(code)
-    derived.mutation = derived.take(lab.score(derived))
-    final.notes += derived.notes
-    lab.run.event("pruned_without_rerun", dropped=sorted(selection.dropped))
-    return derived
-
-
-def _remeasure(lab: SuiteLab, code: str, final: _Final) -> Measurement:
-    found = lab.measure(code, alone=False)  # the final suite's tests were checked alone
-    final.notes += found.notes
-    return found
-
-
-def _kills(found: Measurement) -> dict[str, set[str]]:
-    kills: dict[str, set[str]] = {}
-    for result in found.mutation.results if found.mutation else []:
-        if result.verdict == "killed" and result.killer:
-            kills.setdefault(suites.test_key(result.killer), set()).add(result.mutant.id)
-    return kills
-
-
-def _suspected_bugs(attempts: list[_Attempt]) -> list[SuspectedBug]:
+def _suspected_bugs(attempts: list[Attempt]) -> list[SuspectedBug]:
     bugs: dict[str, SuspectedBug] = {}
     for a in attempts:
         for key, verdict in a.found.verdicts.items():
@@ -471,7 +404,14 @@ def _suspected_bugs(attempts: list[_Attempt]) -> list[SuspectedBug]:
     return list(bugs.values())
 
 
-def _report(session: _Session, attempts: list[_Attempt], final: _Final, reason: str) -> CoverReport:
+def _report(
+    session: _Session,
+    attempts: list[Attempt],
+    final: Final,
+    reason: str,
+    detail: str,
+    memory: _Memory,
+) -> CoverReport:
     target, lab, run, client = session.target, session.lab, session.run, session.client
     settings, backup = session.settings, session.backup
     cfg = settings.cover
@@ -485,6 +425,7 @@ def _report(session: _Session, attempts: list[_Attempt], final: _Final, reason: 
         _remove_suite(target, backup)
     cov = found.coverage_percent if found else None
     mut = found.mutation_score if found else None
+    mutation = found.mutation if found else None
     met = (
         cov is not None
         and cov >= cfg.coverage_target
@@ -505,6 +446,7 @@ def _report(session: _Session, attempts: list[_Attempt], final: _Final, reason: 
         "pytest_config": lab.config.to_data(),
         "attempts": [a.record for a in attempts],
         "stop_reason": reason,
+        "stop_detail": detail,
         "final": {
             "test_file": test_file,
             "from_attempt": final.attempt,
@@ -512,6 +454,9 @@ def _report(session: _Session, attempts: list[_Attempt], final: _Final, reason: 
             "line_coverage": line,
             "branch_coverage": branch,
             "mutation_score": mut,
+            "mutation_score_without_claimed": score_without(mutation, memory.claims),
+            "claimed_equivalent": final_claims(memory.claims, mutation),
+            "likely_equivalent": likely_records(mutation),
             "targets_met": met,
             "tests_kept": final.kept if test_file else [],
             "tests_dropped": [{"test": k, "reason": v} for k, v in final.dropped.items()],

@@ -10,8 +10,10 @@ import pytest
 
 from tddforge.config import Settings
 from tddforge.cover_contract import GeneratedSuite
+from tddforge.decisions import cover_suite as suites
+from tddforge.orchestration.cover_final import assemble
 from tddforge.orchestration.cover_lab import SuiteLab
-from tddforge.orchestration.cover_loop import CoverOptions, _assemble, _attempt, load_target
+from tddforge.orchestration.cover_loop import CoverOptions, _attempt, load_target
 from tddforge.store.rundir import RunDir
 
 pytestmark = pytest.mark.integration
@@ -142,9 +144,9 @@ def test_tests_that_add_nothing_leave_without_a_rerun_and_the_same_figures(
     suite.original = SIGN.encode()
     try:
         attempt = _attempt(0, GeneratedSuite(REDUNDANT, REDUNDANT), suite, None, 0, suite.settings)
-        final = _assemble([attempt], suite, lambda _: None)
+        final = assemble([attempt], suite, lambda _: None)
         assert final.source is not None
-        assert final.dropped == {"test_positive_runs": "adds no coverage and kills no mutant"}
+        assert final.dropped == {"test_positive_runs": suites.REDUNDANT}
         assert final.kept == ["test_negative", "test_positive", "test_zero"]
         events = (suite.run.path / "events.jsonl").read_text(encoding="utf-8")
         assert '"pruned_without_rerun"' in events

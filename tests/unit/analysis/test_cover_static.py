@@ -55,6 +55,42 @@ NAMES = defined_names(MODULE)
         ),
         ("def helper():\n    pass\n", []),
         ("def test_a(:\n", []),
+        # asserting through a helper of the same file is asserting
+        (
+            "def _assert_ordering(a, b):\n    assert a < b\n"
+            "def test_a():\n    _assert_ordering(fetch(1), fetch(2))\n",
+            [],
+        ),
+        (  # through two helpers
+            "def _check(x):\n    _really(x)\ndef _really(x):\n    assert x\n"
+            "def test_a():\n    _check(fetch(1))\n",
+            [],
+        ),
+        (  # a method of the test's class, or of its base class in the file
+            "import unittest\nclass Base(unittest.TestCase):\n"
+            "    def check(self, x):\n        self.assertEqual(x, 2)\n"
+            "class T(Base):\n    def test_a(self):\n        self.check(fetch(1))\n",
+            [],
+        ),
+        (  # an expected-error block in a helper
+            "import pytest\ndef _fails(x):\n    with pytest.raises(KeyError):\n        fetch(x)\n"
+            "def test_a():\n    _fails(1)\n",
+            [],
+        ),
+        (  # a helper that checks nothing is no assertion
+            "def _run(x):\n    return fetch(x)\ndef test_a():\n    _run(1)\n",
+            ["no_assertion"],
+        ),
+        (  # recursion ends
+            "def _a(x):\n    return _a(x)\ndef test_a():\n    _a(1)\n",
+            ["no_assertion"],
+        ),
+        (  # another class's method of the same name is not the one called on self
+            "class Other:\n    def check(self):\n        assert 1 < 2\n"
+            "class T:\n    def check(self):\n        pass\n"
+            "    def test_a(self):\n        self.check()\n",
+            ["no_assertion"],
+        ),
     ],
 )
 def test_smells(test: str, kinds: list[str]) -> None:

@@ -7,15 +7,8 @@ from dataclasses import replace
 import pytest
 
 from tddforge.config import CoverConfig
-from tddforge.decisions.critique import (
-    DEFAULT_INSTRUCTION,
-    AttemptFacts,
-    Critique,
-    FailingTest,
-    Survivor,
-    critique,
-    instruction_block,
-)
+from tddforge.decisions.critique import AttemptFacts, Critique, critique
+from tddforge.decisions.instructions import DEFAULT_INSTRUCTION, instruction_block
 from tddforge.decisions.reliability import (
     PostReliability,
     PreReliability,
@@ -23,7 +16,14 @@ from tddforge.decisions.reliability import (
     post_execution,
     pre_execution,
 )
-from tddforge.decisions.router import decide, finish_reason, made_progress, track_progress
+from tddforge.decisions.router import (
+    decide,
+    finish_reason,
+    made_progress,
+    progress_note,
+    stop_detail,
+    track_progress,
+)
 
 CFG = CoverConfig()
 
@@ -145,12 +145,32 @@ def test_instructions_follow_the_seed_priority_order() -> None:
         "Increase test coverage with more assertions.",
         "Mutation score unavailable; ensure mutation testing runs and improves surviving mutants.",
         "Reliability blockers: no test passed.",
-        "Fix 3 lint/type issues noted in reliability analysis.",
         "Address runner error reported: ImportError: x.",
     )
     assert (
         c.compile_error and not c.no_tests
     )  # a file that does not parse collects nothing to count
+
+
+@pytest.mark.parametrize(
+    ("static", "pre", "expected"),
+    [
+        (1, 1, ["Resolve 1 lint/type errors reported by available tools."]),  # once, not twice
+        (0, 0, []),
+        (
+            2,
+            5,
+            [
+                "Resolve 2 lint/type errors reported by available tools.",
+                "Fix 5 lint/type issues noted in reliability analysis.",
+            ],
+        ),  # two different counts: two instructions
+        (0, 4, ["Fix 4 lint/type issues noted in reliability analysis."]),
+    ],
+)
+def test_a_lint_count_is_one_instruction(static: int, pre: int, expected: list[str]) -> None:
+    c = critique(facts(lint_issue_count=static, pre=PreReliability("medium", None, pre)))
+    assert [i for i in c.instructions if "lint/type" in i] == expected
 
 
 def test_runner_error_with_valid_syntax_and_no_tests() -> None:
@@ -184,24 +204,6 @@ def test_targets_met_gives_no_instructions_and_the_default_block() -> None:
 def test_deltas(prev_cov, prev_mut, first, deltas) -> None:
     c = critique(facts(previous_coverage=prev_cov, previous_mutation=prev_mut, first_attempt=first))
     assert (c.coverage_delta, c.mutation_delta) == deltas
-
-
-def test_instruction_block_adds_lines_branches_survivors_and_failures() -> None:
-    c = critique(
-        facts(
-            coverage=40.0,
-            missing_lines=(3, 4),
-            missing_branches=((3, 4), (7, -1)),
-            survivors=(Survivor(5, "binop", "    return a + b", "    return a - b"),),
-            failing=(FailingTest("test_x", "AssertionError", "assert 1 == 2"),),
-        )
-    )
-    block = instruction_block(c)
-    assert block.startswith("- Add coverage for lines: 3, 4.")
-    assert "- Increase coverage for lines: 3, 4." in block
-    assert "3→4, 7→exit" in block
-    assert "line 5 (binop): `return a + b` → `return a - b`" in block
-    assert "test_x: AssertionError: assert 1 == 2" in block
 
 
 def crit(**changes: object) -> Critique:
@@ -290,3 +292,43 @@ def test_stagnation_tracking(changes, count_before, count, no_progress) -> None:
 )
 def test_finish_reason(changes, done, reason) -> None:
     assert finish_reason(crit(**changes), done, 3) == reason
+
+
+@pytest.mark.parametrize(
+    ("cov_delta", "mut_delta", "note"),
+    [
+        (None, None, None),  # the first attempt: nothing to compare
+        (1.0, 0.0, None),
+        (0.0, 2.5, None),
+        (
+            0.8,
+            0.7,
+            "gains below the progress threshold (+0.8 coverage, +0.7 mutation; needs +1.0 or +2.0)",
+        ),
+        (
+            -0.25,
+            None,
+            "gains below the progress threshold (-0.2 coverage, n/a mutation; needs +1.0 or +2.0)",
+        ),
+    ],
+)
+def test_progress_note_says_what_was_gained(cov_delta, mut_delta, note) -> None:
+    assert progress_note(crit(coverage_delta=cov_delta, mutation_delta=mut_delta)) == note
+
+
+@pytest.mark.parametrize(
+    ("changes", "reason", "detail"),
+    [
+        (
+            {"coverage_delta": 0.6, "mutation_delta": 0.9, "stagnation_count": 2},
+            "no_progress",
+            "2 attempts in a row with gains below the progress threshold (+0.6 coverage,"
+            " +0.9 mutation; needs +1.0 or +2.0)",
+        ),
+        ({"low_coverage": False, "low_mutation": False}, "targets_met", "the coverage and"),
+        ({}, "max_iterations", "3 attempt(s) made, the most allowed"),
+        ({}, "finished", ""),
+    ],
+)
+def test_stop_detail_explains_the_stable_reason(changes, reason, detail) -> None:
+    assert stop_detail(reason, crit(**changes), 3).startswith(detail)

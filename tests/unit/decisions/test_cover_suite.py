@@ -7,7 +7,9 @@ from dataclasses import replace
 
 import pytest
 
+from tddforge.analysis.checks import observables
 from tddforge.decisions.cover_suite import (
+    REDUNDANT,
     covered_without,
     function_source,
     prune_source,
@@ -91,6 +93,105 @@ def test_select_keeps_killers_then_new_coverage() -> None:
     chosen = select_tests(["a", "b", "c", "d", "e"], lines, kills)
     assert chosen.kept == ("a", "b", "e")
     assert set(chosen.dropped) == {"c", "d"}
+
+
+SAME = {"a": {1, 2}, "b": {1, 2}, "c": {1}}  # b and c run nothing a does not
+
+
+@pytest.mark.parametrize(
+    ("kills", "checks", "kept"),
+    [
+        ({"a": {"m1"}}, None, ("a",)),  # b and c killed nothing of their own
+        ({"a": {"m1"}}, {"a": {"calls parse"}, "b": {"calls parse"}}, ("a",)),
+        # the only test expecting a distinct exception type stays
+        (
+            {"a": {"m1"}},
+            {"a": {"calls parse", "raises ValueError"}, "b": {"raises InvalidVersion"}},
+            ("a", "b"),
+        ),
+        # the only test calling a public function (its lines run through another) stays
+        ({"a": {"m1"}}, {"a": {"calls parse"}, "c": {"calls Version"}}, ("a", "c")),
+        # two tests checking the same new thing: the first is enough
+        ({}, {"b": {"raises KeyError"}, "c": {"raises KeyError"}}, ("a", "b")),
+        # the one checking most new things first; then nothing is left for the other
+        ({}, {"b": {"raises KeyError"}, "c": {"raises KeyError", "calls get"}}, ("a", "c")),
+        ({"a": {"m1"}, "b": {"m2"}}, None, ("a", "b")),  # every credited killer stays
+    ],
+)
+def test_select_keeps_what_only_one_test_checks(kills, checks, kept) -> None:
+    chosen = select_tests(["a", "b", "c"], SAME, kills, checks)
+    assert chosen.kept == kept
+    assert chosen.dropped == {k: REDUNDANT for k in "abc" if k not in kept}
+
+
+def test_the_reason_for_dropping_says_what_is_true() -> None:
+    chosen = select_tests(["a", "b"], {"a": {1}, "b": {1}}, {"a": {"m1"}})
+    assert chosen.dropped["b"].startswith(
+        "redundant: kept tests cover its lines, branches and kills"
+    )
+    assert "kills no mutant" not in chosen.dropped["b"]
+
+
+MODULE = """
+class InvalidVersion(ValueError):
+    pass
+
+
+class Version:
+    def bump(self):
+        pass
+
+    def _private(self):
+        pass
+
+
+def parse(text):
+    return Version()
+
+
+def _helper():
+    pass
+"""
+
+TESTS = """
+import pytest
+from pkg.version import InvalidVersion, Version, parse, _helper
+
+
+def _expect_invalid(text):
+    with pytest.raises(InvalidVersion):
+        parse(text)
+
+
+def test_parse():
+    assert parse("1.0")
+
+
+def test_invalid():
+    _expect_invalid("x")
+
+
+def test_two_kinds():
+    with pytest.raises((KeyError, pkg.Err)):
+        _helper()
+    with pytest.warns(UserWarning):
+        Version()._private()
+
+
+class TestVersion:
+    def test_bump(self):
+        self.assertIsNone(Version().bump())
+"""
+
+
+def test_observables_are_expected_types_and_public_calls_through_helpers() -> None:
+    assert observables(TESTS, MODULE) == {
+        "test_parse": {"calls parse"},
+        "test_invalid": {"calls parse", "raises InvalidVersion"},
+        "test_two_kinds": {"raises KeyError", "raises Err", "warns UserWarning", "calls Version"},
+        "TestVersion::test_bump": {"calls Version", "calls bump"},
+    }
+    assert observables("def test_a(:\n", MODULE) == {}
 
 
 def measured(**arcs: frozenset[tuple[int, int]]) -> FileCoverage:

@@ -125,10 +125,34 @@ def test_default_arguments_are_mutated_at_import_time() -> None:
         "if __name__ == '__main__':\n    main(1)\n",
         "if TYPE_CHECKING:\n    X = 1\n",
         "def f():\n    return 1 + 2  # pragma: no mutate\n",
+        # bare strings anywhere: a string left in an enum's body, or after a statement
+        "class Color(Enum):\n    RED: int\n    'The red one.'\n",
+        "def f():\n    pass\n    'not a docstring, never evaluated for a result'\n",
+        # a name used only in annotations (or under TYPE_CHECKING): its value is never read
+        "LocalType = Tuple[Union[int, str], 1]\n\ndef f(x: LocalType) -> LocalType:\n    pass\n",
+        "T = TypeVar('T')\n\ndef f(x: 'T', y: List[T]) -> None:\n    pass\n",
+        "Alias: TypeAlias = Dict[str, 'X']\nif TYPE_CHECKING:\n    Y = Alias\n",
+        "try:\n    from typing import Mine\nexcept ImportError:\n    Mine = make(1)\n"
+        "def f() -> Mine:\n    pass\n",
     ],
 )
 def test_skipped(source: str) -> None:
     assert find_mutants(source) == []
+
+
+@pytest.mark.parametrize(
+    ("source", "value"),
+    [
+        # used at run time too: isinstance, a base class
+        ("Kind = make(1)\ndef f(x: Kind):\n    return isinstance(x, Kind)\n", "make(1)"),
+        ("T = TypeVar('T')\nclass Box(Generic[T]):\n    pass\n", "TypeVar('T')"),
+        # exported: other modules may read it at run time
+        ("__all__ = ['Kind']\nKind = make(1)\ndef f(x: Kind):\n    pass\n", "make(1)"),
+        ("Kind = make(1)\n", "make(1)"),  # read nowhere here: importers may read it
+    ],
+)
+def test_names_read_at_run_time_are_mutated(source: str, value: str) -> None:
+    assert ("assignment_none", value, "None") in _changes(source)
 
 
 def test_module_and_class_level_code_is_mutated_fresh() -> None:

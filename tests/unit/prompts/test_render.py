@@ -27,6 +27,15 @@ SPEC = Spec.model_validate(
     }
 )
 
+COVER_CONTEXT = {
+    "test_path": "tests/test_calc_tddforge.py",
+    "coverage_target": 60.0,
+    "mutation_target": 50.0,
+    "io": "",
+    "definitions": [{"name": "ONE", "path": "consts.py", "source": "ONE = 1", "cut": False}],
+    "definitions_left_out": ["TWO"],
+}
+
 # Sample variables for every template; a new template must get an entry here.
 VARIABLES = {
     "red": {
@@ -49,6 +58,7 @@ VARIABLES = {
         "code_src": "def f():\n    return 1\n",
         "framework": "unittest",
         "import_name": "calc",
+        **COVER_CONTEXT,
     },
     "cover_enhancer": {
         "repo": "calc",
@@ -56,6 +66,7 @@ VARIABLES = {
         "code_file": "calc.py",
         "code_src": "def f():\n    return 1\n",
         "import_name": "calc",
+        **COVER_CONTEXT,
         "guardrails": ["Keep the existing imports."],
         "current_test_src": "def test_f():\n    assert f() == 1\n",
         "instruction_block": "- Add coverage for lines: 2.",
