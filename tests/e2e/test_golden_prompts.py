@@ -127,3 +127,21 @@ def test_build_prompts_stage_by_stage(
     assert "3 passed" in _section(refactor, "Last Test Output")
     rules = [line.lstrip("- ") for line in red.splitlines() if "ruff format" in line]
     assert rules and all(any(rule in p for rule in rules) for p in (green, refactor))
+
+
+def test_cover_prompts_generator_and_enhancer(tmp_path: Path, server: FakeOpenAIServer) -> None:
+    from . import cover_samples as samples
+
+    project = samples.numbers_project(tmp_path / "numbers")
+    server.enqueue(samples.SUITE_0).enqueue(samples.SUITE_1)
+    args = ["cover", str(project / "numbers_mod.py"), "--project", str(project), "--model", "m"]
+    args += ["--coverage-target", "100", "--mutation-target", "100", "--max-iterations", "2"]
+    done = run_cli(*args, "--base-url", server.base_url, timeout=300)
+    assert done.returncode in (0, 1), done.stderr
+    paths = [(project, "<project>"), (tmp_path, "<tmp>")]
+    generator, enhancer = (normalise(render(r), paths) for r in server.requests)
+    check_golden("cover/generator", generator)
+    check_golden("cover/enhancer", enhancer)
+    assert "tests/test_numbers_mod_tddforge.py" in generator  # the test path
+    assert "100" in generator and "tmp_path" not in generator  # targets; no I/O rules
+    assert "mutant(s) survived the tests" in enhancer and "EQUIVALENT:" in enhancer
