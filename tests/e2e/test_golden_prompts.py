@@ -145,3 +145,18 @@ def test_cover_prompts_generator_and_enhancer(tmp_path: Path, server: FakeOpenAI
     assert "tests/test_numbers_mod_tddforge.py" in generator  # the test path
     assert "100" in generator and "tmp_path" not in generator  # targets; no I/O rules
     assert "mutant(s) survived the tests" in enhancer and "EQUIVALENT:" in enhancer
+
+
+def test_red_prompt_of_a_spec_with_constructors_attributes_and_errors(tmp_path: Path) -> None:
+    from tddforge.agents.red import RedAgent
+    from tddforge.config import RedStageConfig
+    from tddforge.llm import ScriptedClient
+    from tddforge.spec import load_spec
+
+    spec = load_spec(DATA / "specs" / "ratelimit.yaml")
+    messages = RedAgent(ScriptedClient(), RedStageConfig(), tmp_path).messages(spec)
+    prompt = render({"messages": [{"role": m.role, "content": m.content} for m in messages]})
+    check_golden("build/red_rate_limiter", prompt)
+    user = _user(prompt)
+    for fact in ("refill_per_second: float", "capacity: int", "RateLimitExceeded", "ValueError"):
+        assert fact in user
