@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
 
 from tddforge.analysis.static import format_source
@@ -32,7 +33,7 @@ from tddforge.builtin.explore import (
     smallest_cover,
     without_subsumed,
 )
-from tddforge.builtin.search import search
+from tddforge.builtin.search import Guard, search
 from tddforge.builtin.targeting import (
     call_site_strings,
     calls_with_inputs,
@@ -113,7 +114,7 @@ class BuiltinSuiteGenerator:
         summary = (
             f"coverage search: {found.calls_run} calls in {found.rounds} round(s), "
             f"{len(found.kept)} kept, {len(found.covered)} arcs; stopped: {found.stopped}"
-        )
+        ) + "".join(f"; note: {note}" for note in found.notes)
         self.progress(summary)
         self._spent += self.clock() - started
         return GeneratedSuite(self._write(target), summary)
@@ -154,19 +155,25 @@ class BuiltinSuiteGenerator:
             why = "no new surviving mutants" if not fresh else "the time budget is spent"
             return GeneratedSuite(current, f"mutant-directed phase skipped: {why}", exhausted=True)
         self._targeted.update(m.id for m in fresh)
-        added, killed = self._aim(target, fresh, left / 3)
+        guard = Guard()
+        nothing: tuple[list[CallResult], set[str]] = ([], set())
+        added, killed = guard(
+            "aiming the pool's calls", partial(self._aim, target, fresh, left / 3), nothing
+        )
         rest = [m for m in fresh if m.id not in killed]
-        if rest:
-            more, killed = self._aim_with_line_inputs(target, rest, self._deadline - self.clock())
-            added += more
-            rest = [m for m in rest if m.id not in killed]
-        if rest:
-            more, killed = self._aim_with_module_data(target, rest, self._deadline - self.clock())
+        for what, aim in (
+            ("aiming line inputs", self._aim_with_line_inputs),
+            ("reading module data", self._aim_with_module_data),
+        ):
+            if not rest:
+                break
+            step = partial(aim, target, rest, self._deadline - self.clock())
+            more, killed = guard(what, step, nothing)
             added += more
             rest = [m for m in rest if m.id not in killed]
         summary = (
             f"mutant-directed phase: {len(fresh)} surviving mutant(s), {len(added)} call(s) added"
-        )
+        ) + "".join(f"; note: {note}" for note in guard.notes)
         self.progress(summary)
         if not added:
             return GeneratedSuite(current, summary, exhausted=True)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from tddforge.builtin import search as search_module
 from tddforge.builtin.constants import mine_constants
 from tddforge.builtin.discover import ModuleInfo, discover
 from tddforge.builtin.explore import (
@@ -18,7 +19,7 @@ from tddforge.builtin.explore import (
     run_against_mutants,
     run_calls,
 )
-from tddforge.builtin.search import OFF_HINT, search
+from tddforge.builtin.search import OFF_HINT, Guard, search
 from tddforge.sandbox import Limits, Sandbox
 
 pytestmark = pytest.mark.integration
@@ -311,6 +312,30 @@ def test_search_respects_the_budget(tmp_path: Path) -> None:
     )
     assert (found.rounds, found.stopped) == (1, "budget spent")
     assert [r.call for r in found.kept] == [Call("slow", ("1",))]
+
+
+def test_a_failing_step_of_the_search_is_noted_and_stepped_over(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project, module, box, info = searched(tmp_path)
+
+    def broken(*args: object, **kwargs: object) -> list[Call]:
+        raise IndexError("list index out of range")
+
+    # a bug of ours in one step, as on a module never seen: neighbours cannot be made
+    monkeypatch.setattr(search_module, "all_neighbours", broken)
+    found = search(project, module, info, {}, python=PY, sandbox=box, first=[Call("k", ("'a'",))])
+    assert [r.call for r in found.kept] == [Call("k", ("'a'",))]
+    assert any("neighbour inputs failed (IndexError" in note for note in found.notes)
+
+
+def test_the_guard_returns_the_fallback_and_keeps_the_note() -> None:
+    guard = Guard()
+    assert guard("step one", lambda: 1, 0) == 1
+    assert guard("step two", lambda: [][0], -1) == -1
+    assert guard.notes == [
+        "step two failed (IndexError: list index out of range); went on without it"
+    ]
 
 
 MUTATED = """\
