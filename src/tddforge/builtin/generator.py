@@ -46,7 +46,7 @@ from tddforge.builtin.targeting import (
     users_of_line,
 )
 from tddforge.builtin.usage import annotate, usage_hints
-from tddforge.builtin.writer import write_module, written_keys
+from tddforge.builtin.writer import public_homes, write_module, written_keys
 from tddforge.config import Settings
 from tddforge.cover_contract import CoverTarget, GeneratedSuite
 from tddforge.mutation.mutant import Mutant, apply_mutant
@@ -313,5 +313,17 @@ class BuiltinSuiteGenerator:
         return self._sandbox
 
     def _write(self, target: CoverTarget) -> str:
-        code = write_module(target.import_name, self._kept, target.framework)
+        homes = public_homes(target.import_name, target.source, _package_init(target))
+        code = write_module(target.import_name, self._kept, target.framework, homes)
         return format_source(code, target.test_path, target.project)
+
+
+def _package_init(target: CoverTarget) -> str | None:
+    """The source of the package ``__init__`` beside the module, when there is one."""
+    init = (target.project / target.module_rel).parent / "__init__.py"
+    if "." not in target.import_name or not init.is_file():
+        return None
+    try:
+        return init.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
