@@ -33,6 +33,7 @@ from tddforge.builtin.explore import (
     smallest_cover,
     without_subsumed,
 )
+from tddforge.builtin.from_tests import calls_from_tests, project_test_sources
 from tddforge.builtin.search import Guard, search
 from tddforge.builtin.targeting import (
     call_site_strings,
@@ -95,6 +96,14 @@ class BuiltinSuiteGenerator:
         found_info = discover(target.project, module, python=self.python, sandbox=box)
         info = annotate(found_info, usage_hints(target.source))  # untyped code: hints from use
         self._info = info
+        guard = Guard()  # reading the project's tests never stops the run
+        sources = guard(
+            "finding the project's tests",
+            partial(project_test_sources, target.project, [target.test_path]),
+            dict[str, str](),
+        )
+        read = partial(calls_from_tests, target.import_name, info, sources)
+        seeded = guard("reading the project's tests", read, list[Call]())
         found = search(
             target.project,
             module,
@@ -104,6 +113,7 @@ class BuiltinSuiteGenerator:
             sandbox=box,
             budget=self.budget * SEARCH_SHARE,
             clock=self.clock,
+            seeded=seeded,
         )
         self._kept = smallest_cover(found.kept, target.source)
         # the calls the cover left out reached something new when found: aimed at first
@@ -114,7 +124,8 @@ class BuiltinSuiteGenerator:
         summary = (
             f"coverage search: {found.calls_run} calls in {found.rounds} round(s), "
             f"{len(found.kept)} kept, {len(found.covered)} arcs; stopped: {found.stopped}"
-        ) + "".join(f"; note: {note}" for note in found.notes)
+            + (f"; {len(seeded)} call(s) from the project's tests" if seeded else "")
+        ) + "".join(f"; note: {note}" for note in [*guard.notes, *found.notes])
         self.progress(summary)
         self._spent += self.clock() - started
         return GeneratedSuite(self._write(target), summary)

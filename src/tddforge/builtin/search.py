@@ -161,10 +161,16 @@ def search(
     budget: float = 20.0,
     first: Sequence[Call] | None = None,
     clock: Callable[[], float] = time.monotonic,
+    seeded: Sequence[Call] = (),
 ) -> SearchResult:
-    """Search within ``budget`` seconds; ``first`` replaces the planned round 0 (for tests)."""
+    """Search within ``budget`` seconds; ``first`` replaces the planned round 0 (for tests).
+
+    ``seeded`` are calls found in the project's own tests: they run first (constructors
+    among the instance builders), ahead of the planned calls.
+    """
     deadline = clock() + budget
     funcs = {f.qualname: f for f in info.callables()}
+    classes = {cls.name for cls in info.classes}
     seen: list[CallResult] = []
     covered: frozenset[Arc] = frozenset()
     tried: set[Call] = set()
@@ -194,6 +200,8 @@ def search(
         "planning constructor calls", partial(constructor_calls, info, mined), list[Call]()
     )
     builders = builders if first is None else []
+    seeded_classes = {c.target for c in seeded if c.init_args is None and c.target in classes}
+    builders = list(dict.fromkeys([*(c for c in seeded if c.target in seeded_classes), *builders]))
     if builders:  # which instances can be built: methods are then called on those
         built = run_calls(
             project,
@@ -224,7 +232,7 @@ def search(
         if first is None
         else list(first)
     )
-    pending = [c for c in planned if c not in tried]
+    pending = list(dict.fromkeys(c for c in [*seeded, *planned] if c not in tried))
 
     while rounds < MAX_ROUNDS:
         left = deadline - clock()

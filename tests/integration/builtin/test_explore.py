@@ -19,6 +19,7 @@ from tddforge.builtin.explore import (
     run_against_mutants,
     run_calls,
 )
+from tddforge.builtin.from_tests import calls_from_tests, project_test_sources
 from tddforge.builtin.search import OFF_HINT, Guard, search
 from tddforge.sandbox import Limits, Sandbox
 
@@ -327,6 +328,48 @@ def test_a_failing_step_of_the_search_is_noted_and_stepped_over(
     found = search(project, module, info, {}, python=PY, sandbox=box, first=[Call("k", ("'a'",))])
     assert [r.call for r in found.kept] == [Call("k", ("'a'",))]
     assert any("neighbour inputs failed (IndexError" in note for note in found.notes)
+
+
+SECTIONS = """\
+def parse(text):
+    lines = text.splitlines()
+    if not lines or lines[0] != "Args:":
+        return None
+    entries = {}
+    for line in lines[1:]:
+        if line.startswith("    ") and ":" in line:
+            name, _, about = line.strip().partition(":")
+            entries[name] = about.strip()
+    return entries
+"""
+HUMAN_TEST = """\
+from sections import parse
+
+
+def test_args_section():
+    assert parse("Args:\\n    x: the x\\n    y: the y") == {"x": "the x", "y": "the y"}
+"""
+
+
+def test_inputs_from_the_projects_tests_reach_what_the_search_alone_does_not(
+    tmp_path: Path,
+) -> None:
+    project = tmp_path / "proj"
+    (project / "tests").mkdir(parents=True)
+    module = project / "sections.py"
+    module.write_text(SECTIONS, encoding="utf-8")
+    (project / "tests" / "test_sections.py").write_text(HUMAN_TEST, encoding="utf-8")
+    box = Sandbox(project, LIMITS)
+    info = discover(project, module, python=PY, sandbox=box)
+    mined = mine_constants(SECTIONS)
+    alone = search(project, module, info, mined, python=PY, sandbox=box, budget=10.0)
+    seeded = calls_from_tests("sections", info, project_test_sources(project))
+    helped = search(
+        project, module, info, mined, python=PY, sandbox=box, budget=10.0, seeded=seeded
+    )
+    assert seeded == [Call("parse", ("'Args:\\n    x: the x\\n    y: the y'",))]
+    assert len(helped.covered) > len(alone.covered)
+    assert seeded[0] in [r.call for r in helped.kept]
 
 
 def test_the_guard_returns_the_fallback_and_keeps_the_note() -> None:
