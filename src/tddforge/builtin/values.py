@@ -190,8 +190,9 @@ def candidates(
         return ()
     hint = parse_hint(param.annotation)
     found: list[Value] = []
-    if param.default_is_literal and param.default is not None:
-        found.append(Value(ast.literal_eval(param.default), "default"))
+    default = _literal(param.default) if param.default_is_literal else None
+    if default is not None:
+        found.append(Value(default[0], "default"))
     fitting = [
         Value(c.value, f"constant:{c.kind}")
         for c in constants
@@ -309,6 +310,16 @@ def _unique(values: Iterable[Value]) -> Iterator[Value]:
 
 def _same(value: object, member: object) -> bool:
     return type(value) is type(member) and value == member
+
+
+def _literal(source: str | None) -> tuple[object] | None:
+    """The value ``source`` writes, boxed, or None when it is not a literal (``inf``)."""
+    if source is None:
+        return None
+    try:
+        return (ast.literal_eval(source),)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return None
 
 
 def _hashable(value: object) -> bool:
