@@ -22,7 +22,7 @@ from functools import partial
 from pathlib import Path
 
 from tddforge.analysis.static import format_source
-from tddforge.builtin.constants import mine_constants
+from tddforge.builtin.constants import mine_constants, with_texts
 from tddforge.builtin.discover import ModuleInfo, discover
 from tddforge.builtin.explore import (
     Call,
@@ -46,6 +46,7 @@ from tddforge.builtin.targeting import (
     public_data,
     users_of_line,
 )
+from tddforge.builtin.texts import composed_texts
 from tddforge.builtin.usage import annotate, usage_hints
 from tddforge.builtin.writer import public_homes, write_module, written_keys
 from tddforge.config import Settings
@@ -108,7 +109,14 @@ class BuiltinSuiteGenerator:
             target.project,
             module,
             info,
-            mine_constants(target.source),
+            with_texts(
+                mine_constants(target.source),
+                guard(
+                    "composing texts",
+                    partial(composed_texts, target.source),
+                    dict[str, tuple[str, ...]](),
+                ),
+            ),
             python=self.python,
             sandbox=box,
             budget=self.budget * SEARCH_SHARE,

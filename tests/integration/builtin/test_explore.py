@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import itertools
 import sys
 from pathlib import Path
@@ -9,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tddforge.builtin import search as search_module
-from tddforge.builtin.constants import mine_constants
+from tddforge.builtin.constants import mine_constants, with_texts
 from tddforge.builtin.discover import ModuleInfo, discover
 from tddforge.builtin.explore import (
     Call,
@@ -21,6 +22,7 @@ from tddforge.builtin.explore import (
 )
 from tddforge.builtin.from_tests import calls_from_tests, project_test_sources
 from tddforge.builtin.search import OFF_HINT, Guard, search
+from tddforge.builtin.texts import composed_texts
 from tddforge.sandbox import Limits, Sandbox
 
 pytestmark = pytest.mark.integration
@@ -370,6 +372,24 @@ def test_inputs_from_the_projects_tests_reach_what_the_search_alone_does_not(
     assert seeded == [Call("parse", ("'Args:\\n    x: the x\\n    y: the y'",))]
     assert len(helped.covered) > len(alone.covered)
     assert seeded[0] in [r.call for r in helped.kept]
+
+
+def test_texts_composed_from_the_parser_reach_its_entries_without_any_test(
+    tmp_path: Path,
+) -> None:
+    project = tmp_path / "proj"
+    project.mkdir()
+    module = project / "sections.py"
+    module.write_text(SECTIONS, encoding="utf-8")
+    box = Sandbox(project, LIMITS)
+    info = discover(project, module, python=PY, sandbox=box)
+    mined = mine_constants(SECTIONS)
+    plain = search(project, module, info, mined, python=PY, sandbox=box, budget=10.0)
+    texts = with_texts(mined, composed_texts(SECTIONS))
+    shaped = search(project, module, info, texts, python=PY, sandbox=box, budget=10.0)
+    assert len(shaped.covered) > len(plain.covered)
+    kept_inputs = [ast.literal_eval(r.call.args[0]) for r in shaped.kept if r.call.args]
+    assert any("\n    " in text for text in kept_inputs if isinstance(text, str))
 
 
 def test_the_guard_returns_the_fallback_and_keeps_the_note() -> None:
