@@ -17,12 +17,12 @@ installed, so it passes ``ruff format --check`` as well as ``ruff check``.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from pathlib import Path
 
 from tddforge.analysis.static import format_source
-from tddforge.builtin.constants import mine_constants, with_texts
+from tddforge.builtin.constants import Constant, mine_constants, with_texts
 from tddforge.builtin.discover import ModuleInfo, discover
 from tddforge.builtin.explore import (
     Call,
@@ -105,18 +105,17 @@ class BuiltinSuiteGenerator:
         )
         read = partial(calls_from_tests, target.import_name, info, sources)
         seeded = guard("reading the project's tests", read, list[Call]())
+        mined = mine_constants(target.source)
+        texts = guard(
+            "composing texts",
+            partial(composed_texts, target.source, _regex_examples(mined)),
+            dict[str, tuple[str, ...]](),
+        )
         found = search(
             target.project,
             module,
             info,
-            with_texts(
-                mine_constants(target.source),
-                guard(
-                    "composing texts",
-                    partial(composed_texts, target.source),
-                    dict[str, tuple[str, ...]](),
-                ),
-            ),
+            with_texts(mined, texts),
             python=self.python,
             sandbox=box,
             budget=self.budget * SEARCH_SHARE,
@@ -346,3 +345,11 @@ def _package_init(target: CoverTarget) -> str | None:
         return init.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         return None
+
+
+def _regex_examples(mined: Mapping[str, tuple[Constant, ...]]) -> dict[str, list[str]]:
+    """Per scope, the strings its regexes match (``regex_match`` constants)."""
+    return {
+        scope: [c.value for c in found if c.kind == "regex_match" and isinstance(c.value, str)]
+        for scope, found in mined.items()
+    }

@@ -20,7 +20,7 @@ header. Pure and deterministic; the search runs them like any other input.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from tddforge.builtin.constants import MODULE_SCOPE
@@ -43,11 +43,15 @@ class Pieces:
     separators: list[str] = field(default_factory=list)  # what it splits/partitions on
     by_line: bool = False  # splitlines() or split("\n")
     indented: bool = False  # looks at leading white space
+    matches: list[str] = field(default_factory=list)  # strings the module's regexes match
 
 
-def composed_texts(source: str) -> dict[str, tuple[str, ...]]:
+def composed_texts(
+    source: str, examples: Mapping[str, Sequence[str]] | None = None
+) -> dict[str, tuple[str, ...]]:
     """Per scope, multi-line texts in the shape the scope's code parses (none when its code
-    does not work on lines)."""
+    does not work on lines). ``examples``: per scope, strings its regexes match; they become
+    lines too (two in a row, one under a header)."""
     try:
         tree = ast.parse(source)
     except SyntaxError:
@@ -55,7 +59,9 @@ def composed_texts(source: str) -> dict[str, tuple[str, ...]]:
     found: dict[str, tuple[str, ...]] = {}
     for scope, body in _scopes(tree):
         pieces = _pieces(body)
-        if pieces.by_line and (pieces.keys or pieces.separators):
+        matches = [*(examples or {}).get(scope, ()), *(examples or {}).get(MODULE_SCOPE, ())]
+        pieces.matches = _useful(matches)
+        if pieces.by_line and (pieces.keys or pieces.separators or pieces.matches):
             found[scope] = tuple(_compose(pieces))[:MAX_TEXTS]
     return found
 
@@ -142,6 +148,10 @@ def _compose(pieces: Pieces) -> Iterator[str]:
             yield f"Title\n{rule * (3 if len(rule) == 1 else 1)}\n{entry}"  # an underlined header
         for extra in pieces.separators[1:]:
             yield f"{words[0]}\n{indent}name{extra} value"
+        if len(pieces.matches) > 1:  # lines each of which a regex of the module matches
+            yield "\n".join(pieces.matches[:2])
+        for match in pieces.matches[:2]:
+            yield f"{words[0]}\n{indent}{match}"
 
     headers = list(_headers(words))
     groups = [shapes(headers[0]), rare(), *(shapes(h) for h in headers[1:])]

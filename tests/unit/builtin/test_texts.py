@@ -71,3 +71,18 @@ def test_a_few_texts_come_before_the_scopes_constants_the_rest_after() -> None:
     merged = with_texts(mined, texts)["parse"]
     assert [c.value for c in merged] == ["t0", "t1", "t2", "t3", "Args:", "t4", "t5"]
     assert {c.kind for c in merged if c.value != "Args:"} == {"text"}
+
+
+def test_strings_the_modules_regexes_match_become_lines() -> None:
+    source = """
+import re
+ENTRY = re.compile(r"^(\\w+) \\((\\w+)\\): (.*)$")
+
+def parse(doc):
+    for line in doc.splitlines():
+        if line.startswith("Args"):
+            pass
+"""
+    texts = composed_texts(source, {"<module>": ["x (int): the x", "y (str): the y"]})["parse"]
+    assert "x (int): the x\ny (str): the y" in texts
+    assert "Args\n    x (int): the x" in texts
