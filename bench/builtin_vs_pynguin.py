@@ -1,12 +1,17 @@
 """Pynguin 0.48 and tddforge's builtin offline test generator, side by side on real modules.
 
-Usage: python bench/builtin_vs_pynguin.py [--targets DIR] [--only ID] [--tools pynguin,builtin]
-       [--pynguin-python PY] [--pynguin-budget S] [--budget S] [--runs N] [--json FILE] [--keep DIR]
+Usage: python bench/builtin_vs_pynguin.py [--targets DIR] [--heldout DIR2] [--only ID]
+       [--tools pynguin,builtin] [--no-project-tests] [--pynguin-python PY] [--pynguin-budget S]
+       [--budget S] [--runs N] [--json FILE] [--keep DIR]
 
 DIR is what ../shared/bench/fetch_targets.sh downloaded (default ./bench-targets): its
-targets.tsv names each target's unpacked sdist, import root and module. Only the module's
-top-level package (without its ``tests`` dirs) is copied into scratch dirs; the upstream
-tests are never used. Pynguin gets its own Python 3.10 venv (default DIR/pynguin-venv,
+targets.tsv names each target's unpacked sdist, import root, module and upstream tests.
+DIR2 is the held-out set, fetched by ``python bench/fetch_heldout.py DIR2``: ten modules
+chosen before the generator was tuned, never tuned on; it gets a table of its own. Only
+the module's top-level package (without its ``tests`` dirs) is copied into scratch dirs.
+The builtin's copy also holds the module's upstream test file, as a project has its
+tests: the generator reads literal inputs from it (``--no-project-tests``: not); no run
+ever executes it, and every suite is measured alone. Pynguin gets its own Python 3.10 venv (default DIR/pynguin-venv,
 created when missing) holding pynguin, pytest, coverage and six (isodate's one runtime
 dependency); that venv's interpreter also runs every measurement, for both tools. Every
 command runs with a soft data limit of 4 GB (RLIMIT_DATA): a runaway allocation raises
@@ -52,6 +57,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bench_report import goal_lines, goals, row_line, table
+
 PYNGUIN_REQUIREMENTS = ["pynguin==0.48.0", "coverage", "six"]
 PLUGIN = "bench_outcomes"
 PLUGIN_SOURCE = Path(__file__).with_name(f"{PLUGIN}.py")  # copied next to each suite
@@ -73,6 +80,7 @@ class Target:
     dir: Path
     pythonpath: str
     module: str
+    tests: str = ""  # the upstream test file(s) for the module, relative to ``dir``
 
     @property
     def root(self) -> Path:
@@ -103,6 +111,7 @@ class Context:
     seed: int
     runs: int
     workers: int
+    project_tests: bool = True
 
 
 @dataclass
@@ -142,11 +151,11 @@ def read_targets(targets: Path) -> list[Target]:
     for line in (targets / "targets.tsv").read_text().splitlines():
         if not line.strip() or line.startswith("#"):
             continue
-        ident, directory, pythonpath, module = line.split("\t")[:4]
+        ident, directory, pythonpath, module, *rest = line.split("\t")
         path = Path(directory)
         if not path.is_dir():
             path = targets / "src" / path.name
-        rows.append(Target(ident, path, pythonpath, module))
+        rows.append(Target(ident, path, pythonpath, module, rest[0] if rest else ""))
     return rows
 
 
@@ -168,8 +177,10 @@ def pynguin_venv(venv: Path, base_python: Path) -> Path:
     return python
 
 
-def copy_root(target: Target, dest: Path) -> Path:
-    """A scratch import root holding only the module's top-level package (or module)."""
+def copy_root(target: Target, dest: Path, with_tests: bool = False) -> Path:
+    """A scratch import root holding only the module's top-level package (or module);
+    ``with_tests``: the module's upstream test files too, as a project has them (the
+    builtin reads their literal inputs; nothing runs them)."""
     top = target.module_rel.split("/")[0]
     source = target.root / top
     dest.mkdir(parents=True, exist_ok=True)
@@ -178,6 +189,13 @@ def copy_root(target: Target, dest: Path) -> Path:
         shutil.copytree(source, dest / top, ignore=ignore)
     else:
         shutil.copy2(source, dest / top)
+    for test in target.tests.split() if with_tests else []:
+        found = target.dir / test
+        rel = Path(os.path.relpath(found, target.root))
+        place = dest / (rel if not rel.parts or rel.parts[0] != ".." else Path("tests") / rel.name)
+        if found.is_file():
+            place.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(found, place)
     return dest
 
 
@@ -263,7 +281,7 @@ def run_builtin(target: Target, ctx: Context, work: Path) -> Generated:
     unavailable = builtin_available()
     if unavailable:
         return Generated(None, 0.0, unavailable)
-    root = copy_root(target, work / "root")
+    root = copy_root(target, work / "root", with_tests=ctx.project_tests)
     tests = f"test_{target.dotted.replace('.', '_')}_builtin.py"
     command = [sys.executable, "-m", "tddforge", "cover", str(root / target.module_rel)]
     command += ["--project", str(root), "--engine", "builtin", "--budget", str(ctx.budget)]
@@ -433,66 +451,6 @@ def keep_suite(keep: Path, row: Row, generated: Generated, work: Path) -> None:
     (dest / f"{row.tool}.log").write_text(generated.log)
 
 
-def pct(value: float | None) -> str:
-    """A percentage for the table."""
-    return "-" if value is None else f"{value:.1f}%"
-
-
-def row_line(row: Row) -> str:
-    """The line printed as soon as a row is measured."""
-    line = (
-        f"{row.target}/{row.tool}: {row.tests} tests ({row.failing} failing, {row.flaky} flaky), "
-        f"branch {pct(row.branch)}, combined {pct(row.combined)}, mutation {pct(row.mutation)} "
-        f"of {row.mutants} mutants (loose {pct(row.mutation_loose)}), wall {row.wall:.1f} s"
-    )
-    line += f" [{row.note}]" if row.note else ""
-    return f"{line}; ERROR {row.error}" if row.error else line
-
-
-def table(rows: list[Row]) -> str:
-    """All rows as a fixed-width table."""
-    head = f"{'target':<18} {'tool':<8} {'tests':>5} {'fail':>4} {'flaky':>5} "
-    head += f"{'branch':>7} {'combined':>8} {'mutation':>8} {'wall s':>7}"
-    lines = [head, "-" * len(head)]
-    for r in rows:
-        lines.append(
-            f"{r.target:<18} {r.tool:<8} {r.tests:>5} {r.failing:>4} {r.flaky:>5} "
-            f"{pct(r.branch):>7} {pct(r.combined):>8} {pct(r.mutation):>8} {r.wall:>7.1f}"
-            + ("  (error)" if r.error else "")
-        )
-    return "\n".join(lines)
-
-
-def goals(rows: list[Row]) -> dict[str, dict[str, bool]]:
-    """Per target with two clean rows: the builtin's three goals against Pynguin."""
-    by_key = {(r.target, r.tool): r for r in rows if not r.error}
-    verdicts = {}
-    for target in dict.fromkeys(r.target for r in rows):
-        ours, theirs = by_key.get((target, "builtin")), by_key.get((target, "pynguin"))
-        if ours is None or theirs is None:
-            continue
-        verdicts[target] = {
-            "coverage": (ours.combined or 0) >= (theirs.combined or 0)
-            and (ours.branch or 0) >= (theirs.branch or 0),
-            "mutation": (ours.mutation or 0) >= (theirs.mutation or 0),
-            "wall": ours.wall <= theirs.wall / 3,
-        }
-    return verdicts
-
-
-def goal_lines(verdicts: dict[str, dict[str, bool]]) -> list[str]:
-    """One line per target: which goals hold."""
-
-    def yes(ok: bool) -> str:
-        return "yes" if ok else "NO"
-
-    return [
-        f"{target}: coverage >= pynguin {yes(v['coverage'])}, mutation >= pynguin "
-        f"{yes(v['mutation'])}, wall <= pynguin/3 {yes(v['wall'])}"
-        for target, v in verdicts.items()
-    ]
-
-
 def parse_args() -> argparse.Namespace:
     """The command line."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -501,6 +459,17 @@ def parse_args() -> argparse.Namespace:
         type=Path,
         default=Path("bench-targets"),
         help="fetch_targets.sh's download dir.",
+    )
+    parser.add_argument(
+        "--heldout",
+        type=Path,
+        help="bench/fetch_heldout.py's download dir: the held-out set, a second table.",
+    )
+    parser.add_argument(
+        "--no-project-tests",
+        dest="project_tests",
+        action="store_false",
+        help="Do not give the builtin the module's upstream test files to read inputs from.",
     )
     parser.add_argument("--only", action="append", metavar="ID", help="Target id (repeatable).")
     parser.add_argument("--tools", default="pynguin,builtin", help="Comma-separated subset.")
@@ -527,33 +496,40 @@ def parse_args() -> argparse.Namespace:
     return parser.parse_args()
 
 
-def selected(args: argparse.Namespace) -> tuple[list[Target], list[str]]:
-    """The targets and tools to run; exits with a one-line error on bad input."""
-    if not (args.targets / "targets.tsv").is_file():
-        sys.exit(
-            f"error: no {args.targets}/targets.tsv; run ../shared/bench/fetch_targets.sh "
-            f"{args.targets} first"
-        )
-    targets = read_targets(args.targets)
+def selected(args: argparse.Namespace) -> tuple[dict[str, list[Target]], list[str]]:
+    """The targets (by set: the tuned-on ones, then the held-out ones) and tools to run;
+    exits with a one-line error on bad input."""
+    sets: dict[str, list[Target]] = {}
+    for name, folder, fetch in (
+        ("tuned on", args.targets, "../shared/bench/fetch_targets.sh"),
+        ("held out", args.heldout, "python bench/fetch_heldout.py"),
+    ):
+        if folder is None:
+            continue
+        if not (folder / "targets.tsv").is_file():
+            sys.exit(f"error: no {folder}/targets.tsv; run {fetch} {folder} first")
+        sets[name] = read_targets(folder)
+    every = [t for targets in sets.values() for t in targets]
     if args.only:
-        unknown = set(args.only) - {t.id for t in targets}
+        unknown = set(args.only) - {t.id for t in every}
         if unknown:
             sys.exit(f"error: unknown target(s) {', '.join(sorted(unknown))}")
-        targets = [t for t in targets if t.id in args.only]
+        sets = {k: [t for t in v if t.id in args.only] for k, v in sets.items()}
     tools = [t.strip() for t in args.tools.split(",") if t.strip()]
     if not tools or set(tools) - set(GENERATORS):
         sys.exit(f"error: --tools takes a subset of {','.join(GENERATORS)}")
-    missing = [str(t.root) for t in targets if not t.root.is_dir()]
+    missing = [str(t.root) for t in every if not t.root.is_dir()]
     if missing:
         sys.exit(f"error: target dir(s) missing: {', '.join(missing)}")
-    return targets, tools
+    return {k: v for k, v in sets.items() if v}, tools
 
 
 def main() -> None:
-    """Generate, measure and print."""
+    """Generate, measure and print: a table (and the goals) per set of targets."""
     args = parse_args()
     args.targets = args.targets.resolve()
-    targets, tools = selected(args)
+    args.heldout = args.heldout.resolve() if args.heldout else None
+    sets, tools = selected(args)
     venv = (args.pynguin_venv or args.targets / "pynguin-venv").resolve()
     if not (venv / "bin" / "python").exists() and not args.pynguin_python.exists():
         sys.exit(f"error: no Python 3.10 at {args.pynguin_python} (see --pynguin-python)")
@@ -567,28 +543,34 @@ def main() -> None:
         args.seed,
         args.runs,
         args.workers,
+        args.project_tests,
     )
-    rows = []
+    results: dict[str, list[Row]] = {}
     with tempfile.TemporaryDirectory(prefix="builtin-vs-pynguin-") as scratch:
-        for target in targets:
-            for tool in tools:
-                work = Path(scratch) / target.id / tool
-                generated = GENERATORS[tool](target, ctx, work / "generate")
-                rows.append(measure(target, tool, generated, ctx, work / "measure"))
-                print(row_line(rows[-1]), flush=True)
-                if args.keep:
-                    keep_suite(args.keep, rows[-1], generated, work)
+        for name, targets in sets.items():
+            rows = results.setdefault(name, [])
+            for target in targets:
+                for tool in tools:
+                    work = Path(scratch) / target.id / tool
+                    generated = GENERATORS[tool](target, ctx, work / "generate")
+                    rows.append(measure(target, tool, generated, ctx, work / "measure"))
+                    print(row_line(rows[-1]), flush=True)
+                    if args.keep:
+                        keep_suite(args.keep, rows[-1], generated, work)
     print(
         f"\npynguin budget {args.pynguin_budget} s, builtin budget {args.budget} s "
-        f"(targets {args.goal:g}%), "
-        f"{args.runs} shuffled runs per suite\n{table(rows)}\n"
+        f"(targets {args.goal:g}%, the project's tests read: {args.project_tests}), "
+        f"{args.runs} shuffled runs per suite"
     )
-    verdicts = goals(rows)
-    print("\n".join(goal_lines(verdicts)) or "goals: no target has two clean rows")
+    verdicts: dict[str, dict[str, dict[str, bool]]] = {}
+    for name, rows in results.items():
+        verdicts[name] = goals(list(rows))
+        print(f"\n{name}:\n{table(list(rows))}\n")
+        print("\n".join(goal_lines(verdicts[name])) or "goals: no target has two clean rows")
     if args.json:
         data = {
             "config": {k: str(v) for k, v in vars(args).items()},
-            "rows": [asdict(r) for r in rows],
+            "rows": {name: [asdict(r) for r in rows] for name, rows in results.items()},
             "goals": verdicts,
         }
         args.json.write_text(json.dumps(data, indent=2) + "\n")

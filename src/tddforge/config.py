@@ -61,6 +61,9 @@ class CoverConfig(_Frozen):
     coverage_target: float = Field(default=60.0, ge=0.0, le=100.0)
     mutation_target: float = Field(default=50.0, ge=0.0, le=100.0)
     max_iterations: int = Field(default=3, gt=0)  # attempts in all, the generator's included
+    #: Keep improving past the targets while attempts and the writer's budget last (the
+    #: builtin engine, which costs nothing); the targets still decide the exit code.
+    aim_for_best: bool = False
     # Pre-execution reliability: mean token entropy (nats) at or below -> high / medium.
     entropy_high_max: float = Field(default=0.2, ge=0.0)
     entropy_medium_max: float = Field(default=0.6, ge=0.0)

@@ -56,6 +56,9 @@ def test_readme_command_writes_a_passing_readable_suite(example: Path) -> None:
     final = data["final"]
     assert final["targets_met"] and final["coverage"] >= 80 and final["mutation_score"] >= 50
     assert "builtin generator" in done.stderr and "mutation" in done.stderr
+    # a free engine aims for the best suite: past the 60/50 targets met at attempt 0
+    assert len(data["attempts"]) > 1 and data["stop_reason"] != "targets_met"
+    assert data["targets"] == {"coverage": 60.0, "mutation": 50.0, "max_iterations": 3}
     assert data["cost"]["total_llm_cost"] == 0.0
     # its calls behaved the same twice while it searched: none may fail in the loop's runs
     assert [

@@ -61,6 +61,7 @@ Kind = Literal[
     "argument",
     "string",
     "number",
+    "text",  # a multi-line text composed in the shape the code parses (builtin.texts)
 ]
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _Found = tuple[str, tuple[int, int], "ast.AST | None", Scalar]
@@ -93,6 +94,23 @@ def mine_constants(source: str) -> dict[str, tuple[Constant, ...]]:
         scope: tuple(c for _, c in sorted(items, key=lambda i: i[0]))
         for scope, items in found.items()
     }
+
+
+#: Composed texts put before a scope's own constants (the rest go after them).
+TEXTS_FIRST = 4
+
+
+def with_texts(
+    mined: dict[str, tuple[Constant, ...]], texts: dict[str, tuple[str, ...]]
+) -> dict[str, tuple[Constant, ...]]:
+    """``mined`` with each scope's composed texts (kind ``"text"``): a few first, so the
+    module's many short strings do not crowd them out, the others last."""
+    merged = dict(mined)
+    for scope, found in texts.items():
+        composed = [Constant(text, "text") for text in found]
+        own = merged.get(scope, ())
+        merged[scope] = (*composed[:TEXTS_FIRST], *own, *composed[TEXTS_FIRST:])
+    return merged
 
 
 def constants_for(mined: dict[str, tuple[Constant, ...]], qualname: str) -> tuple[Constant, ...]:

@@ -17,11 +17,12 @@ installed, so it passes ``ruff format --check`` as well as ``ruff check``.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from pathlib import Path
 
 from tddforge.analysis.static import format_source
-from tddforge.builtin.constants import mine_constants
+from tddforge.builtin.constants import Constant, mine_constants, with_texts
 from tddforge.builtin.discover import ModuleInfo, discover
 from tddforge.builtin.explore import (
     Call,
@@ -32,7 +33,8 @@ from tddforge.builtin.explore import (
     smallest_cover,
     without_subsumed,
 )
-from tddforge.builtin.search import search
+from tddforge.builtin.from_tests import calls_from_tests, project_test_sources
+from tddforge.builtin.search import Guard, search
 from tddforge.builtin.targeting import (
     call_site_strings,
     calls_with_inputs,
@@ -44,8 +46,9 @@ from tddforge.builtin.targeting import (
     public_data,
     users_of_line,
 )
+from tddforge.builtin.texts import composed_texts
 from tddforge.builtin.usage import annotate, usage_hints
-from tddforge.builtin.writer import write_module, written_keys
+from tddforge.builtin.writer import public_homes, write_module, written_keys
 from tddforge.config import Settings
 from tddforge.cover_contract import CoverTarget, GeneratedSuite
 from tddforge.mutation.mutant import Mutant, apply_mutant
@@ -94,15 +97,30 @@ class BuiltinSuiteGenerator:
         found_info = discover(target.project, module, python=self.python, sandbox=box)
         info = annotate(found_info, usage_hints(target.source))  # untyped code: hints from use
         self._info = info
+        guard = Guard()  # reading the project's tests never stops the run
+        sources = guard(
+            "finding the project's tests",
+            partial(project_test_sources, target.project, [target.test_path]),
+            dict[str, str](),
+        )
+        read = partial(calls_from_tests, target.import_name, info, sources)
+        seeded = guard("reading the project's tests", read, list[Call]())
+        mined = mine_constants(target.source)
+        texts = guard(
+            "composing texts",
+            partial(composed_texts, target.source, _regex_examples(mined)),
+            dict[str, tuple[str, ...]](),
+        )
         found = search(
             target.project,
             module,
             info,
-            mine_constants(target.source),
+            with_texts(mined, texts),
             python=self.python,
             sandbox=box,
             budget=self.budget * SEARCH_SHARE,
             clock=self.clock,
+            seeded=seeded,
         )
         self._kept = smallest_cover(found.kept, target.source)
         # the calls the cover left out reached something new when found: aimed at first
@@ -113,7 +131,8 @@ class BuiltinSuiteGenerator:
         summary = (
             f"coverage search: {found.calls_run} calls in {found.rounds} round(s), "
             f"{len(found.kept)} kept, {len(found.covered)} arcs; stopped: {found.stopped}"
-        )
+            + (f"; {len(seeded)} call(s) from the project's tests" if seeded else "")
+        ) + "".join(f"; note: {note}" for note in [*guard.notes, *found.notes])
         self.progress(summary)
         self._spent += self.clock() - started
         return GeneratedSuite(self._write(target), summary)
@@ -154,19 +173,25 @@ class BuiltinSuiteGenerator:
             why = "no new surviving mutants" if not fresh else "the time budget is spent"
             return GeneratedSuite(current, f"mutant-directed phase skipped: {why}", exhausted=True)
         self._targeted.update(m.id for m in fresh)
-        added, killed = self._aim(target, fresh, left / 3)
+        guard = Guard()
+        nothing: tuple[list[CallResult], set[str]] = ([], set())
+        added, killed = guard(
+            "aiming the pool's calls", partial(self._aim, target, fresh, left / 3), nothing
+        )
         rest = [m for m in fresh if m.id not in killed]
-        if rest:
-            more, killed = self._aim_with_line_inputs(target, rest, self._deadline - self.clock())
-            added += more
-            rest = [m for m in rest if m.id not in killed]
-        if rest:
-            more, killed = self._aim_with_module_data(target, rest, self._deadline - self.clock())
+        for what, aim in (
+            ("aiming line inputs", self._aim_with_line_inputs),
+            ("reading module data", self._aim_with_module_data),
+        ):
+            if not rest:
+                break
+            step = partial(aim, target, rest, self._deadline - self.clock())
+            more, killed = guard(what, step, nothing)
             added += more
             rest = [m for m in rest if m.id not in killed]
         summary = (
             f"mutant-directed phase: {len(fresh)} surviving mutant(s), {len(added)} call(s) added"
-        )
+        ) + "".join(f"; note: {note}" for note in guard.notes)
         self.progress(summary)
         if not added:
             return GeneratedSuite(current, summary, exhausted=True)
@@ -306,5 +331,25 @@ class BuiltinSuiteGenerator:
         return self._sandbox
 
     def _write(self, target: CoverTarget) -> str:
-        code = write_module(target.import_name, self._kept, target.framework)
+        homes = public_homes(target.import_name, target.source, _package_init(target))
+        code = write_module(target.import_name, self._kept, target.framework, homes)
         return format_source(code, target.test_path, target.project)
+
+
+def _package_init(target: CoverTarget) -> str | None:
+    """The source of the package ``__init__`` beside the module, when there is one."""
+    init = (target.project / target.module_rel).parent / "__init__.py"
+    if "." not in target.import_name or not init.is_file():
+        return None
+    try:
+        return init.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def _regex_examples(mined: Mapping[str, tuple[Constant, ...]]) -> dict[str, list[str]]:
+    """Per scope, the strings its regexes match (``regex_match`` constants)."""
+    return {
+        scope: [c.value for c in found if c.kind == "regex_match" and isinstance(c.value, str)]
+        for scope, found in mined.items()
+    }

@@ -22,7 +22,9 @@ import itertools
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
+from typing import TypeVar
 
 from tddforge.builtin.constants import Constant
 from tddforge.builtin.discover import CallableInfo, ModuleInfo, Param
@@ -62,6 +64,30 @@ class SearchResult:
     calls_run: int
     stopped: str  # "coverage stopped rising", "nothing left to try", "budget spent", "round limit"
     seen: tuple[CallResult, ...] = ()  # every result, kept or not (the mutant phase's pool)
+    #: What went wrong inside the search and was stepped over (it never ends the run).
+    notes: tuple[str, ...] = ()
+
+
+T = TypeVar("T")
+
+
+class Guard:
+    """Runs the search's own steps so that a failure in one is noted and stepped over.
+
+    A module the generator has never seen can hit a case its code does not handle;
+    the run then goes on with what it has instead of ending in a traceback.
+    """
+
+    def __init__(self) -> None:
+        self.notes: list[str] = []
+
+    def __call__(self, what: str, step: Callable[[], T], fallback: T) -> T:
+        """``step()``, or ``fallback`` (noted) when it raises."""
+        try:
+            return step()
+        except Exception as exc:  # a bug of ours on an unseen module: note it and go on
+            self.notes.append(f"{what} failed ({type(exc).__name__}: {exc}); went on without it")
+            return fallback
 
 
 def neighbours(
@@ -135,16 +161,23 @@ def search(
     budget: float = 20.0,
     first: Sequence[Call] | None = None,
     clock: Callable[[], float] = time.monotonic,
+    seeded: Sequence[Call] = (),
 ) -> SearchResult:
-    """Search within ``budget`` seconds; ``first`` replaces the planned round 0 (for tests)."""
+    """Search within ``budget`` seconds; ``first`` replaces the planned round 0 (for tests).
+
+    ``seeded`` are calls found in the project's own tests: they run first (constructors
+    among the instance builders), ahead of the planned calls.
+    """
     deadline = clock() + budget
     funcs = {f.qualname: f for f in info.callables()}
+    classes = {cls.name for cls in info.classes}
     seen: list[CallResult] = []
     covered: frozenset[Arc] = frozenset()
     tried: set[Call] = set()
     rounds = 0
     widenings = 0
     off_hint_done = False
+    guard = Guard()
 
     def result(stopped: str) -> SearchResult:
         # the rounds ran each call once: confirm what is kept, with the second seed
@@ -159,10 +192,16 @@ def search(
                 timeout=max(deadline - clock(), 5.0),
             ),
         )
-        return SearchResult(cover, reached, rounds, len(tried), stopped, everything)
+        notes = tuple(guard.notes)
+        return SearchResult(cover, reached, rounds, len(tried), stopped, everything, notes)
 
     working: dict[str, list[Call]] = {}
-    builders = constructor_calls(info, mined) if first is None else []
+    builders = guard(
+        "planning constructor calls", partial(constructor_calls, info, mined), list[Call]()
+    )
+    builders = builders if first is None else []
+    seeded_classes = {c.target for c in seeded if c.init_args is None and c.target in classes}
+    builders = list(dict.fromkeys([*(c for c in seeded if c.target in seeded_classes), *builders]))
     if builders:  # which instances can be built: methods are then called on those
         built = run_calls(
             project,
@@ -178,10 +217,22 @@ def search(
         for r in built:
             if r.deterministic and r.outcome.kind == "return":
                 working.setdefault(r.call.target, []).append(r.call)
-    objects = object_sources(info, mined, working=working)
-    options = {name: candidate_sources(f, mined, objects) for name, f in funcs.items()}
-    planned = plan_calls(info, mined, working=working) if first is None else list(first)
-    pending = [c for c in planned if c not in tried]
+    built_objects = partial(object_sources, info, mined, working=working)
+    objects = guard("building objects", built_objects, dict[str, list[str]]())
+    options = {
+        name: guard(
+            f"inputs for {name}",
+            partial(candidate_sources, f, mined, objects),
+            dict[str, list[str]](),
+        )
+        for name, f in funcs.items()
+    }
+    planned = (
+        guard("planning calls", partial(plan_calls, info, mined, working=working), list[Call]())
+        if first is None
+        else list(first)
+    )
+    pending = list(dict.fromkeys(c for c in [*seeded, *planned] if c not in tried))
 
     while rounds < MAX_ROUNDS:
         left = deadline - clock()
@@ -206,18 +257,25 @@ def search(
         seen += results
         new, covered = keep_new_coverage(results, covered)
         if not new and not pending:
-            wider = widen(seen, funcs, options) if widenings < MAX_WIDENINGS else []
+            wider = (
+                guard("widening", partial(widen, seen, funcs, options), list[Call]())
+                if widenings < MAX_WIDENINGS
+                else []
+            )
             wider = [c for c in wider if c not in tried]
             if not wider and not off_hint_done:  # last: other types than the hints say
                 off_hint_done = True
-                wider = [c for c in off_hint(keep_new_coverage(seen)[0], funcs) if c not in tried]
+                kept = keep_new_coverage(seen)[0]
+                wider = guard("off-hint inputs", partial(off_hint, kept, funcs), list[Call]())
+                wider = [c for c in wider if c not in tried]
             if not wider:
                 return result("coverage stopped rising")
             widenings += 1
             pending = wider[:MAX_BATCH]  # one round each: breadth, every function in turn
             continue
         # the newest finds' neighbours first, then what earlier rounds left over
-        fresh = [c for c in all_neighbours(new, funcs, options) if c not in tried]
+        near = guard("neighbour inputs", partial(all_neighbours, new, funcs, options), list[Call]())
+        fresh = [c for c in near if c not in tried]
         pending = list(dict.fromkeys([*fresh, *pending]))
     return result("round limit")
 

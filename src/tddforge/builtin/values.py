@@ -190,8 +190,9 @@ def candidates(
         return ()
     hint = parse_hint(param.annotation)
     found: list[Value] = []
-    if param.default_is_literal and param.default is not None:
-        found.append(Value(ast.literal_eval(param.default), "default"))
+    default = _literal(param.default) if param.default_is_literal else None
+    if default is not None:
+        found.append(Value(default[0], "default"))
     fitting = [
         Value(c.value, f"constant:{c.kind}")
         for c in constants
@@ -251,24 +252,30 @@ def values_for_hint(hint: Hint | None) -> list[object]:
 
 
 def _containers(hint: Hint) -> list[object]:
+    """Empty and small containers of the hinted element types.
+
+    An element type with no literal values (one of the module's classes) still gives
+    the empty container, and never an error: a hint may name anything.
+    """
     elements = values_for_hint(hint.args[0]) if hint.args else [1, "a"]
     if hint.name == "list":
         if not hint.args:
             return [[], ["a"], ["a", "b"], [1, 2, 3], [{"a": 1}, {"b": 2}]]
-        return [[], elements[:1], elements[:2]]
+        return [[], *([elements[:1], elements[:2]] if elements else [])]
     if hint.name == "set":
-        return [set(), *([{elements[0]}] if _hashable(elements[0]) else [])]
+        hashable = [e for e in elements if _hashable(e)]
+        return [set(), *([{hashable[0]}] if hashable else [])]
     if hint.name == "tuple":
         if hint.variadic or not hint.args:
-            return [(), tuple(elements[:1]), tuple(elements[:2])]
-        return [tuple(values_for_hint(arg)[0] for arg in hint.args)]
+            return [(), *([tuple(elements[:1]), tuple(elements[:2])] if elements else [])]
+        firsts = [values_for_hint(arg)[:1] for arg in hint.args]
+        return [tuple(first[0] for first in firsts)] if all(firsts) else []
     if hint.name == "dict":
-        keys = values_for_hint(hint.args[0]) if hint.args else ["a"]
-        vals = values_for_hint(hint.args[1]) if len(hint.args) > 1 else [1]
-        usable = [k for k in keys if _hashable(k)]
         if not hint.args:
             return [{}, {"a": 1}, {"a": 1, "b": 2}, {"a": {"b": 1}}]
-        return [{}, *([{usable[0]: vals[0]}] if usable else [])]
+        keys = [k for k in values_for_hint(hint.args[0]) if _hashable(k)]
+        vals = values_for_hint(hint.args[1]) if len(hint.args) > 1 else [1]
+        return [{}, *([{keys[0]: vals[0]}] if keys and vals else [])]
     return []  # a type we cannot write as a literal: exploration builds such objects
 
 
@@ -303,6 +310,16 @@ def _unique(values: Iterable[Value]) -> Iterator[Value]:
 
 def _same(value: object, member: object) -> bool:
     return type(value) is type(member) and value == member
+
+
+def _literal(source: str | None) -> tuple[object] | None:
+    """The value ``source`` writes, boxed, or None when it is not a literal (``inf``)."""
+    if source is None:
+        return None
+    try:
+        return (ast.literal_eval(source),)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return None
 
 
 def _hashable(value: object) -> bool:

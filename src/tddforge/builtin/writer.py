@@ -14,8 +14,8 @@ from __future__ import annotations
 import ast
 import builtins
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 
 from tddforge.builtin.explore import Call, CallResult, Outcome
 from tddforge.builtin.values import STDLIB_MODULES
@@ -62,15 +62,30 @@ UNITTEST = Style(
 )
 
 
-def write_module(module: str, results: Sequence[CallResult], framework: str = "pytest") -> str:
+@dataclass(frozen=True)
+class Names:
+    """Where the tests import from: the module under test, and for each exception class
+    raised that the module's own namespace or its package makes public, that home."""
+
+    module: str
+    homes: Mapping[str, str] = field(default_factory=dict)
+
+
+def write_module(
+    module: str,
+    results: Sequence[CallResult],
+    framework: str = "pytest",
+    homes: Mapping[str, str] | None = None,
+) -> str:
     """A test module for ``module`` (its import name) asserting what ``results`` observed.
 
     ``framework`` is the project's (``analysis.project.detect_framework``):
     pytest functions, or for ``unittest`` and ``django`` one ``unittest.TestCase``
-    per function or class under test.
+    per function or class under test. ``homes``: exception class name → the module it
+    is public in (``public_homes``), so a test expects the most specific public class.
     """
     style = PYTEST if framework == "pytest" else UNITTEST
-    kept, tests, imports = _written(module, results, style)
+    kept, tests, imports = _written(Names(module, homes or {}), results, style)
     uses_re = any("re.escape(" in line for _, t in tests for line in t.body)
     header = ['"""Tests written by tddforge\'s builtin generator from observed behaviour."""', ""]
     modules = sorted(imports & set(STDLIB_MODULES)) + (["re"] if uses_re else [])
@@ -80,7 +95,15 @@ def write_module(module: str, results: Sequence[CallResult], framework: str = "p
         stdlib.append("import unittest")
     uses_pytest = style is PYTEST and any(r.outcome.kind == "raise" for r in kept)
     third = ["import pytest"] if uses_pytest else []
-    own = [f"from {module} import {', '.join(sorted(imports, key=_isort_key))}"] if imports else []
+    elsewhere = {name for name in imports if ":" in name}  # ``home:Name``, not the module's
+    imports -= elsewhere
+    by_home: dict[str, list[str]] = {module: sorted(imports, key=_isort_key)} if imports else {}
+    for home, name in sorted(entry.split(":", 1) for entry in elsewhere):
+        by_home.setdefault(home, []).append(name)
+    own = [
+        f"from {home} import {', '.join(sorted(names, key=_isort_key))}"
+        for home, names in sorted(by_home.items())
+    ]
     blocks = [block for block in (stdlib, third, own) if block]
     lines = header + [line for block in blocks for line in [*block, ""]]
     lines += _pytest_functions(tests) if style is PYTEST else _test_cases(tests)
@@ -93,7 +116,7 @@ def written_keys(
     """Each written call's test, as the cover loop names tests (``name``, or
     ``TestClass::name`` for a unittest case); calls that are not written are absent."""
     style = PYTEST if framework == "pytest" else UNITTEST
-    kept, tests, _ = _written(module, results, style)
+    kept, tests, _ = _written(Names(module), results, style)
     return {
         r.call: test.name if style is PYTEST else f"Test{_camel(root)}::{test.name}"
         for r, (root, test) in zip(kept, tests, strict=True)
@@ -101,7 +124,7 @@ def written_keys(
 
 
 def _written(
-    module: str, results: Sequence[CallResult], style: Style
+    module: Names, results: Sequence[CallResult], style: Style
 ) -> tuple[list[CallResult], list[tuple[str, WrittenTest]], set[str]]:
     """The results that are written, in order (grouped by function or class), each one's
     test, and the names the tests import from the module."""
@@ -143,7 +166,7 @@ def _test_cases(tests: Sequence[tuple[str, WrittenTest]]) -> list[str]:
 
 
 def _test(
-    module: str, result: CallResult, names: set[str], imports: set[str], style: Style
+    module: Names, result: CallResult, names: set[str], imports: set[str], style: Style
 ) -> WrittenTest:
     call, outcome = result.call, result.outcome
     imports.add(call.target.split(".")[0])
@@ -165,9 +188,47 @@ def _test(
         if result.readable_repr and outcome.kind == "return":
             checks.append(style.equal.format("repr(result)", repr(outcome.repr)))
     instance = setup[0].split(" = ")[0] if setup else ""
-    effects = [style.equal.format(f"{instance}.{name}", text) for name, text in outcome.after]
+    effects = [_compare(style, f"{instance}.{name}", text) for name, text in outcome.after]
     body = [*setup, *checks, *effects]
     return WrittenTest(_unique_name(call, outcome, names), tuple(body))
+
+
+def public_homes(module: str, source: str, package_source: str | None = None) -> dict[str, str]:
+    """Each public name bound at the top of ``module`` (a class, an import, an assignment),
+    and of its package's ``__init__`` when given, with the module to import it from.
+
+    A test then expects the module's own ``ParseError`` (imported from ``._errors``)
+    rather than ``Exception``: the most specific class a person could import.
+    """
+    homes: dict[str, str] = {}
+    package = module.rpartition(".")[0]
+    for home, text in ((module, source), (package, package_source)):
+        if not home or text is None:
+            continue
+        for name in _bound_names(text):
+            if not name.startswith("_"):
+                homes.setdefault(name, home)
+    return homes
+
+
+def _bound_names(source: str) -> Iterator[str]:
+    """Names a module binds at its top level (also under ``if`` and ``try``)."""
+    try:
+        body = ast.parse(source).body
+    except SyntaxError:
+        return
+    todo = list(body)
+    while todo:
+        node = todo.pop(0)
+        if isinstance(node, (ast.If, ast.Try)):
+            todo += [*node.body, *node.orelse, *getattr(node, "finalbody", [])]
+            todo += [n for handler in getattr(node, "handlers", []) for n in handler.body]
+        elif isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            yield node.name
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            yield from ((a.asname or a.name).split(".")[0] for a in node.names if a.name != "*")
+        elif isinstance(node, ast.Assign):
+            yield from (t.id for t in node.targets if isinstance(t, ast.Name))
 
 
 def module_names(source: str) -> set[str]:
@@ -236,7 +297,7 @@ def _as_slice(source: str) -> str:
 
 
 def _assertions(
-    expr: str, outcome: Outcome, module: str, imports: set[str], consume: bool, style: Style
+    expr: str, outcome: Outcome, module: Names, imports: set[str], consume: bool, style: Style
 ) -> list[str]:
     if outcome.kind == "raise":
         exc = _type_name(outcome, module, imports)
@@ -245,21 +306,32 @@ def _assertions(
         return [style.raises.format(exc), f"    {expr}"]
     value = f"list({expr})" if consume else expr
     if outcome.literal:
-        template = style.identical if outcome.repr in _SINGLETONS else style.equal
-        return [template.format(value, outcome.repr)]
+        return [_compare(style, value, outcome.repr)]
     lines = [f"result = {value}"]
     if outcome.state:
-        return lines + [style.equal.format(f"result.{name}", text) for name, text in outcome.state]
-    if outcome.type_module in (_BUILTINS, module) and "." not in outcome.type:
+        return lines + [_compare(style, f"result.{name}", text) for name, text in outcome.state]
+    if outcome.type_module in (_BUILTINS, module.module) and "." not in outcome.type:
         return [*lines, style.instance.format("result", _type_name(outcome, module, imports))]
     return [*lines, style.equal.format("type(result).__name__", repr(outcome.type))]
 
 
-def _type_name(outcome: Outcome, module: str, imports: set[str]) -> str:
-    if outcome.type_module == module and "." not in outcome.type:
+def _compare(style: Style, left: str, right: str) -> str:
+    """``left == right``, or ``left is right`` for None, True and False (as a person writes)."""
+    return (style.identical if right in _SINGLETONS else style.equal).format(left, right)
+
+
+def _type_name(outcome: Outcome, module: Names, imports: set[str]) -> str:
+    if outcome.type_module == module.module and "." not in outcome.type:
         imports.add(outcome.type)
         return outcome.type
     if outcome.type_module == _BUILTINS:
+        return outcome.type
+    home = module.homes.get(outcome.type)
+    if home == module.module:  # defined elsewhere, public in the module: ``from m import E``
+        imports.add(outcome.type)
+        return outcome.type
+    if home is not None:  # public in the module's package
+        imports.add(f"{home}:{outcome.type}")
         return outcome.type
     return "Exception"  # an exception from elsewhere: its message still pins it down
 

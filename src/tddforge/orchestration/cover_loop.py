@@ -60,6 +60,8 @@ from tddforge.types import Progress
 from tddforge.workspace.paths import confine
 
 MUTANT_COUNTS = ("killed", "survived", "timeout", "no-coverage", "error")
+#: What the loop aims at when it aims for the best suite (``cover.aim_for_best``).
+BEST = 100.0
 
 
 @dataclass(frozen=True)
@@ -278,8 +280,8 @@ def _attempt(
         mutation_score=found.mutation_score,
         pre=pre,
         post=post,
-        coverage_target=cfg.coverage_target,
-        mutation_target=cfg.mutation_target,
+        coverage_target=BEST if cfg.aim_for_best else cfg.coverage_target,
+        mutation_target=BEST if cfg.aim_for_best else cfg.mutation_target,
         missing_lines=found.coverage.missing_lines if found.coverage else (),
         missing_branches=found.coverage.missing_branches if found.coverage else (),
         survivors=_survivors(found),

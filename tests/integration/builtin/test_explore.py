@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import ast
 import itertools
 import sys
 from pathlib import Path
 
 import pytest
 
-from tddforge.builtin.constants import mine_constants
+from tddforge.builtin import search as search_module
+from tddforge.builtin.constants import mine_constants, with_texts
 from tddforge.builtin.discover import ModuleInfo, discover
 from tddforge.builtin.explore import (
     Call,
@@ -18,7 +20,9 @@ from tddforge.builtin.explore import (
     run_against_mutants,
     run_calls,
 )
-from tddforge.builtin.search import OFF_HINT, search
+from tddforge.builtin.from_tests import calls_from_tests, project_test_sources
+from tddforge.builtin.search import OFF_HINT, Guard, search
+from tddforge.builtin.texts import composed_texts
 from tddforge.sandbox import Limits, Sandbox
 
 pytestmark = pytest.mark.integration
@@ -311,6 +315,90 @@ def test_search_respects_the_budget(tmp_path: Path) -> None:
     )
     assert (found.rounds, found.stopped) == (1, "budget spent")
     assert [r.call for r in found.kept] == [Call("slow", ("1",))]
+
+
+def test_a_failing_step_of_the_search_is_noted_and_stepped_over(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project, module, box, info = searched(tmp_path)
+
+    def broken(*args: object, **kwargs: object) -> list[Call]:
+        raise IndexError("list index out of range")
+
+    # a bug of ours in one step, as on a module never seen: neighbours cannot be made
+    monkeypatch.setattr(search_module, "all_neighbours", broken)
+    found = search(project, module, info, {}, python=PY, sandbox=box, first=[Call("k", ("'a'",))])
+    assert [r.call for r in found.kept] == [Call("k", ("'a'",))]
+    assert any("neighbour inputs failed (IndexError" in note for note in found.notes)
+
+
+SECTIONS = """\
+def parse(text):
+    lines = text.splitlines()
+    if not lines or lines[0] != "Args:":
+        return None
+    entries = {}
+    for line in lines[1:]:
+        if line.startswith("    ") and ":" in line:
+            name, _, about = line.strip().partition(":")
+            entries[name] = about.strip()
+    return entries
+"""
+HUMAN_TEST = """\
+from sections import parse
+
+
+def test_args_section():
+    assert parse("Args:\\n    x: the x\\n    y: the y") == {"x": "the x", "y": "the y"}
+"""
+
+
+def test_inputs_from_the_projects_tests_reach_what_the_search_alone_does_not(
+    tmp_path: Path,
+) -> None:
+    project = tmp_path / "proj"
+    (project / "tests").mkdir(parents=True)
+    module = project / "sections.py"
+    module.write_text(SECTIONS, encoding="utf-8")
+    (project / "tests" / "test_sections.py").write_text(HUMAN_TEST, encoding="utf-8")
+    box = Sandbox(project, LIMITS)
+    info = discover(project, module, python=PY, sandbox=box)
+    mined = mine_constants(SECTIONS)
+    alone = search(project, module, info, mined, python=PY, sandbox=box, budget=10.0)
+    seeded = calls_from_tests("sections", info, project_test_sources(project))
+    helped = search(
+        project, module, info, mined, python=PY, sandbox=box, budget=10.0, seeded=seeded
+    )
+    assert seeded == [Call("parse", ("'Args:\\n    x: the x\\n    y: the y'",))]
+    assert len(helped.covered) > len(alone.covered)
+    assert seeded[0] in [r.call for r in helped.kept]
+
+
+def test_texts_composed_from_the_parser_reach_its_entries_without_any_test(
+    tmp_path: Path,
+) -> None:
+    project = tmp_path / "proj"
+    project.mkdir()
+    module = project / "sections.py"
+    module.write_text(SECTIONS, encoding="utf-8")
+    box = Sandbox(project, LIMITS)
+    info = discover(project, module, python=PY, sandbox=box)
+    mined = mine_constants(SECTIONS)
+    plain = search(project, module, info, mined, python=PY, sandbox=box, budget=10.0)
+    texts = with_texts(mined, composed_texts(SECTIONS))
+    shaped = search(project, module, info, texts, python=PY, sandbox=box, budget=10.0)
+    assert len(shaped.covered) > len(plain.covered)
+    kept_inputs = [ast.literal_eval(r.call.args[0]) for r in shaped.kept if r.call.args]
+    assert any("\n    " in text for text in kept_inputs if isinstance(text, str))
+
+
+def test_the_guard_returns_the_fallback_and_keeps_the_note() -> None:
+    guard = Guard()
+    assert guard("step one", lambda: 1, 0) == 1
+    assert guard("step two", lambda: [][0], -1) == -1
+    assert guard.notes == [
+        "step two failed (IndexError: list index out of range); went on without it"
+    ]
 
 
 MUTATED = """\

@@ -8,7 +8,13 @@ from dataclasses import replace
 import pytest
 
 from tddforge.builtin.explore import Call, CallResult, Outcome
-from tddforge.builtin.writer import _as_slice, _isort_key, write_module, written_keys
+from tddforge.builtin.writer import (
+    _as_slice,
+    _isort_key,
+    public_homes,
+    write_module,
+    written_keys,
+)
 
 
 def returned(call: Call, text: str, **extra: object) -> CallResult:
@@ -424,3 +430,51 @@ def test_each_written_call_is_named_as_the_cover_loop_names_its_test() -> None:
     }
     written = write_module("shapes", results)
     assert all(f"def {key}()" in written for key in written_keys("shapes", results).values())
+
+
+def test_none_true_and_false_are_compared_with_is_in_fields_too() -> None:
+    parsed = obj(Call("parse", ("'x'",)), "Doc", (("long", "None"), ("empty", "False")), "docs")
+    init = Call("Box.close", (), init_args=())
+    closed = CallResult(
+        init,
+        frozenset(),
+        Outcome("return", "NoneType", "builtins", "None", True, after=(("open", "False"),)),
+        True,
+    )
+    source = write_module("docs", [parsed, closed])
+    assert "assert result.long is None" in source and "assert result.empty is False" in source
+    assert "assert box.open is False" in source
+    assert "== None" not in source and "== False" not in source
+
+
+@pytest.mark.parametrize(
+    ("homes", "expected_import", "expected_raises"),
+    [
+        ({"ParseError": "docs"}, "from docs import ParseError, parse", "pytest.raises(ParseError"),
+        (
+            {"ParseError": "pkg"},
+            "from pkg import ParseError",
+            "pytest.raises(ParseError",
+        ),
+        ({}, "from docs import parse", "pytest.raises(Exception"),
+    ],
+)
+def test_the_most_specific_public_exception_class_is_expected(
+    homes: dict[str, str], expected_import: str, expected_raises: str
+) -> None:
+    failure = raised(Call("parse", ("'['",)), "ParseError", "bad [input]", module="pkg._errors")
+    source = write_module("docs", [failure], homes=homes)
+    assert expected_import in source and expected_raises in source
+    assert "match=re.escape('bad [input]')" in source
+
+
+def test_public_homes_are_the_modules_then_its_packages_names() -> None:
+    module = "from ._errors import ParseError\nclass Doc: ...\n_private = 1\nVERSION = '1'\n"
+    package = "from .docs import Doc\nfrom ._errors import ParseError, Warned\n"
+    homes = public_homes("pkg.docs", module, package)
+    assert homes == {
+        "ParseError": "pkg.docs",
+        "Doc": "pkg.docs",
+        "VERSION": "pkg.docs",
+        "Warned": "pkg",
+    }

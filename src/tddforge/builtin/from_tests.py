@@ -1,0 +1,205 @@
+"""Inputs from the project's own tests: the call shapes and literal arguments people wrote.
+
+The people who wrote a module know what its inputs look like: a docstring parser's
+tests hold whole docstrings, a version module's tests hold real version strings. This
+module reads the project's test files statically (``ast``, nothing is imported or run)
+and returns the calls of the module's functions, constructors and methods whose
+arguments are all literals, as :class:`Call` values. Only those values reach the
+generated tests, which still stand alone: no test code is copied.
+
+A method call is kept when its instance was built in the same test from literals
+(``game = Game(3)`` then ``game.roll(5)``), so the constructor's arguments come along.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable, Iterator, Mapping
+from pathlib import Path
+
+from tddforge.builtin.discover import ModuleInfo
+from tddforge.builtin.explore import Call
+
+#: How much of the project's tests is read, at most (files, characters), and calls kept.
+MAX_FILES = 200
+MAX_CHARS = 4_000_000
+MAX_CALLS = 300
+_SKIP_DIRS = frozenset({".git", ".tddforge", ".venv", "venv", "node_modules", "site-packages"})
+
+
+def project_test_sources(project: Path, exclude: Iterable[str] = ()) -> dict[str, str]:
+    """The project's test files (``test_*.py``, ``*_test.py``, ``tests.py``, anything under a
+    ``test``/``tests`` directory), relative path → text, within the reading limits."""
+    skipped = set(exclude)
+    found: dict[str, str] = {}
+    total = 0
+    for path in sorted(project.rglob("*.py")):
+        rel = path.relative_to(project)
+        if rel.as_posix() in skipped or _SKIP_DIRS.intersection(rel.parts[:-1]):
+            continue
+        if not _is_test_file(rel):
+            continue
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        total += len(text)
+        if len(found) >= MAX_FILES or total > MAX_CHARS:
+            break
+        found[rel.as_posix()] = text
+    return found
+
+
+def _is_test_file(rel: Path) -> bool:
+    name = rel.name
+    in_tests = any(part in ("test", "tests") for part in rel.parts[:-1])
+    return name.startswith("test_") or name.endswith("_test.py") or name == "tests.py" or in_tests
+
+
+def calls_from_tests(import_name: str, info: ModuleInfo, sources: Mapping[str, str]) -> list[Call]:
+    """The module's calls in ``sources`` with literal arguments, in order, each once."""
+    known = _known_targets(info)
+    calls: list[Call] = []
+    for text in sources.values():
+        if import_name.rsplit(".", 1)[-1] not in text:
+            continue  # a test file that never names the module
+        try:
+            tree = ast.parse(text)
+        except SyntaxError:
+            continue
+        names = _imported_names(tree, import_name)
+        if names.local or names.modules:
+            calls += _calls_in(tree, names, known)
+    return list(dict.fromkeys(calls))[:MAX_CALLS]
+
+
+class _Names:
+    """How a test file refers to the module: local names bound to its members, and module
+    aliases (``import pkg.mod as m``)."""
+
+    def __init__(self) -> None:
+        self.local: dict[str, str] = {}  # local name → the member's name in the module
+        self.modules: set[str] = set()  # dotted expressions that mean the module
+
+
+def _imported_names(tree: ast.Module, import_name: str) -> _Names:
+    names = _Names()
+    package, _, last = import_name.rpartition(".")
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module == import_name and not node.level:
+            names.local.update((a.asname or a.name, a.name) for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and package and node.module == package:
+            names.modules.update(a.asname or a.name for a in node.names if a.name == last)
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name == import_name:
+                    names.modules.add(alias.asname or import_name)
+    return names
+
+
+def _known_targets(info: ModuleInfo) -> dict[str, str]:
+    """Member name → the kind of target: ``function``, ``class``, or ``Class.method``."""
+    known = {f.name: "function" for f in info.functions}
+    for cls in info.classes:
+        known[cls.name] = "class" if cls.constructor is not None and not cls.is_abstract else ""
+        for method in cls.methods:
+            known[f"{cls.name}.{method.name}"] = method.kind
+    return known
+
+
+def _calls_in(tree: ast.Module, names: _Names, known: Mapping[str, str]) -> Iterator[Call]:
+    for scope in _scopes(tree):
+        instances: dict[str, Call] = {}  # variable → the constructor call that built it
+        for node in _in_order(scope):
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+                built = _call(node.value, names, known, instances)
+                for target in node.targets:
+                    if (
+                        isinstance(target, ast.Name)
+                        and built
+                        and known.get(built.target) == "class"
+                    ):
+                        instances[target.id] = built
+            if isinstance(node, ast.Call):
+                found = _call(node, names, known, instances)
+                if found is not None:
+                    yield found
+
+
+def _scopes(tree: ast.Module) -> Iterator[list[ast.stmt]]:
+    """Each function's body (a test), and the module's own statements."""
+    yield [n for n in tree.body if not isinstance(n, (ast.FunctionDef, ast.ClassDef))]
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            yield node.body
+
+
+def _in_order(body: list[ast.stmt]) -> Iterator[ast.AST]:
+    """The nodes of ``body`` in source order (an assignment before the calls after it)."""
+    for statement in body:
+        nodes = [n for n in ast.walk(statement) if isinstance(n, (ast.stmt, ast.expr))]
+        yield from sorted(nodes, key=lambda n: (n.lineno, n.col_offset))
+
+
+def _call(
+    node: ast.Call, names: _Names, known: Mapping[str, str], instances: Mapping[str, Call]
+) -> Call | None:
+    """``node`` as a call of the module, when it is one and every argument is a literal."""
+    arguments = _literal_arguments(node)
+    if arguments is None:
+        return None
+    args, kwargs = arguments
+    func = node.func
+    member = _member(func, names)
+    if member is not None and known.get(member) in ("function", "class"):
+        return Call(member, args, kwargs)
+    if isinstance(func, ast.Attribute):
+        owner = _member(func.value, names)
+        static = f"{owner}.{func.attr}"
+        if owner is not None and known.get(static, "") in ("staticmethod", "classmethod"):
+            return Call(static, args, kwargs)  # ``Version.parse("1.0")``
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+        built = instances.get(func.value.id)
+        target = f"{built.target}.{func.attr}" if built else ""
+        if built is not None and known.get(target) == "method":
+            return Call(target, args, kwargs, built.args, built.kwargs)
+    return None
+
+
+def _member(func: ast.expr, names: _Names) -> str | None:
+    """The module member ``func`` names: ``parse`` (imported) or ``mod.parse``."""
+    if isinstance(func, ast.Name):
+        return names.local.get(func.id)
+    if isinstance(func, ast.Attribute) and ast.unparse(func.value) in names.modules:
+        return func.attr
+    return None
+
+
+def _literal_arguments(
+    node: ast.Call,
+) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]] | None:
+    """The call's arguments as literal sources (``repr`` of their value), or None."""
+    args: list[str] = []
+    for arg in node.args:
+        text = _literal(arg)
+        if text is None:
+            return None
+        args.append(text)
+    kwargs: list[tuple[str, str]] = []
+    for keyword in node.keywords:
+        text = _literal(keyword.value) if keyword.arg else None
+        if text is None or keyword.arg is None:
+            return None
+        kwargs.append((keyword.arg, text))
+    return tuple(args), tuple(kwargs)
+
+
+def _literal(node: ast.expr) -> str | None:
+    if isinstance(node, ast.Starred):
+        return None
+    try:
+        value = ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return None
+    text = repr(value)
+    return text if len(text) <= 2_000 else None

@@ -1,0 +1,116 @@
+"""Inputs mined from the project's own tests: call shapes and literal arguments, statically."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tddforge.builtin.discover import CallableInfo, ClassInfo, ModuleInfo
+from tddforge.builtin.explore import Call
+from tddforge.builtin.from_tests import calls_from_tests, project_test_sources
+
+
+def _callable(name: str, qualname: str, kind: str) -> CallableInfo:
+    return CallableInfo(
+        name=name,
+        qualname=qualname,
+        kind=kind,
+        parameters=(),
+        returns=None,
+        docstring=None,
+        doctests=(),
+        is_async=False,
+        is_generator=False,
+        lines=None,
+    )
+
+
+INFO = ModuleInfo(
+    name="pkg.docs",
+    file=None,
+    docstring=None,
+    doctests=(),
+    functions=(_callable("parse", "parse", "function"),),
+    classes=(
+        ClassInfo(
+            name="Game",
+            docstring=None,
+            doctests=(),
+            constructor=_callable("Game", "Game", "constructor"),
+            methods=(
+                _callable("roll", "Game.roll", "method"),
+                _callable("load", "Game.load", "classmethod"),
+            ),
+            properties=(),
+            is_abstract=False,
+            is_exception=False,
+            lines=None,
+        ),
+    ),
+)
+
+CASES = [
+    (
+        "imported function, literal text",
+        'from pkg.docs import parse\n\ndef test_a():\n    assert parse("Args:\\n    x: int")\n',
+        [Call("parse", ("'Args:\\n    x: int'",))],
+    ),
+    (
+        "module alias and keyword",
+        "import pkg.docs as d\n\ndef test_a():\n    d.parse('a', strict=True)\n",
+        [Call("parse", ("'a'",), (("strict", "True"),))],
+    ),
+    (
+        "from the package",
+        "from pkg import docs\n\ndef test_a():\n    docs.parse(b'x')\n",
+        [Call("parse", ("b'x'",))],
+    ),
+    (
+        "a method on an instance built in the test",
+        "from pkg.docs import Game\n\ndef test_a():\n    g = Game(3)\n    g.roll(10)\n    g.roll(x)\n",
+        [Call("Game", ("3",)), Call("Game.roll", ("10",), init_args=("3",))],
+    ),
+    (
+        "a class method",
+        "from pkg.docs import Game\n\ndef test_a():\n    Game.load([1, 2])\n",
+        [Call("Game.load", ("[1, 2]",))],
+    ),
+    (
+        "a non-literal argument is skipped",
+        "from pkg.docs import parse\n\ndef test_a():\n    parse(make())\n    parse(*args)\n",
+        [],
+    ),
+    (
+        "another module's parse is not ours",
+        "from json import parse\nimport docs\n\ndef test_a():\n    parse('x')\n",
+        [],
+    ),
+    ("a file that does not compile", "from pkg.docs import parse\ndef test_a(:\n", []),
+    (
+        "each call once, in order",
+        "from pkg.docs import parse\n\ndef test_a():\n    parse('b')\n    parse('a')\n    parse('b')\n",
+        [Call("parse", ("'b'",)), Call("parse", ("'a'",))],
+    ),
+]
+
+
+@pytest.mark.parametrize(("case", "source", "expected"), CASES, ids=[c[0] for c in CASES])
+def test_calls_from_tests(case: str, source: str, expected: list[Call]) -> None:
+    assert calls_from_tests("pkg.docs", INFO, {"tests/test_docs.py": source}) == expected
+
+
+def test_the_projects_test_files_are_found_and_ours_left_out(tmp_path: Path) -> None:
+    for rel in (
+        "tests/test_a.py",
+        "tests/helpers.py",
+        "pkg/b_test.py",
+        "tests.py",
+        "pkg/mod.py",
+        ".venv/lib/tests/test_x.py",
+        "tests/test_mod_tddforge.py",
+    ):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("x = 1\n")
+    found = project_test_sources(tmp_path, exclude=["tests/test_mod_tddforge.py"])
+    assert sorted(found) == ["pkg/b_test.py", "tests.py", "tests/helpers.py", "tests/test_a.py"]
