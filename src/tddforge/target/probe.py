@@ -58,7 +58,8 @@ OPERATORS = {
 }
 STATEMENTS = frozenset({"__setitem__", "__delitem__"})  # run with exec, written as a line
 
-_KINDS = {
+#: How ``inspect`` names a parameter's kind, as the host reads it.
+PARAM_KINDS = {
     inspect.Parameter.POSITIONAL_ONLY: "positional_only",
     inspect.Parameter.POSITIONAL_OR_KEYWORD: "positional_or_keyword",
     inspect.Parameter.VAR_POSITIONAL: "var_positional",
@@ -100,7 +101,7 @@ def describe_parameter(param: inspect.Parameter) -> dict[str, Any]:
     literal = has_default and is_literal(param.default)
     return {
         "name": param.name,
-        "kind": _KINDS[param.kind],
+        "kind": PARAM_KINDS[param.kind],
         "annotation": annotation_text(param.annotation),
         "has_default": has_default,
         "default": repr(param.default) if literal else None,

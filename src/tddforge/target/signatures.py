@@ -19,13 +19,7 @@ import json
 import sys
 from typing import Any, Callable, TypedDict
 
-_KINDS = {
-    inspect.Parameter.POSITIONAL_ONLY: "positional_only",
-    inspect.Parameter.POSITIONAL_OR_KEYWORD: "positional_or_keyword",
-    inspect.Parameter.VAR_POSITIONAL: "var_positional",
-    inspect.Parameter.KEYWORD_ONLY: "keyword_only",
-    inspect.Parameter.VAR_KEYWORD: "var_keyword",
-}
+from .probe import PARAM_KINDS
 
 
 class ParamInfo(TypedDict):
@@ -64,7 +58,7 @@ def parameters(func: Callable[..., Any], drop_first: bool = False) -> list[Param
     return [
         {
             "name": p.name,
-            "kind": _KINDS[p.kind],
+            "kind": PARAM_KINDS[p.kind],
             "has_default": p.default is not inspect.Parameter.empty,
         }
         for p in found
