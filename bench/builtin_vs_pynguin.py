@@ -480,7 +480,12 @@ def parse_args() -> argparse.Namespace:
     )
     parser.add_argument("--pynguin-venv", type=Path, help="Default: TARGETS/pynguin-venv.")
     parser.add_argument("--pynguin-budget", type=int, default=60, help="Search seconds.")
-    parser.add_argument("--budget", type=float, default=20.0, help="Builtin's seconds.")
+    parser.add_argument(
+        "--budget",
+        type=float,
+        help="Builtin's seconds (default: a quarter of Pynguin's, so that the builtin's "
+        "search and its measuring together fit in a third of Pynguin's wall time).",
+    )
     parser.add_argument(
         "--goal",
         type=float,
@@ -493,7 +498,10 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--workers", type=int, default=2, help="Workers of tddforge mutate.")
     parser.add_argument("--json", type=Path, metavar="FILE", help="Write the numbers here.")
     parser.add_argument("--keep", type=Path, metavar="DIR", help="Keep the generated suites.")
-    return parser.parse_args()
+    args = parser.parse_args()
+    if args.budget is None:
+        args.budget = args.pynguin_budget / 4
+    return args
 
 
 def selected(args: argparse.Namespace) -> tuple[dict[str, list[Target]], list[str]]:
