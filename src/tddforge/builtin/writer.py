@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import keyword
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -140,7 +141,19 @@ def _written(
     names: set[str] = set()
     imports: set[str] = set()
     tests = [(r.call.target.split(".")[0], _test(module, r, names, imports, style)) for r in kept]
+    compiles = [_compiles(test) for _, test in tests]  # one odd value never costs the suite
+    kept = [r for r, ok in zip(kept, compiles, strict=True) if ok]
+    tests = [pair for pair, ok in zip(tests, compiles, strict=True) if ok]
     return kept, tests, imports
+
+
+def _compiles(test: WrittenTest) -> bool:
+    source = "\n".join([f"def {test.name}():", *(f"    {line}" for line in test.body), ""])
+    try:
+        compile(source, "<test>", "exec")
+    except (SyntaxError, ValueError):
+        return False
+    return True
 
 
 def _pytest_functions(tests: Sequence[tuple[str, WrittenTest]]) -> list[str]:
@@ -258,8 +271,8 @@ def _call_expression(call: Call) -> tuple[list[str], str]:
         return [], f"{parts[0]}({arguments})"
     if call.init_args is None:  # static or class method
         return [], f"{call.target}({arguments})"
-    instance = _snake(parts[0])
     init = ", ".join([*call.init_args, *(f"{k}={v}" for k, v in call.init_kwargs)])
+    instance = _instance_name(parts[0], f"{init}, {arguments}")
     setup = [f"{instance} = {parts[0]}({init})"]
     if parts[1] in OPERATORS and not call.kwargs:  # ``money + 5``, not ``money.__add__(5)``
         template, args = OPERATORS[parts[1]], list(call.args)
@@ -267,6 +280,16 @@ def _call_expression(call: Call) -> tuple[list[str], str]:
             args[0] = _as_slice(args[0])
         return setup, template.format(*args, self=instance)
     return setup, f"{instance}.{parts[1]}({arguments})"
+
+
+def _instance_name(cls: str, arguments: str) -> str:
+    """A local name for an instance of ``cls``: legal (``Or`` gives ``or_``, not ``or``),
+    and shadowing nothing the test uses (``Re`` gives ``re_``: ``re.escape`` stays)."""
+    name = _snake(cls)
+    used = {cls, "re", "pytest", "self", "result", *re.findall(r"[A-Za-z_]\w*", arguments)}
+    if keyword.iskeyword(name) or hasattr(builtins, name) or name in used:
+        return f"{name}_"
+    return name
 
 
 def _isort_key(name: str) -> tuple[int, str, str]:

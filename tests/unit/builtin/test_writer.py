@@ -478,3 +478,35 @@ def test_public_homes_are_the_modules_then_its_packages_names() -> None:
         "VERSION": "pkg.docs",
         "Warned": "pkg",
     }
+
+
+INSTANCE_NAMES = [
+    # class, the call's arguments, the instance's name in the test
+    ("Box", (), "box"),
+    ("Or", (), "or_"),  # a keyword: ``or = Or()`` is a syntax error
+    ("And", (), "and_"),
+    ("Re", (), "re_"),  # would hide ``re.escape``
+    ("List", (), "list_"),  # would hide the builtin
+    ("Result", (), "result_"),  # would be replaced by the call's own result
+    ("box", (), "box_"),  # ``box = box()``: an unbound local
+    ("Node", ("node",), "node_"),  # an argument names it
+]
+
+
+@pytest.mark.parametrize(("cls", "args", "name"), INSTANCE_NAMES)
+def test_an_instance_is_named_legally_and_shadows_nothing(
+    cls: str, args: tuple[str, ...], name: str
+) -> None:
+    source = write_module("shapes", [returned(Call(f"{cls}.size", args, init_args=()), "3")])
+    assert f"    {name} = {cls}()\n" in source
+    assert f"{name}.size(" in source
+    ast.parse(source)
+
+
+def test_a_test_that_would_not_compile_is_left_out_and_the_rest_is_kept() -> None:
+    good = returned(Call("classify", ("1",)), "'positive'")
+    odd = returned(Call("classify", ("1 +",)), "'positive'")  # a value that is not an expression
+    source = write_module("shapes", [good, odd])
+    ast.parse(source)
+    assert source.count("def test_") == 1
+    assert "classify(1)" in source
