@@ -6,7 +6,8 @@ nothing to go on. Its body often does: ``func(...)`` is a callable,
 out, hints as text (``"Callable"``, ``"dict"``, ``"list"``, ``"str"``, ...,
 or an ``isinstance`` type as written). Code in nested functions and lambdas
 counts for the callable around them. Evidence ranks, strongest first:
-``isinstance``; calls; dict use; str use; list methods and int indexing;
+``isinstance``; calls; dict use; str use (a regex searching it too); list methods
+and int indexing;
 iteration, ``in``, ``len`` and unpacking; arithmetic and comparison with
 literals. Without evidence, a literal default's type, then the parameter's
 name; these also win over the weak iteration kind when they name something
@@ -51,6 +52,7 @@ _STR_METHODS = {
     "join",
 }
 _LIST_METHODS = {"append", "extend", "insert", "sort"}
+_REGEX_METHODS = {"match", "fullmatch", "search", "findall", "finditer", "sub", "subn", "split"}
 _DUCK_TYPES = (
     ({"year", "month", "day"}, ("date", "datetime")),
     ({"days", "seconds"}, ("timedelta",)),
@@ -262,6 +264,9 @@ class _Uses(ast.NodeVisitor):
             self.note(owner, 5, "list")
         if attr == "join" and args:
             self.note(args[0], 4, "list")
+        where = _searched_string(owner, attr)
+        if where is not None and len(args) > where:
+            self.note(args[where], 4, "str")
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
         """Duck typing: a value whose ``.year``, ``.month`` and ``.day`` are read is date-like."""
@@ -328,6 +333,18 @@ class _Uses(ast.NodeVisitor):
         self.tracked = outer
 
     visit_AsyncFunctionDef = visit_Lambda = visit_FunctionDef
+
+
+def _searched_string(owner: ast.expr, attr: str) -> int | None:
+    """Which argument of ``owner.attr(...)`` a regex searches: ``PATTERN.search(s)``
+    (0), ``PATTERN.sub(repl, s)`` (1), ``re.match(p, s)`` (1), ``re.sub(p, repl, s)``
+    (2); None when the call is no regex's (``x.split(",")`` is ``x``'s own str use)."""
+    if attr not in _REGEX_METHODS:
+        return None
+    shift = 1 if attr in ("sub", "subn") else 0
+    if isinstance(owner, ast.Name) and owner.id == "re":
+        return 1 + shift
+    return None if attr == "split" else shift
 
 
 def _literal(node: ast.expr | None) -> str | None:

@@ -66,6 +66,13 @@ def get_in(keys, coll, default=None, no_default=False):
         ("def f(x):\n    return x.strip().lower()", {"x": "str"}),
         ("def f(x, y):\n    return x.join(y)", {"x": "str", "y": "list"}),
         ("def f(x):\n    return x.decode()", {"x": "bytes"}),
+        # what a regex searches is a str: a compiled pattern's method, or re's function
+        ("def f(x):\n    return PATTERN.search(x)", {"x": "str"}),
+        ("def f(x):\n    return NUMBER.fullmatch(x)", {"x": "str"}),
+        ("def f(x, y):\n    return re.match(y, x)", {"x": "str"}),
+        ("def f(x):\n    return WORD.sub('', x)", {"x": "str"}),
+        ("def f(x):\n    return re.sub('a', 'b', x)", {"x": "str"}),
+        ("def f(x):\n    return re.split(',', x)", {"x": "str"}),
         # 5. list use, indexing, iteration, membership, len, unpacking
         ("def f(x):\n    x.append(1)", {"x": "list"}),
         ("def f(x):\n    return x[0]", {"x": "list"}),
@@ -101,6 +108,8 @@ def test_each_kind_of_evidence(source: str, expected: dict[str, str]) -> None:
         ("def f(x):\n    x.append(1)\n    return isinstance(x, Foo)", "x", "Foo | None"),
         ("def f(x):\n    x[0]\n    return x.items()", "x", "dict"),
         ("def f(x):\n    x + 1\n    return x.split()", "x", "str"),
+        # a regex's string beats slicing: ``s[i:j] == numeral`` after ``PATTERN.search(s)``
+        ("def f(s):\n    if not PATTERN.search(s):\n        return\n    return s[1:3]", "s", "str"),
         ("def f(x):\n    if x > 0:\n        return x[1]", "x", "list"),
         # evidence beats the default and the name
         ("def f(func=0):\n    return func.items()", "func", "dict"),
