@@ -7,8 +7,10 @@ and returns the calls of the module's functions, constructors and methods whose
 arguments are all literals, as :class:`Call` values. Only those values reach the
 generated tests, which still stand alone: no test code is copied.
 
-A method call is kept when its instance was built in the same test from literals
-(``game = Game(3)`` then ``game.roll(5)``), so the constructor's arguments come along.
+A method call is kept when its instance was built from literals, so the constructor's
+arguments come along: in the same test (``game = Game(3)`` then ``game.roll(5)``), in
+the test class's ``setUp`` or any of its methods (``self.parser = Parser()`` then
+``self.parser.parse("a.b")``), or in a pytest fixture the test asks for by name.
 """
 
 from __future__ import annotations
@@ -108,30 +110,103 @@ def _known_targets(info: ModuleInfo) -> dict[str, str]:
 
 
 def _calls_in(tree: ast.Module, names: _Names, known: Mapping[str, str]) -> Iterator[Call]:
-    for scope in _scopes(tree):
-        instances: dict[str, Call] = {}  # variable → the constructor call that built it
+    fixtures = _fixtures(tree, names, known)
+    for scope, inherited in _scopes(tree, names, known, fixtures):
+        instances = dict(inherited)  # ``g``, ``self.parser`` → the constructor call that built it
         for node in _in_order(scope):
             if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
-                built = _call(node.value, names, known, instances)
-                for target in node.targets:
-                    if (
-                        isinstance(target, ast.Name)
-                        and built
-                        and known.get(built.target) == "class"
-                    ):
-                        instances[target.id] = built
+                _note_instances(node, names, known, instances)
             if isinstance(node, ast.Call):
                 found = _call(node, names, known, instances)
                 if found is not None:
                     yield found
 
 
-def _scopes(tree: ast.Module) -> Iterator[list[ast.stmt]]:
-    """Each function's body (a test), and the module's own statements."""
-    yield [n for n in tree.body if not isinstance(n, (ast.FunctionDef, ast.ClassDef))]
+def _note_instances(
+    node: ast.Assign, names: _Names, known: Mapping[str, str], instances: dict[str, Call]
+) -> None:
+    """``g = Game(3)`` or ``self.game = Game(3)``: the name now stands for that instance."""
+    assert isinstance(node.value, ast.Call)
+    built = _call(node.value, names, known, instances)
+    if built is None or known.get(built.target) != "class":
+        return
+    for target in node.targets:
+        if isinstance(target, ast.Name) or _is_self_attribute(target):
+            instances[ast.unparse(target)] = built
+
+
+def _is_self_attribute(node: ast.expr) -> bool:
+    return (
+        isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "self"
+    )
+
+
+_Function = ast.FunctionDef | ast.AsyncFunctionDef
+
+
+def _scopes(
+    tree: ast.Module, names: _Names, known: Mapping[str, str], fixtures: Mapping[str, Call]
+) -> Iterator[tuple[list[ast.stmt], dict[str, Call]]]:
+    """Each function's body (a test) with the instances it starts with, and the module's
+    own statements. A test starts with the fixtures it asks for by parameter, and a
+    method with the ``self.x`` instances its class builds in any method (``setUp``)."""
+    yield [n for n in tree.body if not isinstance(n, (ast.FunctionDef, ast.ClassDef))], {}
+    in_class: dict[int, dict[str, Call]] = {}
     for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            yield node.body
+        if isinstance(node, ast.ClassDef):
+            attributes = _class_attributes(node, names, known)
+            for member in node.body:
+                if isinstance(member, _Function):
+                    in_class[id(member)] = attributes
+    for node in ast.walk(tree):
+        if isinstance(node, _Function):
+            start = dict(in_class.get(id(node), {}))
+            start.update((a.arg, fixtures[a.arg]) for a in node.args.args if a.arg in fixtures)
+            yield node.body, start
+
+
+def _class_attributes(
+    cls: ast.ClassDef, names: _Names, known: Mapping[str, str]
+) -> dict[str, Call]:
+    """``self.x = Class(...)`` anywhere in the class's methods, in source order."""
+    attributes: dict[str, Call] = {}
+    for member in cls.body:
+        if not isinstance(member, _Function):
+            continue
+        for node in _in_order(member.body):
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+                local: dict[str, Call] = {}
+                _note_instances(node, names, known, local)
+                attributes.update((k, v) for k, v in local.items() if k.startswith("self."))
+    return attributes
+
+
+def _fixtures(tree: ast.Module, names: _Names, known: Mapping[str, str]) -> dict[str, Call]:
+    """pytest fixtures that return or yield an instance of the module's class, by name."""
+    found: dict[str, Call] = {}
+    for node in ast.walk(tree):
+        if not isinstance(node, _Function) or not any(map(_is_fixture, node.decorator_list)):
+            continue
+        local: dict[str, Call] = {}
+        for inner in _in_order(node.body):
+            if isinstance(inner, ast.Assign) and isinstance(inner.value, ast.Call):
+                _note_instances(inner, names, known, local)
+            value = inner.value if isinstance(inner, ast.Return | ast.Yield) else None
+            if isinstance(value, ast.Name) and value.id in local:
+                found[node.name] = local[value.id]
+            elif isinstance(value, ast.Call):
+                built = _call(value, names, known, local)
+                if built is not None and known.get(built.target) == "class":
+                    found[node.name] = built
+    return found
+
+
+def _is_fixture(decorator: ast.expr) -> bool:
+    """``@pytest.fixture``, ``@fixture`` or either called with options."""
+    target = decorator.func if isinstance(decorator, ast.Call) else decorator
+    return ast.unparse(target) in ("pytest.fixture", "fixture")
 
 
 def _in_order(body: list[ast.stmt]) -> Iterator[ast.AST]:
@@ -158,8 +233,10 @@ def _call(
         static = f"{owner}.{func.attr}"
         if owner is not None and known.get(static, "") in ("staticmethod", "classmethod"):
             return Call(static, args, kwargs)  # ``Version.parse("1.0")``
-    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
-        built = instances.get(func.value.id)
+    if isinstance(func, ast.Attribute) and (
+        isinstance(func.value, ast.Name) or _is_self_attribute(func.value)
+    ):
+        built = instances.get(ast.unparse(func.value))
         target = f"{built.target}.{func.attr}" if built else ""
         if built is not None and known.get(target) == "method":
             return Call(target, args, kwargs, built.args, built.kwargs)

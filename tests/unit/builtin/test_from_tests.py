@@ -86,6 +86,37 @@ CASES = [
         "from json import parse\nimport docs\n\ndef test_a():\n    parse('x')\n",
         [],
     ),
+    (
+        "a method on an instance built in setUp",
+        "import unittest\nfrom pkg import docs\n\nclass T(unittest.TestCase):\n"
+        "    def setUp(self):\n        self.game = docs.Game(2)\n\n"
+        "    def test_a(self):\n        self.game.roll('x.y')\n",
+        [Call("Game", ("2",)), Call("Game.roll", ("'x.y'",), init_args=("2",))],
+    ),
+    (
+        "setUp's instance is its own class's only",
+        "from pkg.docs import Game\n\nclass A:\n    def setup_method(self):\n"
+        "        self.game = Game(1)\n\nclass B:\n    def test_b(self):\n        self.game.roll(4)\n",
+        [Call("Game", ("1",))],
+    ),
+    (
+        "a method on a fixture's instance",
+        "import pytest\nfrom pkg.docs import Game\n\n@pytest.fixture\ndef game():\n"
+        "    return Game(5)\n\ndef test_a(game):\n    game.roll(1)\n",
+        [Call("Game", ("5",)), Call("Game.roll", ("1",), init_args=("5",))],
+    ),
+    (
+        "a fixture with options that yields a built name",
+        "import pytest\nfrom pkg.docs import Game\n\n@pytest.fixture(scope='module')\n"
+        "def g():\n    made = Game(6)\n    yield made\n\ndef test_a(g):\n    g.roll(2)\n",
+        [Call("Game", ("6",)), Call("Game.roll", ("2",), init_args=("6",))],
+    ),
+    (
+        "a test that does not ask for the fixture",
+        "import pytest\nfrom pkg.docs import Game\n\n@pytest.fixture\ndef game():\n"
+        "    return Game(5)\n\ndef test_a():\n    game.roll(1)\n",
+        [Call("Game", ("5",))],
+    ),
     ("a file that does not compile", "from pkg.docs import parse\ndef test_a(:\n", []),
     (
         "each call once, in order",
