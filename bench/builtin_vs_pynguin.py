@@ -6,8 +6,11 @@ Usage: python bench/builtin_vs_pynguin.py [--targets DIR] [--heldout DIR2] [--on
 
 DIR is what ../shared/bench/fetch_targets.sh downloaded (default ./bench-targets): its
 targets.tsv names each target's unpacked sdist, import root, module and upstream tests.
-DIR2 is the held-out set, fetched by ``python bench/fetch_heldout.py DIR2``: ten modules
-chosen before the generator was tuned, never tuned on; it gets a table of its own. Only
+DIR2 is a held-out set, fetched by ``python bench/fetch_heldout.py DIR2``: ten modules
+chosen before the generator was tuned, never tuned on; it gets a table of its own. That first
+set has been measured and studied; the second, eight modules pinned in
+bench/heldout2_targets.tsv before any change made in its light, is fetched by
+``python bench/fetch_heldout.py --pins bench/heldout2_targets.tsv DIR2``. Only
 the module's top-level package (without its ``tests`` dirs) is copied into scratch dirs.
 The builtin's copy also holds the module's upstream test file, as a project has its
 tests: the generator reads literal inputs from it (``--no-project-tests``: not); no run

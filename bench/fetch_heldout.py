@@ -1,6 +1,11 @@
-"""Download, check and unpack the held-out benchmark targets pinned in bench/heldout_targets.tsv.
+"""Download, check and unpack a held-out set of benchmark targets, pinned in a TSV file.
 
-Usage: python bench/fetch_heldout.py [DEST]   (default: bench-targets-heldout). Idempotent.
+Usage: python bench/fetch_heldout.py [--pins FILE] [DEST]   (DEST default: bench-targets-heldout).
+Idempotent.
+
+FILE is the set's pins (default bench/heldout_targets.tsv, the first held-out set):
+bench/heldout2_targets.tsv is the second, chosen after the first was measured and studied;
+fetch it into a DEST of its own, e.g. ``--pins bench/heldout2_targets.tsv bench-targets-heldout2``.
 
 Each pinned sdist is fetched with this interpreter's pip into DEST/sdist (kept when its sha256
 already matches), checked against its pin and unpacked into DEST/src. Then DEST/targets.tsv is
@@ -37,7 +42,7 @@ class ShaMismatch(FetchError):
 
 @dataclass(frozen=True)
 class Pin:
-    """One row of heldout_targets.tsv."""
+    """One row of a pins file (heldout_targets.tsv, heldout2_targets.tsv)."""
 
     id: str
     spec: str
@@ -159,18 +164,45 @@ def show(out: Path) -> None:
         print("  ".join(cells).rstrip())
 
 
+def parse_args(argv: list[str]) -> tuple[Path, str] | None:
+    """The pins file and DEST from ``[--pins FILE] [DEST]``; None when they do not parse.
+
+    Hand-rolled rather than argparse, whose usage errors would exit 2, the sha256 mismatch status.
+    """
+    pins, dests = PINS, []
+    args = iter(argv)
+    for arg in args:
+        if arg == "--pins":
+            value = next(args, "")
+        elif arg.startswith("--pins="):
+            value = arg.removeprefix("--pins=")
+        elif arg.startswith("-"):
+            return None
+        else:
+            dests.append(arg)
+            continue
+        if not value:
+            return None
+        pins = Path(value)
+    if len(dests) > 1:
+        return None
+    return pins, dests[0] if dests else "bench-targets-heldout"
+
+
 def main(argv: list[str]) -> int:
-    """Fetch every pinned target into DEST; the exit status."""
+    """Fetch every target pinned in the pins file into DEST; the exit status."""
     if argv and argv[0] in ("-h", "--help"):
         print(__doc__)
         return 0
-    if len(argv) > 1 or (argv and argv[0].startswith("-")):
-        print("usage: python bench/fetch_heldout.py [DEST]", file=sys.stderr)
+    parsed = parse_args(argv)
+    if parsed is None:
+        print("usage: python bench/fetch_heldout.py [--pins FILE] [DEST]", file=sys.stderr)
         return 1
-    dest = Path(argv[0] if argv else "bench-targets-heldout").resolve()
+    pins_file, dest_arg = parsed
+    dest = Path(dest_arg).resolve()
     sdists, src = dest / "sdist", dest / "src"
     try:
-        pins = read_pins(PINS)
+        pins = read_pins(pins_file)
         sdists.mkdir(parents=True, exist_ok=True)
         src.mkdir(parents=True, exist_ok=True)
         rows = [(pin, unpack(pin, fetch(pin, sdists), src)) for pin in pins]
