@@ -44,6 +44,12 @@ sample modules:
   ``generator.py`` formats it with ``ruff format``.
 - ``usage.py`` (pure): hints for unannotated parameters from how the body
   uses them (called → Callable, ``.items()`` → dict, ...), and from names.
+- ``aliases.py`` (pure): the type aliases the module defines, also under
+  ``if TYPE_CHECKING:``, written out in the hints that name them.
+- ``from_tests.py`` (pure): literal call shapes read from the project's tests,
+  following instances built in the test, in ``setUp`` and in fixtures.
+- ``texts.py`` (pure): multi-line texts composed from what the module's
+  parsing code compares, splits and indents.
 - ``regex_example.py`` (pure): a string each mined regex matches.
 - ``targeting.py`` (pure): which calls to run against which surviving
   mutant, whether an outcome tells the mutant apart (as the written

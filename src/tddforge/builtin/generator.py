@@ -22,6 +22,7 @@ from functools import partial
 from pathlib import Path
 
 from tddforge.analysis.static import format_source
+from tddforge.builtin.aliases import type_aliases, with_aliases
 from tddforge.builtin.constants import Constant, mine_constants, with_texts
 from tddforge.builtin.discover import ModuleInfo, discover
 from tddforge.builtin.explore import (
@@ -96,6 +97,7 @@ class BuiltinSuiteGenerator:
         module = target.project / target.module_rel
         found_info = discover(target.project, module, python=self.python, sandbox=box)
         info = annotate(found_info, usage_hints(target.source))  # untyped code: hints from use
+        info = with_aliases(info, type_aliases(target.source))  # a TYPE_CHECKING alias: its types
         self._info = info
         guard = Guard()  # reading the project's tests never stops the run
         sources = guard(
