@@ -58,19 +58,30 @@ def _is_test_file(rel: Path) -> bool:
     return name.startswith("test_") or name.endswith("_test.py") or name == "tests.py" or in_tests
 
 
-def calls_from_tests(import_name: str, info: ModuleInfo, sources: Mapping[str, str]) -> list[Call]:
-    """The module's calls in ``sources`` with literal arguments, in order, each once."""
+def calls_from_tests(
+    import_name: str,
+    info: ModuleInfo,
+    sources: Mapping[str, str],
+    reexported: frozenset[str] = frozenset(),
+) -> list[Call]:
+    """The module's calls in ``sources`` with literal arguments, in order, each once.
+
+    ``reexported``: the module's names its package also offers (``package_reexports``),
+    so that ``idna.encode(...)`` counts for ``idna.core``'s ``encode``.
+    """
     known = _known_targets(info)
+    package, _, last = import_name.rpartition(".")
+    words = [last, package.rsplit(".", 1)[-1]] if package and reexported else [last]
     calls: list[Call] = []
     for text in sources.values():
-        if import_name.rsplit(".", 1)[-1] not in text:
+        if not any(word in text for word in words):
             continue  # a test file that never names the module
         try:
             tree = ast.parse(text)
         except SyntaxError:
             continue
-        names = _imported_names(tree, import_name)
-        if names.local or names.modules:
+        names = _imported_names(tree, import_name, reexported)
+        if names.local or names.modules or names.packages:
             calls += _calls_in(tree, names, known)
     return list(dict.fromkeys(calls))[:MAX_CALLS]
 
@@ -82,9 +93,11 @@ class _Names:
     def __init__(self) -> None:
         self.local: dict[str, str] = {}  # local name → the member's name in the module
         self.modules: set[str] = set()  # dotted expressions that mean the module
+        self.packages: set[str] = set()  # ... that mean its package, for the names it offers
+        self.reexported: frozenset[str] = frozenset()
 
 
-def _imported_names(tree: ast.Module, import_name: str) -> _Names:
+def _imported_names(tree: ast.Module, import_name: str, reexported: frozenset[str]) -> _Names:
     names = _Names()
     package, _, last = import_name.rpartition(".")
     for node in ast.walk(tree):
@@ -92,11 +105,43 @@ def _imported_names(tree: ast.Module, import_name: str) -> _Names:
             names.local.update((a.asname or a.name, a.name) for a in node.names)
         elif isinstance(node, ast.ImportFrom) and package and node.module == package:
             names.modules.update(a.asname or a.name for a in node.names if a.name == last)
+            names.local.update(
+                (a.asname or a.name, a.name)
+                for a in node.names
+                if a.name != last and _offered(a.name, reexported)
+            )
         elif isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.name == import_name:
                     names.modules.add(alias.asname or import_name)
+                elif package and alias.name == package and reexported:
+                    names.packages.add(alias.asname or package)
+    names.reexported = reexported
     return names
+
+
+def _offered(name: str, reexported: frozenset[str]) -> bool:
+    return name in reexported or ("*" in reexported and not name.startswith("_"))
+
+
+def package_reexports(init_source: str | None, import_name: str) -> frozenset[str]:
+    """The names the package's ``__init__`` takes from the module: each name of a
+    ``from .mod import a, b``, or ``*`` for ``from .mod import *``."""
+    package, _, last = import_name.rpartition(".")
+    if not init_source or not package:
+        return frozenset()
+    try:
+        tree = ast.parse(init_source)
+    except (SyntaxError, ValueError):
+        return frozenset()
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.ImportFrom):
+            continue
+        relative = node.level == 1 and node.module == last
+        if relative or (not node.level and node.module == import_name):
+            found.update(a.name for a in node.names)
+    return frozenset(found)
 
 
 def _known_targets(info: ModuleInfo) -> dict[str, str]:
@@ -249,6 +294,8 @@ def _member(func: ast.expr, names: _Names) -> str | None:
         return names.local.get(func.id)
     if isinstance(func, ast.Attribute) and ast.unparse(func.value) in names.modules:
         return func.attr
+    if isinstance(func, ast.Attribute) and ast.unparse(func.value) in names.packages:
+        return func.attr if _offered(func.attr, names.reexported) else None
     return None
 
 

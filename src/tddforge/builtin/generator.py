@@ -34,7 +34,11 @@ from tddforge.builtin.explore import (
     smallest_cover,
     without_subsumed,
 )
-from tddforge.builtin.from_tests import calls_from_tests, project_test_sources
+from tddforge.builtin.from_tests import (
+    calls_from_tests,
+    package_reexports,
+    project_test_sources,
+)
 from tddforge.builtin.search import Guard, search
 from tddforge.builtin.targeting import (
     call_site_strings,
@@ -105,7 +109,12 @@ class BuiltinSuiteGenerator:
             partial(project_test_sources, target.project, [target.test_path]),
             dict[str, str](),
         )
-        read = partial(calls_from_tests, target.import_name, info, sources)
+        offered = guard(
+            "reading the package's re-exports",
+            partial(package_reexports, _package_init(target), target.import_name),
+            frozenset[str](),
+        )
+        read = partial(calls_from_tests, target.import_name, info, sources, offered)
         seeded = guard("reading the project's tests", read, list[Call]())
         mined = mine_constants(target.source)
         texts = guard(

@@ -8,7 +8,11 @@ import pytest
 
 from tddforge.builtin.discover import CallableInfo, ClassInfo, ModuleInfo
 from tddforge.builtin.explore import Call
-from tddforge.builtin.from_tests import calls_from_tests, project_test_sources
+from tddforge.builtin.from_tests import (
+    calls_from_tests,
+    package_reexports,
+    project_test_sources,
+)
 
 
 def _callable(name: str, qualname: str, kind: str) -> CallableInfo:
@@ -145,3 +149,58 @@ def test_the_projects_test_files_are_found_and_ours_left_out(tmp_path: Path) -> 
         (tmp_path / rel).write_text("x = 1\n")
     found = project_test_sources(tmp_path, exclude=["tests/test_mod_tddforge.py"])
     assert sorted(found) == ["pkg/b_test.py", "tests.py", "tests/helpers.py", "tests/test_a.py"]
+
+
+REEXPORTS = [
+    ("a star import", "from .docs import *\n", frozenset({"*"})),
+    ("named imports", "from .docs import parse, Game as G\n", frozenset({"parse", "Game"})),
+    ("by its absolute name", "from pkg.docs import parse\n", frozenset({"parse"})),
+    ("another module's names", "from .other import *\nfrom ..docs import x\n", frozenset()),
+    ("no package init", None, frozenset()),
+    ("an init that does not parse", "from .docs import (\n", frozenset()),
+]
+
+
+@pytest.mark.parametrize(("case", "init", "expected"), REEXPORTS, ids=[r[0] for r in REEXPORTS])
+def test_package_reexports(case: str, init: str | None, expected: frozenset[str]) -> None:
+    assert package_reexports(init, "pkg.docs") == expected
+
+
+THROUGH_PACKAGE = [
+    (
+        "the package's name, star re-export",
+        "import pkg\n\ndef test_a():\n    pkg.parse('a.b')\n    pkg._hidden('x')\n",
+        frozenset({"*"}),
+        [Call("parse", ("'a.b'",))],
+    ),
+    (
+        "a name imported from the package",
+        "from pkg import parse as p\n\ndef test_a():\n    p('x')\n",
+        frozenset({"parse"}),
+        [Call("parse", ("'x'",))],
+    ),
+    (
+        "a name the package does not take from the module",
+        "import pkg\nfrom pkg import Game\n\ndef test_a():\n    pkg.parse('x')\n    Game(1)\n",
+        frozenset({"Game"}),
+        [Call("Game", ("1",))],
+    ),
+    (
+        "without re-exports the package is not the module",
+        "import pkg\n\ndef test_a():\n    pkg.parse('x')\n",
+        frozenset(),
+        [],
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("case", "source", "offered", "expected"),
+    THROUGH_PACKAGE,
+    ids=[c[0] for c in THROUGH_PACKAGE],
+)
+def test_calls_through_the_packages_reexports(
+    case: str, source: str, offered: frozenset[str], expected: list[Call]
+) -> None:
+    found = calls_from_tests("pkg.docs", INFO, {"tests/test_pkg.py": source}, offered)
+    assert found == expected
