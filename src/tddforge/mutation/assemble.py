@@ -99,12 +99,14 @@ def _baseline_records(baseline: BaselineEvent, targets: list[Target]) -> dict[st
     rel = {str(t.path): t.rel for t in targets}
     coverage = baseline["coverage"]
     imports = baseline["imports"]
+    imported = baseline["imported"]
     return {
         nodeid: BaselineRecord(
             duration=test["duration"],
             outcome=test["outcome"],
             lines={rel[p]: lines for p, lines in coverage.get(nodeid, {}).items() if p in rel},
             imports={rel[p]: lines for p, lines in imports.get(nodeid, {}).items() if p in rel},
+            imported=[rel[p] for p in imported.get(nodeid, []) if p in rel],
         )
         for nodeid, test in baseline["tests"].items()
     }

@@ -18,7 +18,7 @@ from tddforge.errors import InputError
 from tddforge.mutation import fingerprints as fp
 from tddforge.mutation.cache import CacheEntry, VerdictCache, cache_key, unchanged_tests
 from tddforge.mutation.generate import find_mutants
-from tddforge.mutation.layout import find_test_files, inside
+from tddforge.mutation.layout import find_test_files, inside, module_name, star_imported
 from tddforge.mutation.mutant import Mutant
 from tddforge.target.protocol import BaselineRecord, MutantRecord, PriorVerdict, WorkerConfig
 from tddforge.workspace.git import Git
@@ -87,7 +87,8 @@ class Prepared:
 def prepare(job: MutationJob, cache: VerdictCache | None) -> Prepared:
     """Check the inputs and build the mutants; raise InputError with one line on bad input."""
     root = job.project.resolve()
-    targets = [_target(job, inside(root, m, "module")) for m in job.targets]
+    starred = star_imported(root)
+    targets = [_target(job, inside(root, m, "module"), starred) for m in job.targets]
     test_files = [inside(root, job.project / t, "test path") for t in job.tests]
     # --tb=native: a killed mutant's failure report costs a traceback.format_exception,
     # not pytest's source-range analysis (which dominated a graft run's time).
@@ -103,11 +104,11 @@ def prepare(job: MutationJob, cache: VerdictCache | None) -> Prepared:
     return Prepared(job, targets, args, key, prints, prior, unchanged, others)
 
 
-def _target(job: MutationJob, path: Path) -> Target:
+def _target(job: MutationJob, path: Path, starred: set[str]) -> Target:
     rel = path.relative_to(job.project.resolve()).as_posix()
     try:
         source = path.read_text(encoding="utf-8")
-        mutants = find_mutants(source)
+        mutants = find_mutants(source, star_imported=module_name(path) in starred)
     except UnicodeDecodeError as exc:
         raise InputError(f"{rel}: not UTF-8 text") from exc
     except SyntaxError as exc:
@@ -169,17 +170,21 @@ def _prior_verdicts(prep: Prepared) -> dict[str, PriorVerdict]:
 
 def _prior_baseline(prep: Prepared) -> dict[str, BaselineRecord]:
     """The cached baseline records, their lines keyed by the targets' paths as the worker
-    knows them."""
+    knows them (a record of an older shape is left out)."""
     paths = {t.rel: str(t.path) for t in prep.targets}
-    return {
-        nodeid: BaselineRecord(
-            outcome=record["outcome"],
-            duration=record["duration"],
-            lines={paths[rel]: lines for rel, lines in record["lines"].items() if rel in paths},
-            imports={paths[rel]: lines for rel, lines in record["imports"].items() if rel in paths},
-        )
-        for nodeid, record in prep.prior.baseline.items()
-    }
+    found = {}
+    for nodeid, record in prep.prior.baseline.items():
+        try:
+            found[nodeid] = BaselineRecord(
+                outcome=record["outcome"],
+                duration=record["duration"],
+                lines={paths[r]: lines for r, lines in record["lines"].items() if r in paths},
+                imports={paths[r]: lines for r, lines in record["imports"].items() if r in paths},
+                imported=[paths[r] for r in record["imported"] if r in paths],
+            )
+        except (KeyError, TypeError, AttributeError):
+            continue
+    return found
 
 
 def config_key(job: MutationJob, pytest_args: Sequence[str]) -> str:

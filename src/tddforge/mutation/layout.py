@@ -13,6 +13,7 @@ directory), ``__main__.py``, generated files (a marker such as ``@generated``,
 
 from __future__ import annotations
 
+import ast
 import fnmatch
 import os
 from collections.abc import Iterator, Sequence
@@ -178,3 +179,44 @@ def python_files(folder: Path) -> Iterator[Path]:
         for name in sorted(files):
             if name.endswith(".py"):
                 yield base / name
+
+
+def module_name(path: Path) -> str:
+    """The dotted name a file is imported by: its packages (directories holding an
+    ``__init__.py``) and its own name (none for ``__init__.py``)."""
+    parts = [] if path.name == "__init__.py" else [path.stem]
+    folder = path.parent
+    while (folder / "__init__.py").is_file():
+        parts.insert(0, folder.name)
+        folder = folder.parent
+    return ".".join(parts)
+
+
+def star_imported(project: Path) -> set[str]:
+    """The modules some Python file of the project star-imports (``from m import *``)."""
+    found: set[str] = set()
+    for path in python_files(project):
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        if "import *" not in text:
+            continue
+        try:
+            tree = ast.parse(text)
+        except SyntaxError:
+            continue
+        here = module_name(path)
+        package = here if path.name == "__init__.py" else here.rpartition(".")[0]
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names):
+                found.add(_resolved(node, package))
+    return found
+
+
+def _resolved(node: ast.ImportFrom, package: str) -> str:
+    if not node.level:
+        return node.module or ""
+    base = package.split(".") if package else []
+    base = base[: len(base) - (node.level - 1)] if node.level > 1 else base
+    return ".".join([*base, *([node.module] if node.module else [])])

@@ -5,10 +5,12 @@ an operator name, an exact character span and the replacement text. Operator
 tokens (``+``, ``<=``, ``not in``, ``and``, ``+=``) have no position in the AST,
 so they are located among the tokenizer's tokens between the operands.
 
-Skipped (by ``generate``): bare string statements (docstrings and the like), type
-annotations, assignments to names read only for typing, f-string internals, the
-body of ``if __name__ == "__main__":`` and ``if TYPE_CHECKING:``, and every line
-carrying ``# pragma: no mutate``.
+Skipped (by ``generate``): bare string statements (docstrings and the like) and
+assignments to ``__doc__``, type annotations, assignments to names read only for
+typing, f-string internals, the body of ``if __name__ == "__main__":`` and ``if
+TYPE_CHECKING:``, every line carrying ``# pragma: no mutate``, every statement
+(with its body) whose first line carries coverage.py's ``# pragma: no cover``,
+and ``__all__`` when nothing star-imports the module.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from __future__ import annotations
 import ast
 import bisect
 import io
+import re
 import tokenize
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -39,13 +42,12 @@ class Source:
         self.text = text
         self.lines = text.splitlines(keepends=True)
         self._bytes = [line.encode("utf-8") for line in self.lines]
-        self.tokens = [
-            t
-            for t in tokenize.generate_tokens(io.StringIO(text).readline)
-            if t.type in (tokenize.OP, tokenize.NAME)
-        ]
+        every = list(tokenize.generate_tokens(io.StringIO(text).readline))
+        self.tokens = [t for t in every if t.type in (tokenize.OP, tokenize.NAME)]
         self._starts = [t.start for t in self.tokens]
-        self.no_mutate = _pragma_lines(text)
+        comments = [t for t in every if t.type == tokenize.COMMENT]
+        self.no_mutate = frozenset(t.start[0] for t in comments if NO_MUTATE.search(t.string))
+        self.no_cover = frozenset(t.start[0] for t in comments if NO_COVER.search(t.string))
 
     def col(self, line: int, byte_col: int) -> int:
         """Character column of an AST byte column."""
@@ -83,15 +85,8 @@ class Source:
         return span, " ".join(t.string for t in found)
 
 
-def _pragma_lines(text: str) -> frozenset[int]:
-    lines = set()
-    try:
-        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
-            if tok.type == tokenize.COMMENT and "pragma: no mutate" in tok.string:
-                lines.add(tok.start[0])
-    except (tokenize.TokenError, SyntaxError):
-        pass
-    return frozenset(lines)
+NO_MUTATE = re.compile(r"pragma: no mutate")
+NO_COVER = re.compile(r"#\s*(pragma|PRAGMA)[:\s]?\s*(no|NO)\s*(cover|COVER)")  # coverage.py's
 
 
 # -- tables of swaps -----------------------------------------------------------

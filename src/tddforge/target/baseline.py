@@ -15,6 +15,7 @@ import pytest
 
 from .codecache import imported_sources
 from .hosting import Starter, run_protocol
+from .imports import ImportWatch
 from .processes import drain, quiet, read_all, send
 from .protocol import (
     BASELINE,
@@ -115,16 +116,22 @@ class BaselinePlugin:
         tracer = LineTracer(self.targets)
         self.skipped = False
         started = time.perf_counter()
-        sys.settrace(tracer.trace)
-        try:
-            failed = run_protocol(item, nextitem)
-        finally:
-            sys.settrace(None)
+        with ImportWatch(self.targets) as watch:
+            sys.settrace(tracer.trace)
+            try:
+                failed = run_protocol(item, nextitem)
+            finally:
+                sys.settrace(None)
         outcome = "failed" if failed else "skipped" if self.skipped else "passed"
         duration = time.perf_counter() - started
         imports = {t: sorted(lines) for t, lines in tracer.import_lines.items() if lines}
+        lines = tracer.found()
         return BaselineRecord(
-            outcome=outcome, duration=duration, lines=tracer.found(), imports=imports
+            outcome=outcome,
+            duration=duration,
+            lines=lines,
+            imports=imports,
+            imported=watch.imported(),
         )
 
 
@@ -208,6 +215,7 @@ def baseline_event(tests: dict[str, BaselineRecord], measured: Measured) -> Base
         tests=timings,
         coverage={n: t["lines"] for n, t in tests.items()},
         imports={n: t["imports"] for n, t in tests.items() if t["imports"]},
+        imported={n: t["imported"] for n, t in tests.items() if t["imported"]},
         collect_lines={t: sorted(lines) for t, lines in measured.collect_lines.items() if lines},
         collect_seconds=measured.collect_seconds,
         lazy=sorted(measured.lazy),
@@ -248,7 +256,7 @@ class Measured:
         lazy = frozenset(baseline.get("lazy", []))
         users: dict[str, set[str]] = {}
         for nodeid in durations:
-            for name in tests[nodeid]["lines"]:
+            for name in [*tests[nodeid]["lines"], *tests[nodeid]["imported"]]:
                 users.setdefault(name, set()).add(nodeid)
         return cls(
             durations, by_speed, cover, lines, collect_seconds, floor, factor, target, lazy, users
@@ -274,7 +282,7 @@ class Measured:
         return {n for line in lines for n in self.cover.get((target, line), ())}
 
     def tests_of(self, target: str) -> set[str]:
-        """The passing tests that ran any line of ``target``."""
+        """The passing tests that ran any line of ``target`` or imported it."""
         return self.users.get(target, set())
 
     def imported_lines(self, m: MutantRecord) -> set[int]:

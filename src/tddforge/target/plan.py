@@ -6,7 +6,8 @@ data (or in a function the module calls while importing) is rebound in the
 collector, the tests reading that data first; any other fresh mutant is
 imported fresh. A target the collection never imported (its tests import it
 inside test functions) needs neither: the collector's child serves the
-mutated module to the tests' own import (``import_served``).
+mutated module to the tests' own import, and only the tests that import it or
+run its code can see it.
 """
 
 from __future__ import annotations
@@ -73,8 +74,14 @@ def _place(
 ) -> None:
     target = measured.target(m)
     if m["strategy"] == "fresh" and target in measured.lazy:
-        # served to the tests' own import: the tests running the target first, then the others
-        found.graft.append((m, _likely_first(covering, measured.tests_of(target))))
+        # served to the tests' own import: only a test that imports the target (or runs its
+        # code) can see it, since the collection never imported it
+        users = measured.tests_of(target)
+        seeing = [n for n in covering if n in users]
+        if seeing:
+            found.graft.append((m, seeing))
+        else:
+            found.uncovered.append(m)
     elif m["strategy"] == "fresh" and m["line"] in data:
         # switched on by rebind in the collector (data, or a function the module calls to
         # make it); the tests running the functions that read the mutated data first,

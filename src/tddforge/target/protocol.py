@@ -62,6 +62,7 @@ class BaselineRecord(TypedDict):
     duration: float
     lines: dict[str, list[int]]  # target -> its lines the test ran (targets it ran only)
     imports: dict[str, list[int]]  # target -> lines run while the test imported a target
+    imported: list[str]  # the targets the test imported (``import`` statements and the like)
 
 
 class _ConfigRequired(TypedDict):
@@ -105,6 +106,7 @@ class BaselineEvent(TypedDict):
     tests: dict[str, Timing]
     coverage: dict[str, dict[str, list[int]]]  # nodeid -> target -> lines
     imports: dict[str, dict[str, list[int]]]  # nodeid -> target -> lines run importing it
+    imported: dict[str, list[str]]  # nodeid -> the targets it imported (those that did)
     collect_lines: dict[str, list[int]]  # target -> lines
     collect_seconds: float
     lazy: list[str]  # targets the collection did not import

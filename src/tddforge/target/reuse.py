@@ -69,7 +69,7 @@ def reusable_baseline(config: WorkerConfig) -> dict[str, BaselineRecord]:
         nodeid: record
         for nodeid, record in config.get("prior_baseline", {}).items()
         if record.get("outcome") == "passed"
-        and "imports" in record
+        and "imported" in record
         and is_unchanged(nodeid, unchanged)
     }
 
