@@ -67,7 +67,7 @@ class _Walk:
 
     def _else_left_out(self, node: ast.If | ast.For | ast.While | ast.Try) -> bool:
         """``else:  # pragma: no cover``: a line between the body and the else branch."""
-        if not node.orelse or isinstance(node.orelse[0], ast.If) and len(node.orelse) == 1:
+        if not node.orelse or (isinstance(node.orelse[0], ast.If) and len(node.orelse) == 1):
             return False  # no else, or an elif (whose own line decides)
         last = node.handlers[-1] if isinstance(node, ast.Try) and node.handlers else node.body[-1]
         between = range((last.end_lineno or last.lineno) + 1, node.orelse[0].lineno)

@@ -14,7 +14,7 @@ import importlib.abc
 import importlib.util
 import sys
 from types import ModuleType
-from typing import Any, Callable, List, Optional, Set
+from typing import Any, Callable
 
 from .tracing import Targets
 
@@ -24,10 +24,10 @@ class ImportWatch(importlib.abc.MetaPathFinder):
 
     def __init__(self, targets: Targets):
         self.targets = targets
-        self.found: Set[str] = set()
-        self.first: Set[str] = set()  # names a first import asked the finders for
-        self._import: Optional[Callable[..., Any]] = None
-        self._import_module: Optional[Callable[..., Any]] = None
+        self.found: set[str] = set()
+        self.first: set[str] = set()  # names a first import asked the finders for
+        self._import: Callable[..., Any] | None = None
+        self._import_module: Callable[..., Any] | None = None
 
     def __enter__(self) -> ImportWatch:
         original = self._import = builtins.__import__
@@ -41,7 +41,7 @@ class ImportWatch(importlib.abc.MetaPathFinder):
             watch.saw(_absolute(name, globals, level), module, fromlist)
             return module
 
-        def watched_import_module(name: str, package: Optional[str] = None) -> Any:
+        def watched_import_module(name: str, package: str | None = None) -> Any:
             module = plain(name, package)
             watch.note(module)
             return module
@@ -62,7 +62,7 @@ class ImportWatch(importlib.abc.MetaPathFinder):
         self.first.add(name)
         return None
 
-    def saw(self, name: Optional[str], module: Any, fromlist: Any) -> None:
+    def saw(self, name: str | None, module: Any, fromlist: Any) -> None:
         """Note the module an import statement named, and the submodules it took."""
         if name is not None:
             self.note(sys.modules.get(name))
@@ -76,14 +76,14 @@ class ImportWatch(importlib.abc.MetaPathFinder):
             if target is not None:
                 self.found.add(target)
 
-    def imported(self) -> List[str]:
+    def imported(self) -> list[str]:
         """The targets imported while active."""
         for name in self.first:
             self.note(sys.modules.get(name))
         return sorted(self.found)
 
 
-def _absolute(name: str, globals: Any, level: int) -> Optional[str]:
+def _absolute(name: str, globals: Any, level: int) -> str | None:
     if level == 0:
         return name
     package = (globals or {}).get("__package__") or ""
