@@ -173,8 +173,8 @@ def deliver(result: ChildVerdict) -> NoReturn:
 
 K = TypeVar("K")
 Done = Callable[[K, ChildVerdict], None]
-# fd -> (pid, deadline, key, what it wrote so far)
-_Running = Dict[int, Tuple[int, float, Any, bytearray]]
+# fd -> (pid, deadline, key, what it wrote so far, when it was forked)
+_Running = Dict[int, Tuple[int, float, Any, bytearray, float]]
 
 
 class Slots:
@@ -238,7 +238,8 @@ class Pool(Generic[K]):
             _VERDICT_FD = write_fd
             return True
         os.close(write_fd)
-        self.running[read_fd] = (pid, time.monotonic() + timeout, key, bytearray())
+        now = time.monotonic()
+        self.running[read_fd] = (pid, now + timeout, key, bytearray(), now)
         return False
 
     def _wait_for_room(self, on_done: Done[K]) -> None:
@@ -264,7 +265,7 @@ class Pool(Generic[K]):
     def _reap_one(self, on_done: Done[K], also: int | None = None) -> None:
         """Wait for a child to report or time out (or for ``also`` to become readable)."""
         now = time.monotonic()
-        soonest = min(deadline for _, deadline, _, _ in self.running.values())
+        soonest = min(entry[1] for entry in self.running.values())
         watched = list(self.running) + ([] if also is None else [also])
         ready, _, _ = select.select(watched, [], [], max(0.0, soonest - now))
         for fd in ready:
@@ -276,25 +277,28 @@ class Pool(Generic[K]):
                 continue
             self._finish(fd, on_done, timed_out=False)
         now = time.monotonic()
-        for fd, (_, deadline, _, _) in list(self.running.items()):
-            if now >= deadline:
+        for fd, entry in list(self.running.items()):
+            if now >= entry[1]:
                 self._finish(fd, on_done, timed_out=True)
 
     def _finish(self, fd: int, on_done: Done[K], timed_out: bool) -> None:
-        pid, _, key, buf = self.running.pop(fd)
+        pid, _, key, buf, forked = self.running.pop(fd)
         if self.slots is not None:
             self.slots.give()
+        wall = time.monotonic() - forked
         if timed_out:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
         os.close(fd)
         _, status = os.waitpid(pid, 0)
         if timed_out:
-            on_done(key, {"verdict": "timeout"})
+            on_done(key, {"verdict": "timeout", "wall": wall})
             return
         try:
-            on_done(key, json.loads(bytes(buf)))
+            result: ChildVerdict = json.loads(bytes(buf))
         except ValueError:
             killed_by = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
             verdict = "timeout" if killed_by in OUT_OF_CPU else "error"
-            on_done(key, {"verdict": verdict, "detail": f"child ended with status {status}"})
+            result = {"verdict": verdict, "detail": f"child ended with status {status}"}
+        result["wall"] = wall
+        on_done(key, result)

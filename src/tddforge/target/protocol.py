@@ -207,6 +207,7 @@ class ChildVerdict(TypedDict, total=False):
     killer: str
     ran: int
     detail: str
+    wall: float  # seconds from its fork to its verdict (the parent adds it)
 
 
 class Sources(TypedDict):
