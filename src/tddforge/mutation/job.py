@@ -18,6 +18,7 @@ from tddforge.errors import InputError
 from tddforge.mutation import fingerprints as fp
 from tddforge.mutation.cache import CacheEntry, VerdictCache, cache_key, unchanged_tests
 from tddforge.mutation.generate import find_mutants
+from tddforge.mutation.import_reads import project_reads, read_by_others, shared_lines
 from tddforge.mutation.layout import find_test_files, inside, module_name, star_imported
 from tddforge.mutation.mutant import Mutant
 from tddforge.target.protocol import BaselineRecord, MutantRecord, PriorVerdict, WorkerConfig
@@ -59,6 +60,7 @@ class Target:
     source: str
     mutants: list[Mutant]
     changed: set[int] | None = None  # with --since-ref
+    shared: set[int] = field(default_factory=set)  # data lines another file reads at import
 
     def qualified(self, mutant_id: str) -> str:
         """The id the worker knows the mutant by."""
@@ -89,6 +91,9 @@ def prepare(job: MutationJob, cache: VerdictCache | None) -> Prepared:
     root = job.project.resolve()
     starred = star_imported(root)
     targets = [_target(job, inside(root, m, "module"), starred) for m in job.targets]
+    reads = project_reads(root)
+    for target in targets:
+        target.shared = shared_lines(target.source, read_by_others(reads, target.path))
     test_files = [inside(root, job.project / t, "test path") for t in job.tests]
     # --tb=native: a killed mutant's failure report costs a traceback.format_exception,
     # not pytest's source-range analysis (which dominated a graft run's time).
@@ -156,6 +161,8 @@ def _record(target: Target, mutant: Mutant) -> MutantRecord:
     record = mutant.to_data()
     record["id"] = target.qualified(mutant.id)
     record["target"] = str(target.path)
+    if mutant.line in target.shared:
+        record["shared"] = True  # rebind cannot switch it on: see import_reads
     return record
 
 

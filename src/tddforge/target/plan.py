@@ -3,8 +3,9 @@
 A prior verdict still provably right is reused. A graft mutant with covering
 tests is grafted; one without is ``no-coverage``. A fresh mutant in module
 data (or in a function the module calls while importing) is rebound in the
-collector, the tests reading that data first; any other fresh mutant is
-imported fresh. A target the collection never imported (its tests import it
+collector, the tests reading that data first, unless another file reads that
+data while it is imported (``shared``: a value computed from it there would
+keep the unmutated data); any other fresh mutant is imported fresh. A target the collection never imported (its tests import it
 inside test functions) needs neither: the collector's child serves the
 mutated module to the tests' own import, and only the tests that import it or
 run its code can see it.
@@ -82,7 +83,7 @@ def _place(
             found.graft.append((m, seeing))
         else:
             found.uncovered.append(m)
-    elif m["strategy"] == "fresh" and m["line"] in data:
+    elif m["strategy"] == "fresh" and m["line"] in data and not m.get("shared"):
         # switched on by rebind in the collector (data, or a function the module calls to
         # make it); the tests running the functions that read the mutated data first,
         # then every other test

@@ -42,9 +42,11 @@ class _MutantRecordRequired(TypedDict):
 
 class MutantRecord(_MutantRecordRequired, total=False):
     """One mutant as the host made it (``Mutant.to_data``), and the file it mutates
-    (``target``: one of the request's ``targets``; the first when absent)."""
+    (``target``: one of the request's ``targets``; the first when absent); ``shared``:
+    module data another file reads while it is imported (never rebound)."""
 
     target: str
+    shared: bool
 
 
 class PriorVerdict(TypedDict, total=False):
