@@ -10,6 +10,7 @@ import pytest
 from tddforge.config import Settings
 from tddforge.mutation.cache import VerdictCache
 from tddforge.mutation.engine import MutationJob, score_project, verify_project
+from tddforge.mutation.floor import measure_floor
 from tddforge.mutation.ground_truth import project_differences
 from tddforge.mutation.project import ProjectReport
 from tddforge.mutation.report import MutantResult, MutationReport
@@ -143,3 +144,10 @@ def _width(report: ProjectReport) -> MutantResult:
         if r.mutant.line == 8 and (r.mutant.original, r.mutant.replacement) == ("0", "1")
     ]
     return found
+
+
+def test_the_floor_forks_a_collected_session_per_test(package: Path, settings: Settings) -> None:
+    floor = measure_floor(_job(package), settings)
+    assert floor.workers == 2
+    assert 0 < floor.alone < 1.0 and 0 < floor.busy < 1.0
+    assert floor.core_seconds == floor.busy * 2
