@@ -174,6 +174,7 @@ def _row(module: MutationReport) -> dict[str, Any]:
         "score": _round(module.score_without_equivalent()),
         "score_counting_equivalent": _round(module.score),
         "likely_equivalent": len(module.likely_equivalent()),
+        "chart": module.chart_data(),  # the HTML report's per-operator and per-line counts
     }
 
 

@@ -49,6 +49,7 @@ class FloorPlugin:
 def _per_child(items: list[Any], workers: int) -> float:
     pool: Pool[int] = Pool(workers)
     started = time.perf_counter()
+
     def ignore(key: int, result: ChildVerdict) -> None:
         return None
 

@@ -134,6 +134,11 @@ def test_the_project_report_totals_and_its_tables() -> None:
     assert data["totals"]["strict_score"] == 50.0
     assert [row["module"] for row in data["modules"]] == ["a.py", "b.py"]
     assert data["modules"][1]["score"] == 100.0  # b's only survivor is likely equivalent
+    assert data["modules"][0]["chart"]["by_operator"]["number"] == {
+        "killed": 2,
+        "survived": 1,
+        "no-coverage": 1,
+    }
     assert len(data["all_mutants"]) == 6
     assert {"line", "col", "end_line", "end_col", "killer"} <= set(data["all_mutants"][0])
     assert [s["module"] for s in data["survivors"]] == ["a.py", "a.py", "b.py"]
