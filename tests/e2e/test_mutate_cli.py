@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from tddforge.workspace.git import Git
 from tests.integration.mutation.conftest import TESTS, write_project
 from tests.integration.mutation.test_project import FILES as PACKAGE_FILES
 
@@ -156,3 +157,24 @@ def test_bad_project_input_is_one_line_and_exit_2(
     (line,) = _errors(result.stderr)
     assert line.startswith("error: ") and message in line
     assert not (project / ".tddforge" / "runs").exists()
+
+
+def test_since_ref_scores_the_changed_lines_of_the_package(tmp_path: Path) -> None:
+    project = _package(tmp_path / "p")
+    git = Git(project)
+    git.init()
+    git.add()
+    git.commit("base")
+    calc = project / "pkg" / "calc.py"
+    calc.write_text(calc.read_text().replace("return a + b", "return b + a"))
+    result = _mutate(project, "--since-ref", "HEAD", "--json", "--all", "--fail-under", "100")
+    report = json.loads(result.stdout)
+    assert report["since_ref"] == "HEAD"
+    assert [row["module"] for row in report["modules"]] == ["pkg/calc.py"]
+    assert {m["line"] for m in report["all_mutants"]} == {2}  # the changed line alone
+    assert report["modules"][0]["mutants"] == report["totals"]["mutants"] > 0
+    assert report["totals"]["score"] == 100.0 and result.returncode == 0  # add(2, 3) == 5
+    (project / "tests" / "test_calc.py").write_text("def test_none():\n    pass\n")
+    (project / "tests" / "test_fmt.py").write_text("def test_none():\n    pass\n")
+    weak = _mutate(project, "--since-ref", "HEAD", "--json", "--fail-under", "50")
+    assert json.loads(weak.stdout)["totals"]["score"] is None and weak.returncode == 1
