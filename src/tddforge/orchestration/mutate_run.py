@@ -91,7 +91,8 @@ def run_mutate(
     run = RunDir.create(job.project, "mutate")
     run.write_data("mutation.json", data)  # kept even if the verification fails
     run.write_text("mutation.md", report.to_markdown())
-    met = options.fail_under is None or (report.score or 0.0) >= options.fail_under
+    headline = report.score_without_equivalent()  # likely-equivalent survivors left out
+    met = options.fail_under is None or (headline or 0.0) >= options.fail_under
     reason = "scored" if met else "below_fail_under"
     if options.verify:
         mutants = [r.mutant for r in report.results]
@@ -170,7 +171,9 @@ def _verify_lines(data: Any) -> list[str]:
 def _module_lines(data: Any) -> list[str]:
     c = data["counts"]
     lines = [
-        f"mutation score {_pct(data['score'])} (strict {_pct(data['strict_score'])}):"
+        f"mutation score {_pct(data['score_without_equivalent'])} ({_pct(data['score'])}"
+        f" counting {data['likely_equivalent']} likely-equivalent survivors;"
+        f" strict {_pct(data['strict_score'])}):"
         f" {data['mutants']} mutants, killed {c['killed']}, survived {c['survived']},"
         f" timeout {c['timeout']}, no coverage {c['no-coverage']}, error {c['error']};"
         f" {data['tests']} tests, {data['elapsed']:.1f} s"
