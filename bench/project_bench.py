@@ -180,7 +180,7 @@ def run_project_bench(source: Path, mutmut: Path, args: argparse.Namespace) -> N
         f"tddforge     : {o_total} mutants, score {totals['score']:.2f}% "
         f"(counting likely-equivalent survivors {totals['score_counting_equivalent']:.2f}%) "
         f"{totals['counts']}, median wall {med(o_walls):.1f} s, {o_rate:.1f} mutants/s; "
-        f"mutant phase {med(o_rates):.1f} mutants/s"
+        f"mutant phase {med(o_rates):.1f} mutants/s; ran by strategy {o_report['strategies']}"
     )
     print(
         f"ratio (tddforge / mutmut mutants per second): whole run {o_rate / m_rate:.2f}x, "

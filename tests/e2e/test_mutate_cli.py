@@ -125,6 +125,8 @@ def test_a_package_by_default_with_every_mutant_and_a_step_summary(tmp_path: Pat
     # pkg/__init__.py only imports: a module with no mutant has no row
     assert [row["module"] for row in report["modules"]] == ["pkg/calc.py", "pkg/fmt.py"]
     assert report["totals"]["modules"] == 3
+    ran = report["totals"]["mutants"] - report["totals"]["counts"]["no-coverage"]
+    assert sum(report["strategies"].values()) == ran  # graft, rebind, fresh
     assert report["totals"]["mutants"] == len(report["all_mutants"]) > 0
     row = next(m for m in report["all_mutants"] if m["verdict"] == "killed")
     assert set(row) >= {"module", "verdict", "line", "col", "end_line", "end_col", "killer"}

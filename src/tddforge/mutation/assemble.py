@@ -62,6 +62,7 @@ def assemble(
         mutant_seconds=mutant_seconds,
         baseline_seconds=float(phases.get("baseline", 0.0)),
         since_ref=prep.job.since_ref,
+        strategies=dict(done["counts"]) if done is not None else {},
     )
 
 

@@ -30,6 +30,7 @@ class ProjectReport:
     baseline_seconds: float = 0.0  # the worker's baseline phase: collection and traced run
     warnings: list[str] = field(default_factory=list)
     since_ref: str | None = None
+    strategies: dict[str, int] = field(default_factory=dict)  # mutants run per strategy
 
     def single(self) -> MutationReport:
         """The one module's report, with the run's warnings (a one-module run)."""
@@ -93,6 +94,7 @@ class ProjectReport:
             "mutants_per_second": round(self.mutants / self.elapsed, 2) if self.elapsed else None,
             "baseline_seconds": round(self.baseline_seconds, 3),
             "mutant_seconds": round(self.mutant_seconds, 3),
+            "strategies": self.strategies,  # graft, rebind, fresh: how the mutants that ran ran
             "reused": sum(r.reused for m in self.modules for r in m.results),
             "survivors": [
                 {"module": m.module, **m.survivor(r)} for m in self.modules for r in m.survivors
