@@ -186,7 +186,7 @@ class GraftPlugin:
             if isinstance(code, Served):
                 code.install()
             elif code is None:
-                rebind(self.request.mutated(m), target)
+                rebind(self.request.mutated(m), target, self.request.module_of(m).source)
             elif isinstance(code, Exception):
                 raise code
             else:
