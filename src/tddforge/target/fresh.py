@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, List, Tuple
 import pytest
 
 from .hosting import Hosted, Starter, hand_back, run_items
+from .order import Neighbours
 from .processes import Pool, deliver, limit_cpu, wall_limit
 from .protocol import ChildVerdict, MutantRecord
 from .tracing import Targets
@@ -138,6 +139,7 @@ class FreshHost(FreshPlugin):
         self.measured = measured
         self.mutants = mutants
         self.fd = fd
+        self.neighbours = Neighbours(request.target_of)
 
     @pytest.hookimpl(hookwrapper=True, tryfirst=True)
     def pytest_collection(self, session: Any) -> Any:  # registered itself: no prepared config
@@ -157,7 +159,7 @@ class FreshHost(FreshPlugin):
         for m in self.mutants:
             if m["id"] in early:
                 continue
-            nodeids = fresh_order(self.measured, m)
+            nodeids = self.neighbours.first(m, fresh_order(self.measured, m))
             if pool.spawn((m, nodeids, time.monotonic()), wall_limit(limit), self._done):
                 limit_cpu(limit)
                 self._switch_on(m)
@@ -175,7 +177,16 @@ class FreshHost(FreshPlugin):
         sys.meta_path.insert(0, MutatedFinder(self.request.target_of(m), mutated))
 
     def _done(self, key: Key, result: ChildVerdict) -> None:
+        _note_killer(self.neighbours, key, result)
         self.request.journal.verdict(key[0], key[1], key[2], result)
+
+
+def _note_killer(neighbours: Neighbours, key: Key, result: ChildVerdict) -> None:
+    """A test that killed a mutant runs first for its neighbours (same line, same function,
+    or the module's top level)."""
+    killer = result.get("killer")
+    if result.get("verdict") == "killed" and killer in key[1]:
+        neighbours.killed(key[0], killer)
 
 
 def fresh_order(measured: Measured, m: MutantRecord) -> list[str]:
@@ -211,14 +222,16 @@ def run_each_fresh(
     """Per mutant, a child forked from the pristine process starts pytest whole, with the
     mutant served by the import hook (what a conftest importing the target needs)."""
     pool: Pool[Key] = Pool(request.workers, request.slots)
+    neighbours = Neighbours(request.target_of)
 
     def done(key: Key, result: ChildVerdict) -> None:
+        _note_killer(neighbours, key, result)
         request.journal.verdict(key[0], key[1], key[2], result)
 
     limit = measured.fresh_limit()
     for m in mutants:
         mutated = request.mutated(m)
-        nodeids = fresh_order(measured, m)
+        nodeids = neighbours.first(m, fresh_order(measured, m))
 
         def body(
             mutated: str = mutated, nodeids: list[str] = nodeids, target: str = request.target_of(m)
