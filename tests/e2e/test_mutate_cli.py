@@ -140,6 +140,7 @@ def test_a_package_by_default_with_every_mutant_and_a_step_summary(tmp_path: Pat
     [
         (None, ["../outside.py"], "is outside the project"),
         ("no tests", [], "no tests found for pkg"),
+        ("none collected", [], "no tests for pkg/__init__.py, pkg/calc.py, pkg/fmt.py: none"),
         ("red", [], "failing: tests/test_calc.py::test_add"),
     ],
 )
@@ -151,6 +152,9 @@ def test_bad_project_input_is_one_line_and_exit_2(
     if setup == "no tests":
         for test in (project / "tests").iterdir():
             test.unlink()
+    if setup == "none collected":
+        (project / "tests" / "test_calc.py").write_text("import pkg\n")
+        (project / "tests" / "test_fmt.py").unlink()
     if setup == "red":
         calc = project / "pkg" / "calc.py"
         calc.write_text(calc.read_text().replace("return a + b", "return a - b"))

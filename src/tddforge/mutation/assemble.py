@@ -136,10 +136,16 @@ def checked_baseline(lines: list[Event], stderr: str, prep: Prepared) -> Baselin
         raise PytestStartError(f"the tests cannot run: {_one_line(error.get('message'))}")
     if error["kind"] == "no_tests":
         where = ", ".join(prep.job.tests) or "the project"
-        raise BaselineError(f"the tests cannot run: no tests were collected from {where}")
+        raise BaselineError(f"no tests for {_modules(prep)}: none were collected from {where}")
     if error["kind"] == "collection":
         raise BaselineError(f"the tests cannot run: {_one_line(error.get('message'))}")
     raise RunnerError(f"mutation run failed: {_one_line(error.get('message'))}")
+
+
+def _modules(prep: Prepared, shown: int = 3) -> str:
+    rels = [t.rel for t in prep.targets]
+    more = f" and {len(rels) - shown} more" if len(rels) > shown else ""
+    return ", ".join(rels[:shown]) + more
 
 
 def _result(mutant: Mutant, row: MutantEvent | None) -> MutantResult:
