@@ -131,6 +131,7 @@ def test_a_package_by_default_with_every_mutant_and_a_step_summary(tmp_path: Pat
     row = next(m for m in report["all_mutants"] if m["verdict"] == "killed")
     assert set(row) >= {"module", "verdict", "line", "col", "end_line", "end_col", "killer"}
     assert {"original", "replacement"} <= set(row) and row["killer"].startswith("tests/")
+    assert row["strategy"] in ("graft", "fresh") and row["seconds"] > 0
     text = summary.read_text()
     assert "| `pkg/calc.py` |" in text and "| **total** |" in text and "```diff" in text
 

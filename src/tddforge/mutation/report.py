@@ -116,6 +116,8 @@ class MutationReport:
                 "original": r.mutant.original,
                 "replacement": r.mutant.replacement,
                 "killer": r.killer,
+                "strategy": r.mutant.strategy,  # "graft": in a function body; else import time
+                "seconds": round(r.duration, 4),  # its child's wall time (0 when reused)
             }
             for r in self.results
         ]
