@@ -112,9 +112,9 @@ def run_ours(work: Path, workers: int, python: Path) -> tuple[float, dict]:  # t
     return time.perf_counter() - started, json.loads(out)
 
 
-def run_plain(work: Path, python: Path) -> float:
-    """Wall seconds of one plain pytest run of the test file: a floor for any engine's run."""
-    command = [str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", TESTS]
+def run_plain(work: Path, python: Path, tests: str = TESTS) -> float:
+    """Wall seconds of one plain pytest run of the tests: a floor for any engine's run."""
+    command = [str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", tests]
     started = time.perf_counter()
     subprocess.run(command, cwd=work, capture_output=True, check=True)
     return time.perf_counter() - started

@@ -23,7 +23,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from mutation_vs_mutmut import mutmut_score, run_mutmut
+from mutation_vs_mutmut import mutmut_score, run_mutmut, run_plain
 
 PACKAGE = "toolz"
 TESTS = "toolz"  # its pytest testpaths: toolz/tests and toolz/sandbox/tests
@@ -59,14 +59,6 @@ def run_ours(work: Path, workers: int, python: Path, *extra: str) -> tuple[float
     started = time.perf_counter()
     out = subprocess.run(command, cwd=work, capture_output=True, text=True, check=True).stdout
     return time.perf_counter() - started, json.loads(out)
-
-
-def run_plain(work: Path, python: Path) -> float:
-    """Wall seconds of one plain pytest run of the whole suite."""
-    command = [str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", TESTS]
-    started = time.perf_counter()
-    subprocess.run(command, cwd=work, capture_output=True, check=True)
-    return time.perf_counter() - started
 
 
 def floor(work: Path, workers: int, python: Path) -> Any:
@@ -176,7 +168,7 @@ def run_project_bench(source: Path, mutmut: Path, args: argparse.Namespace) -> N
         wall, o_report = run_ours(ours, args.workers, python, "--no-cache", "--all")
         o_walls.append(wall)
         o_rates.append(o_report["totals"]["mutants"] / o_report["mutant_seconds"])
-        plains.append(run_plain(ours, python))
+        plains.append(run_plain(ours, python, TESTS))
         print(
             f"round {round_no + 1}: mutmut {m_walls[-1]:.1f} s, tddforge {o_walls[-1]:.1f} s, "
             f"plain pytest {plains[-1]:.2f} s",

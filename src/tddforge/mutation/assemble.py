@@ -15,7 +15,14 @@ from tddforge.mutation.mutant import Mutant
 from tddforge.mutation.project import ProjectReport
 from tddforge.mutation.report import MutantResult, MutationReport
 from tddforge.mutation.shapes import import_run, import_shape
-from tddforge.target.protocol import BaselineEvent, BaselineRecord, Event, MutantEvent, PriorVerdict
+from tddforge.target.protocol import (
+    BaselineEvent,
+    BaselineRecord,
+    DoneEvent,
+    Event,
+    MutantEvent,
+    PriorVerdict,
+)
 
 
 def assemble(
@@ -62,8 +69,16 @@ def assemble(
         mutant_seconds=mutant_seconds,
         baseline_seconds=float(phases.get("baseline", 0.0)),
         since_ref=prep.job.since_ref,
-        strategies=dict(done["counts"]) if done is not None else {},
+        strategies=_strategies(done),
     )
+
+
+def _strategies(done: DoneEvent | None) -> dict[str, int]:
+    """How many mutants ran by each strategy (none when the worker did not finish)."""
+    if done is None:
+        return {}
+    counts = done["counts"]
+    return {"graft": counts["graft"], "rebind": counts["rebind"], "fresh": counts["fresh"]}
 
 
 def _lines_of(baseline: BaselineEvent, target: str) -> dict[str, tuple[int, ...]]:

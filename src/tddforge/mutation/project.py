@@ -13,7 +13,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from tddforge.mutation.report import MutationReport
+from tddforge.mutation.report import MutationReport, score_of
 
 VERDICTS = ("killed", "survived", "timeout", "no-coverage", "error")
 SUMMARY_SURVIVORS = 200  # a GitHub step summary is capped at 1 MiB
@@ -58,17 +58,12 @@ class ProjectReport:
 
     def score(self, counting_equivalent: bool = False) -> float | None:
         """The headline score (likely-equivalent survivors left out, unless counted)."""
-        c = self.counts
-        left_out = 0 if counting_equivalent else self.likely_equivalent
-        judged = c["killed"] + c["survived"] - left_out + c["timeout"]
-        return 100.0 * c["killed"] / judged if judged else None
+        return score_of(self.counts, 0 if counting_equivalent else self.likely_equivalent)
 
     @property
     def strict_score(self) -> float | None:
         """As the score counting likely-equivalent survivors, with no-coverage as survived."""
-        c = self.counts
-        judged = c["killed"] + c["survived"] + c["timeout"] + c["no-coverage"]
-        return 100.0 * c["killed"] / judged if judged else None
+        return score_of(self.counts, strict=True)
 
     def rows(self) -> list[dict[str, Any]]:
         """One row per module with mutants: its counts and scores."""

@@ -58,16 +58,12 @@ class MutationReport:
     @property
     def score(self) -> float | None:
         """killed / (killed + survived + timeout), in percent; None when nothing was judged."""
-        c = self.counts
-        judged = c["killed"] + c["survived"] + c["timeout"]
-        return 100.0 * c["killed"] / judged if judged else None
+        return score_of(self.counts)
 
     @property
     def strict_score(self) -> float | None:
         """As ``score``, with no-coverage mutants counted as survivors."""
-        c = self.counts
-        judged = c["killed"] + c["survived"] + c["timeout"] + c["no-coverage"]
-        return 100.0 * c["killed"] / judged if judged else None
+        return score_of(self.counts, strict=True)
 
     @property
     def survivors(self) -> list[MutantResult]:
@@ -96,10 +92,7 @@ class MutationReport:
 
     def score_without_equivalent(self) -> float | None:
         """``score`` with the likely-equivalent survivors left out."""
-        equivalent = self.likely_equivalent()
-        c = self.counts
-        judged = c["killed"] + c["survived"] - len(equivalent) + c["timeout"]
-        return 100.0 * c["killed"] / judged if judged else None
+        return score_of(self.counts, left_out=len(self.likely_equivalent()))
 
     def every_mutant(self) -> list[dict[str, Any]]:
         """Every mutant with its verdict, exact span, texts and killer (``--all``)."""
@@ -216,6 +209,15 @@ class MutationReport:
                     "",
                 ]
         return "\n".join(lines)
+
+
+def score_of(counts: Counter[str], left_out: int = 0, strict: bool = False) -> float | None:
+    """killed / (killed + survived + timeout), in percent, with ``left_out`` survivors not
+    counted, and no-coverage counted as survived when ``strict``; None when nothing was
+    judged."""
+    judged = counts["killed"] + counts["survived"] - left_out + counts["timeout"]
+    judged += counts["no-coverage"] if strict else 0
+    return 100.0 * counts["killed"] / judged if judged else None
 
 
 def _round(value: float | None) -> float | None:
