@@ -119,6 +119,7 @@ class _Walk:
             strategy="graft" if graft else "fresh",
             graft_name=scope[0] if graft and scope else "",
             graft_firstlineno=scope[1] if graft and scope else 0,
+            reach=edit.reach,
         )
 
 

@@ -36,7 +36,7 @@ def ground_truth_timeout(report: MutationReport, mutant: Mutant) -> tuple[float,
     three collections, counted from collection on, in both. Otherwise --verify
     would report a difference in timeout policy instead of one in execution.
     """
-    lines = set(mutant.lines)
+    lines = set(mutant.reached)
     fresh = (
         mutant.strategy != "graft" or not report.test_lines or bool(lines & report.collect_lines)
     )

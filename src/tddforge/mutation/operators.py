@@ -33,6 +33,9 @@ class Edit:
     operator: str
     span: Span
     replacement: str
+    # the lines of the expression an operator token belongs to: running that expression
+    # may show no line event on the token's own line (``a\n and b``'s jump is on a's line)
+    reach: tuple[int, int] | None = None
 
 
 class Source:
@@ -113,20 +116,23 @@ MEMBERSHIP = {"in": "not in", "not in": "in"}
 BOOLEAN = {"and": "or", "or": "and"}
 
 
-def _swap(operator: str, table: dict[str, str], found: tuple[Span, str] | None) -> Iterator[Edit]:
+def _swap(
+    operator: str, table: dict[str, str], found: tuple[Span, str] | None, node: ast.AST
+) -> Iterator[Edit]:
     if found is not None and found[1] in table:
-        yield Edit(operator, found[0], table[found[1]])
+        first, last = node.lineno, node.end_lineno or node.lineno  # type: ignore[attr-defined]
+        yield Edit(operator, found[0], table[found[1]], (first, last))
 
 
 def op_arithmetic(node: ast.BinOp, src: Source) -> Iterator[Edit]:
     """``a + b`` → ``a - b`` and the other arithmetic/bitwise swaps."""
-    yield from _swap("arithmetic", ARITHMETIC, src.operator_between(node.left, node.right))
+    yield from _swap("arithmetic", ARITHMETIC, src.operator_between(node.left, node.right), node)
 
 
 def op_augmented(node: ast.AugAssign, src: Source) -> Iterator[Edit]:
     """``x += 1`` → ``x -= 1`` and the other augmented-assignment swaps."""
     yield from _swap(
-        "augmented_assignment", AUGMENTED, src.operator_between(node.target, node.value)
+        "augmented_assignment", AUGMENTED, src.operator_between(node.target, node.value), node
     )
 
 
@@ -135,17 +141,17 @@ def op_compare(node: ast.Compare, src: Source) -> Iterator[Edit]:
     left: ast.AST = node.left
     for right in node.comparators:
         found = src.operator_between(left, right)
-        yield from _swap("comparison", COMPARISON, found)
-        yield from _swap("boundary", BOUNDARY, found)
-        yield from _swap("identity", IDENTITY, found)
-        yield from _swap("membership", MEMBERSHIP, found)
+        yield from _swap("comparison", COMPARISON, found, node)
+        yield from _swap("boundary", BOUNDARY, found, node)
+        yield from _swap("identity", IDENTITY, found, node)
+        yield from _swap("membership", MEMBERSHIP, found, node)
         left = right
 
 
 def op_boolean(node: ast.BoolOp, src: Source) -> Iterator[Edit]:
     """``a and b`` → ``a or b`` (and back), once per operator occurrence."""
     for left, right in zip(node.values, node.values[1:], strict=False):
-        yield from _swap("boolean", BOOLEAN, src.operator_between(left, right))
+        yield from _swap("boolean", BOOLEAN, src.operator_between(left, right), node)
 
 
 def op_not_removal(node: ast.UnaryOp, src: Source) -> Iterator[Edit]:

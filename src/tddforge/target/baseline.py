@@ -29,7 +29,7 @@ from .protocol import (
     Timing,
     WorkerConfig,
 )
-from .request import targets_of
+from .request import reached, targets_of
 from .reuse import reusable_baseline
 from .tracing import LineTracer, Targets, TraceFromImport, line_count
 
@@ -273,7 +273,7 @@ class Measured:
             return self.by_speed
         target = self.target(m)
         nodeids: set[str] = set()
-        for line in range(m["line"], m["end_line"] + 1):
+        for line in reached(m):
             nodeids.update(self.cover.get((target, line), ()))
         return sorted(nodeids, key=self.durations.__getitem__)
 

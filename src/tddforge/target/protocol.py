@@ -43,10 +43,12 @@ class _MutantRecordRequired(TypedDict):
 class MutantRecord(_MutantRecordRequired, total=False):
     """One mutant as the host made it (``Mutant.to_data``), and the file it mutates
     (``target``: one of the request's ``targets``; the first when absent); ``shared``:
-    module data another file reads while it is imported (never rebound)."""
+    module data another file reads while it is imported (never rebound); ``reach``:
+    an operator token's expression, whose lines coverage sees it run by."""
 
     target: str
     shared: bool
+    reach: list[int]  # [first, last]: the lines running it shows in (default: its own)
 
 
 class PriorVerdict(TypedDict, total=False):

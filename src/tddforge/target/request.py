@@ -78,3 +78,10 @@ class Request:
         """The target's source with ``m`` applied (ValueError when it does not match)."""
         module = self.module_of(m)
         return apply_mutant(module.source, module.offsets, m)
+
+
+def reached(m: MutantRecord) -> range:
+    """The lines a test that ran ``m``'s code ran one of: its ``reach`` (an operator
+    token's whole expression), else its own lines."""
+    first, last = m.get("reach") or (m["line"], m["end_line"])
+    return range(first, last + 1)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .protocol import BaselineRecord, MutantRecord, PriorVerdict, Reused, WorkerConfig
+from .request import reached
 
 if TYPE_CHECKING:
     from .baseline import Measured
@@ -86,7 +87,7 @@ def at_collection_fresh(mutants: list[MutantRecord], measured: Measured) -> list
 
 
 def _ran_at_import(m: MutantRecord, measured: Measured) -> bool:
-    span = range(m["line"], m["end_line"] + 1)
+    span = reached(m)
     return m["strategy"] == "graft" and bool(measured.imported_lines(m).intersection(span))
 
 

@@ -212,3 +212,21 @@ def test_multi_line_call_removal() -> None:
     (removal,) = [m for m in find_mutants(source) if m.operator == "call_removal"]
     assert (removal.line, removal.end_line) == (2, 4)
     assert apply_mutant(source, removal) == "def f():\n    None\n    return 1\n"
+
+
+@pytest.mark.parametrize(
+    ("source", "operator", "reach"),
+    [
+        ("def f(a, b):\n    return (a\n            and b)\n", "boolean", (2, 3)),
+        ("def f(a, b):\n    return (a <\n            b)\n", "boundary", (2, 3)),
+        ("def f(a):\n    return a + 1\n", "arithmetic", (2, 2)),
+        ("def f(a):\n    return a\n", "return_none", None),  # its own span says it
+    ],
+)
+def test_an_operator_token_reaches_its_whole_expression(
+    source: str, operator: str, reach: tuple[int, int] | None
+) -> None:
+    mutant = next(m for m in find_mutants(source) if m.operator == operator)
+    assert mutant.reach == reach
+    first, last = reach or (2, 2)
+    assert list(mutant.reached) == list(range(first, last + 1))
