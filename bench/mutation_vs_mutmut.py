@@ -1,6 +1,7 @@
-"""mutmut 3.8.1 and tddforge's mutation engine, side by side on toolz's dicttoolz.py.
+"""mutmut 3.8.1 and tddforge's mutation engine, side by side on toolz (one module, or all of it).
 
 Usage: python bench/mutation_vs_mutmut.py [--targets DIR] [--rounds N] [--workers N]
+       python bench/mutation_vs_mutmut.py --project [--cosmic-seconds S] [--cosmic-venv V] [...]
 
 DIR is what ../shared/bench/fetch_targets.sh downloaded (default ./bench-targets;
 it is fetched when missing). mutmut gets its own venv under DIR, and that venv's
@@ -18,6 +19,14 @@ rates with their ratios (medians over the rounds):
 
 Then, in one process, it times a cold run against a warm re-score after one
 test was added to the test file. It is a measurement, not a test.
+
+With ``--project`` both tools mutate the whole ``toolz`` package against its
+whole suite (its pytest testpaths, ``toolz``), and the script also measures the floor of a
+mutant's cost (a child forked from the collected session running one test,
+``mutation.floor``) beside ours per mutant, re-runs ``tddforge mutate`` with
+its cache after a body edit of one module (what ran again, what was reused),
+and gives cosmic-ray ``S`` seconds on the same package (how far it got, or its
+figures when it finished).
 """
 
 from __future__ import annotations
@@ -103,9 +112,9 @@ def run_ours(work: Path, workers: int, python: Path) -> tuple[float, dict]:  # t
     return time.perf_counter() - started, json.loads(out)
 
 
-def run_plain(work: Path, python: Path) -> float:
-    """Wall seconds of one plain pytest run of the test file: a floor for any engine's run."""
-    command = [str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", TESTS]
+def run_plain(work: Path, python: Path, tests: str = TESTS) -> float:
+    """Wall seconds of one plain pytest run of the tests: a floor for any engine's run."""
+    command = [str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", tests]
     started = time.perf_counter()
     subprocess.run(command, cwd=work, capture_output=True, check=True)
     return time.perf_counter() - started
@@ -150,7 +159,18 @@ def main() -> None:
     parser.add_argument("--targets", type=Path, default=Path("bench-targets"))
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--project", action="store_true", help="the whole toolz package")
+    parser.add_argument("--cosmic-seconds", type=float, default=300.0)
+    parser.add_argument("--cosmic-venv", type=Path, help="default: DIR/cosmic-ray-venv")
     args = parser.parse_args()
+    if args.project:
+        from project_bench import run_project_bench  # beside this script
+
+        source = fetch(args.targets.resolve())
+        mutmut = mutmut_venv(args.targets.resolve())
+        args.cosmic_venv = args.cosmic_venv or args.targets / "cosmic-ray-venv"
+        run_project_bench(source, mutmut, args)
+        return
     source = fetch(args.targets.resolve())
     mutmut = mutmut_venv(args.targets.resolve())
     scratch = Path(tempfile.mkdtemp(prefix="mutbench-"))

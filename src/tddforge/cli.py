@@ -284,14 +284,13 @@ def _report_build(outcome: Outcome) -> None:
 
 
 @cli.command()
-@click.argument("module", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @click.option(
     "--tests",
     "tests",
     multiple=True,
-    required=True,
     type=click.Path(path_type=Path),
-    help="Test file or directory (repeatable).",
+    help="Test file or directory (repeatable; default: the project's configured suite).",
 )
 @click.option("--project", default=".", show_default=True, help="Project root (pytest's rootdir).")
 @click.option("--workers", type=click.IntRange(min=1), help="Parallel mutants (default: cores).")
@@ -305,11 +304,17 @@ def _report_build(outcome: Outcome) -> None:
     "--timeout", type=float, default=3600.0, show_default=True, help="Whole-run timeout (s)."
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON on stdout.")
+@click.option("--all", "every", is_flag=True, help="List every mutant in the JSON report.")
+@click.option(
+    "--summary",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Append the Markdown report to FILE (CI: $GITHUB_STEP_SUMMARY).",
+)
 @click.option(
     "--python", "python", help="Interpreter of the project (default: its .venv, else this one)."
 )
 def mutate(
-    module: Path,
+    paths: tuple[Path, ...],
     tests: tuple[Path, ...],
     project: str,
     workers: int | None,
@@ -319,29 +324,30 @@ def mutate(
     no_cache: bool,
     timeout: float,
     as_json: bool,
+    every: bool,
+    summary: Path | None,
     python: str | None,
 ) -> None:
-    """Mutation testing of MODULE against its tests: fast, exact, cached."""
-    from tddforge.mutation.engine import MutationJob, inside_project
-    from tddforge.orchestration.mutate_run import MutateOptions, run_mutate
+    """Mutation testing of modules, packages or directories (default: the project's)."""
+    from tddforge.orchestration.mutate_run import MutateOptions, MutateRequest, job_for, run_mutate
     from tddforge.runner import interpreter_for
 
     root = _project_dir(project)
     settings = _settings(root)
-    job = MutationJob(
-        project=root,
-        module=inside_project(root, module, "module"),
-        tests=tuple(
-            inside_project(root, t, "test path").relative_to(root).as_posix() for t in tests
-        ),
-        python=interpreter_for(root, python),
-        workers=workers or os.cpu_count() or 1,
-        since_ref=since_ref,
-        timeout=timeout,
-        use_cache=not no_cache,
+    request = MutateRequest(
+        root,
+        paths,
+        tests,
+        interpreter_for(root, python),
+        workers or os.cpu_count() or 1,
+        since_ref,
+        timeout,
+        not no_cache,
     )
-    options = MutateOptions(fail_under, verify, _counter("mutants"), _counter("ground truth"))
-    _finish(run_mutate(job, settings, options), as_json)
+    job, single = job_for(request, settings)
+    progress = (_counter("mutants"), _counter("ground truth"))
+    options = MutateOptions(fail_under, verify, *progress, every, summary)
+    _finish(run_mutate(job, settings, options, single), as_json)
 
 
 def _counter(label: str) -> Any:
@@ -357,37 +363,10 @@ def _counter(label: str) -> Any:
 
 
 def _report_mutation(outcome: Outcome) -> None:
-    data = outcome.data
-    if "verify" in data:
-        diffs = data["verify"]["differences"]
-        err.print(
-            f"verify: {len(diffs)} verdict difference(s) against a fresh interpreter per mutant"
-        )
-        for diff in diffs:
-            err.print(
-                f"  [red]differs[/red] {diff['id']}: ours {diff['ours']},"
-                f" ground truth {diff['ground_truth']}"
-            )
-    c = data["counts"]
-    score_text = "n/a" if data["score"] is None else f"{data['score']:.2f}%"
-    strict = "n/a" if data["strict_score"] is None else f"{data['strict_score']:.2f}%"
-    err.print(
-        f"mutation score {score_text} (strict {strict}): {data['mutants']} mutants, killed {c['killed']}, "
-        f"survived {c['survived']}, timeout {c['timeout']}, no coverage {c['no-coverage']}, "
-        f"error {c['error']}; {data['tests']} tests, {data['elapsed']:.1f} s"
-        + (f", {data['reused']} verdicts reused" if data["reused"] else "")
-    )
-    for warning in data["warnings"]:
-        err.print(f"  [yellow]warning[/yellow] {escape(warning)}")
-    for survivor in data["survivors"][:20]:
-        likely = " [dim](likely equivalent)[/dim]" if survivor["likely_equivalent"] else ""
-        err.print(
-            f"  [yellow]{survivor['verdict']}[/yellow] line {survivor['line']} {survivor['operator']}: "
-            f"{escape(survivor['original'])} → {escape(survivor['replacement'])}{likely}"
-        )
-    if len(data["survivors"]) > 20:
-        err.print(f"  … and {len(data['survivors']) - 20} more (see the report)")
-    err.print(f"report: {escape(str(outcome.files[0]))} and mutation.md")
+    from tddforge.orchestration.mutate_run import summary_lines
+
+    for line in summary_lines(outcome):
+        err.print(escape(line), soft_wrap=True)
 
 
 @cli.command()

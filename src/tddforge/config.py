@@ -79,6 +79,14 @@ class CoverConfig(_Frozen):
     mutation_timeout_seconds: float = Field(default=1800.0, gt=0)
 
 
+class MutateConfig(_Frozen):
+    """``tddforge mutate``'s keys, ``[tool.tddforge.mutate]``: what to mutate, with which tests."""
+
+    paths: list[str] = []  # modules, packages, directories; default: the project's packages
+    tests: list[str] = []  # default: pytest's testpaths, else tests/ or test/
+    exclude: list[str] = []  # globs of files never mutated, relative to the project
+
+
 class SandboxConfig(_Frozen):
     """Resource limits applied to every sandboxed command."""
 
@@ -115,6 +123,7 @@ class Settings(_Frozen):
     stages: StagesConfig = StagesConfig()
     kata: KataConfig = KataConfig()
     cover: CoverConfig = CoverConfig()
+    mutate: MutateConfig = MutateConfig()
 
     @property
     def llm_configured(self) -> bool:

@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from tddforge.workspace.git import Git
 from tests.integration.mutation.conftest import TESTS, write_project
+from tests.integration.mutation.test_project import FILES as PACKAGE_FILES
 
 pytestmark = [pytest.mark.e2e, pytest.mark.integration]
 
@@ -105,3 +107,81 @@ def test_a_conftest_pytest_cannot_load_is_reported_not_hidden(tmp_path: Path) ->
     assert result.returncode == 2
     (line,) = _errors(result.stderr)
     assert "pytest_ignore_collect" in line and "path" in line
+
+
+def _package(root: Path) -> Path:
+    for name, text in PACKAGE_FILES.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    return root
+
+
+def test_a_package_by_default_with_every_mutant_and_a_step_summary(tmp_path: Path) -> None:
+    project = _package(tmp_path / "p")
+    summary = tmp_path / "summary.md"
+    result = _mutate(project, "--json", "--all", "--summary", str(summary), "--workers", "2")
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    # pkg/__init__.py only imports: a module with no mutant has no row
+    assert [row["module"] for row in report["modules"]] == ["pkg/calc.py", "pkg/fmt.py"]
+    assert report["totals"]["modules"] == 3
+    ran = report["totals"]["mutants"] - report["totals"]["counts"]["no-coverage"]
+    assert sum(report["strategies"].values()) == ran  # graft, rebind, fresh
+    assert report["totals"]["mutants"] == len(report["all_mutants"]) > 0
+    row = next(m for m in report["all_mutants"] if m["verdict"] == "killed")
+    assert set(row) >= {"module", "verdict", "line", "col", "end_line", "end_col", "killer"}
+    assert {"original", "replacement"} <= set(row) and row["killer"].startswith("tests/")
+    assert row["strategy"] in ("graft", "fresh") and row["seconds"] > 0
+    text = summary.read_text()
+    assert "| `pkg/calc.py` |" in text and "| **total** |" in text and "```diff" in text
+
+
+@pytest.mark.parametrize(
+    ("setup", "args", "message"),
+    [
+        (None, ["../outside.py"], "is outside the project"),
+        ("no tests", [], "no tests found for pkg"),
+        ("none collected", [], "no tests for pkg/__init__.py, pkg/calc.py, pkg/fmt.py: none"),
+        ("red", [], "failing: tests/test_calc.py::test_add"),
+    ],
+)
+def test_bad_project_input_is_one_line_and_exit_2(
+    tmp_path: Path, setup: str | None, args: list[str], message: str
+) -> None:
+    project = _package(tmp_path / "p")
+    (tmp_path / "outside.py").write_text("X = 1\n")
+    if setup == "no tests":
+        for test in (project / "tests").iterdir():
+            test.unlink()
+    if setup == "none collected":
+        (project / "tests" / "test_calc.py").write_text("import pkg\n")
+        (project / "tests" / "test_fmt.py").unlink()
+    if setup == "red":
+        calc = project / "pkg" / "calc.py"
+        calc.write_text(calc.read_text().replace("return a + b", "return a - b"))
+    result = _mutate(project, *args)
+    assert result.returncode == 2
+    (line,) = _errors(result.stderr)
+    assert line.startswith("error: ") and message in line
+    assert not (project / ".tddforge" / "runs").exists()
+
+
+def test_since_ref_scores_the_changed_lines_of_the_package(tmp_path: Path) -> None:
+    project = _package(tmp_path / "p")
+    git = Git(project)
+    git.init()
+    git.add()
+    git.commit("base")
+    calc = project / "pkg" / "calc.py"
+    calc.write_text(calc.read_text().replace("return a + b", "return b + a"))
+    result = _mutate(project, "--since-ref", "HEAD", "--json", "--all", "--fail-under", "100")
+    report = json.loads(result.stdout)
+    assert report["since_ref"] == "HEAD"
+    assert [row["module"] for row in report["modules"]] == ["pkg/calc.py"]
+    assert {m["line"] for m in report["all_mutants"]} == {2}  # the changed line alone
+    assert report["modules"][0]["mutants"] == report["totals"]["mutants"] > 0
+    assert report["totals"]["score"] == 100.0 and result.returncode == 0  # add(2, 3) == 5
+    (project / "tests" / "test_calc.py").write_text("def test_none():\n    pass\n")
+    (project / "tests" / "test_fmt.py").write_text("def test_none():\n    pass\n")
+    weak = _mutate(project, "--since-ref", "HEAD", "--json", "--fail-under", "50")
+    assert json.loads(weak.stdout)["totals"]["score"] is None and weak.returncode == 1

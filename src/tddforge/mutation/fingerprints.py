@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TypeGuard
 
 from tddforge.analysis.testsource import is_test_class
+from tddforge.mutation.layout import python_files
 
 
 def _sha(*parts: str) -> str:
@@ -174,3 +175,15 @@ def fingerprints(project: Path, test_files: Iterable[Path]) -> dict[str, str]:
 def unchanged(before: dict[str, str], after: dict[str, str]) -> list[str]:
     """Tests present in both runs with the same fingerprint."""
     return sorted(name for name, digest in after.items() if before.get(name) == digest)
+
+
+def others(project: Path, modules: Iterable[Path], test_files: Iterable[Path]) -> str:
+    """A hash of the project's other Python files: neither mutated modules, test files nor
+    conftests (helpers, modules left out). Tests may run any of them, so any edit there
+    changes every test."""
+    known = {p.resolve() for p in [*modules, *test_files]}
+    parts = []
+    for path in python_files(project):
+        if path.resolve() not in known and path.name != "conftest.py":
+            parts += [path.relative_to(project).as_posix(), path.read_text("utf-8", "replace")]
+    return _sha(*parts)

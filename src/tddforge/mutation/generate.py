@@ -1,10 +1,15 @@
 """Walk a module and collect every mutant the operator table proposes.
 
-Besides what ``operators`` skips, two kinds of statement are never mutated, since
-no test can tell a change apart: a bare string statement anywhere (a docstring, or a
-string left in an enum's body), and an assignment to names the module uses only in
-annotations or under ``if TYPE_CHECKING:`` (``LocalType = Tuple[int, str]``), unless
-``__all__`` exports them.
+Besides what ``operators`` skips, some statements are never mutated, since no test
+can tell a change apart, or no test runs them: a bare string statement anywhere (a
+docstring, or a string left in an enum's body) and an assignment to ``__doc__`` (a
+docstring set late); an assignment to names the module uses only in annotations or
+under ``if TYPE_CHECKING:`` (``LocalType = Tuple[int, str]``), unless ``__all__``
+exports them; a statement coverage.py is told to leave out (``# pragma: no cover`` on
+its first line: the whole statement, its body included, as coverage.py does; on an
+``else:`` line, the ``else`` branch); and ``__all__`` itself when no module of the
+project star-imports this one (``star_imported=False``): then only a star import
+elsewhere, or a tool, reads it.
 """
 
 from __future__ import annotations
@@ -26,7 +31,9 @@ class _Walk:
     typing_only: frozenset[str] = frozenset()
 
     def visit(self, node: ast.AST, scope: Scope, in_default: bool = False) -> None:
-        if _is_docstring(node) or self._types_only(node):
+        if _is_docstring(node) or _sets_doc(node) or self._types_only(node):
+            return
+        if isinstance(node, ast.stmt | ast.ExceptHandler) and self._not_covered(node):
             return
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             self._function(node, scope)
@@ -41,6 +48,10 @@ class _Walk:
             self._all([node.target, *([node.value] if node.value else [])], scope)
         elif isinstance(node, ast.If) and _never_under_test(node.test):
             self.body(node.orelse, scope)
+        elif isinstance(node, ast.If | ast.For | ast.While | ast.Try) and self._else_left_out(node):
+            self._apply(node, scope, in_default)
+            fields = [f for f in ast.iter_child_nodes(node) if f not in node.orelse]
+            self._all(fields, scope, in_default)
         elif not isinstance(node, ast.JoinedStr):
             self._apply(node, scope, in_default)
             for child in ast.iter_child_nodes(node):
@@ -48,6 +59,19 @@ class _Walk:
 
     def body(self, statements: list[ast.stmt], scope: Scope) -> None:
         self._all(statements, scope)
+
+    def _not_covered(self, node: ast.stmt | ast.ExceptHandler) -> bool:
+        """``# pragma: no cover`` on the statement's first line (or a decorator's)."""
+        first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
+        return bool({first, node.lineno} & self.src.no_cover)
+
+    def _else_left_out(self, node: ast.If | ast.For | ast.While | ast.Try) -> bool:
+        """``else:  # pragma: no cover``: a line between the body and the else branch."""
+        if not node.orelse or (isinstance(node.orelse[0], ast.If) and len(node.orelse) == 1):
+            return False  # no else, or an elif (whose own line decides)
+        last = node.handlers[-1] if isinstance(node, ast.Try) and node.handlers else node.body[-1]
+        between = range((last.end_lineno or last.lineno) + 1, node.orelse[0].lineno)
+        return bool(self.src.no_cover.intersection(between))
 
     def _types_only(self, node: ast.AST) -> bool:
         """An assignment whose every target is a name used only for typing."""
@@ -95,6 +119,7 @@ class _Walk:
             strategy="graft" if graft else "fresh",
             graft_name=scope[0] if graft and scope else "",
             graft_firstlineno=scope[1] if graft and scope else 0,
+            reach=edit.reach,
         )
 
 
@@ -105,6 +130,33 @@ def _is_docstring(statement: ast.AST) -> bool:
         and isinstance(statement.value, ast.Constant)
         and isinstance(statement.value.value, str)
     )
+
+
+def _sets_doc(statement: ast.AST) -> bool:
+    """``f.__doc__ = ...`` or ``__doc__ = ...``: a docstring set after the fact."""
+    if not isinstance(statement, ast.Assign | ast.AnnAssign | ast.AugAssign):
+        return False
+    targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+    return all(
+        (isinstance(t, ast.Name) and t.id == "__doc__")
+        or (isinstance(t, ast.Attribute) and t.attr == "__doc__")
+        for t in targets
+    )
+
+
+def _sets_all(statement: ast.AST) -> bool:
+    """``__all__ = ...``, ``__all__ += ...``, ``__all__.extend(...)`` and the like."""
+    if isinstance(statement, ast.Assign | ast.AnnAssign | ast.AugAssign):
+        targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+        return all(isinstance(t, ast.Name) and t.id == "__all__" for t in targets)
+    if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
+        func = statement.value.func
+        return (
+            isinstance(func, ast.Attribute)
+            and isinstance(func.value, ast.Name)
+            and func.value.id == "__all__"
+        )
+    return False
 
 
 def _never_under_test(test: ast.expr) -> bool:
@@ -163,9 +215,13 @@ def exported_names(tree: ast.Module) -> set[str]:
     return names
 
 
-def find_mutants(source: str) -> list[Mutant]:
-    """Every mutant of ``source``, in source order; raises SyntaxError for invalid code."""
+def find_mutants(source: str, star_imported: bool = True) -> list[Mutant]:
+    """Every mutant of ``source``, in source order; raises SyntaxError for invalid code.
+
+    ``star_imported``: whether a module star-imports this one (else ``__all__`` is left alone).
+    """
     tree = ast.parse(source)
     walk = _Walk(Source(source), {}, typing_only_names(tree))
-    walk.body(tree.body, None)
+    body = tree.body if star_imported else [n for n in tree.body if not _sets_all(n)]
+    walk.body(body, None)
     return sorted(walk.found.values(), key=lambda m: (m.line, m.col, m.end_line, m.end_col, m.id))

@@ -39,10 +39,11 @@ class Mutant:
     strategy: str = "fresh"
     graft_name: str = ""  # the function's co_name, for strategy "graft"
     graft_firstlineno: int = 0  # its code object's co_firstlineno (first decorator line)
+    reach: tuple[int, int] | None = None  # lines running it shows in, when more than its own
 
     def to_data(self) -> MutantRecord:
         """Plain data, as sent to the worker and stored in reports."""
-        return MutantRecord(
+        record = MutantRecord(
             id=self.id,
             operator=self.operator,
             line=self.line,
@@ -55,11 +56,20 @@ class Mutant:
             graft_name=self.graft_name,
             graft_firstlineno=self.graft_firstlineno,
         )
+        if self.reach is not None:
+            record["reach"] = list(self.reach)
+        return record
 
     @property
     def lines(self) -> range:
         """The source lines the mutant touches."""
         return range(self.line, self.end_line + 1)
+
+    @property
+    def reached(self) -> range:
+        """The lines a test that ran the mutated code ran one of (coverage's view)."""
+        first, last = self.reach or (self.line, self.end_line)
+        return range(first, last + 1)
 
 
 def mutant_id(operator: str, span: tuple[int, int, int, int], replacement: str) -> str:

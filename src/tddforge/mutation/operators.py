@@ -5,10 +5,12 @@ an operator name, an exact character span and the replacement text. Operator
 tokens (``+``, ``<=``, ``not in``, ``and``, ``+=``) have no position in the AST,
 so they are located among the tokenizer's tokens between the operands.
 
-Skipped (by ``generate``): bare string statements (docstrings and the like), type
-annotations, assignments to names read only for typing, f-string internals, the
-body of ``if __name__ == "__main__":`` and ``if TYPE_CHECKING:``, and every line
-carrying ``# pragma: no mutate``.
+Skipped (by ``generate``): bare string statements (docstrings and the like) and
+assignments to ``__doc__``, type annotations, assignments to names read only for
+typing, f-string internals, the body of ``if __name__ == "__main__":`` and ``if
+TYPE_CHECKING:``, every line carrying ``# pragma: no mutate``, every statement
+(with its body) whose first line carries coverage.py's ``# pragma: no cover``,
+and ``__all__`` when nothing star-imports the module.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from __future__ import annotations
 import ast
 import bisect
 import io
+import re
 import tokenize
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -30,6 +33,9 @@ class Edit:
     operator: str
     span: Span
     replacement: str
+    # the lines of the expression an operator token belongs to: running that expression
+    # may show no line event on the token's own line (``a\n and b``'s jump is on a's line)
+    reach: tuple[int, int] | None = None
 
 
 class Source:
@@ -39,13 +45,12 @@ class Source:
         self.text = text
         self.lines = text.splitlines(keepends=True)
         self._bytes = [line.encode("utf-8") for line in self.lines]
-        self.tokens = [
-            t
-            for t in tokenize.generate_tokens(io.StringIO(text).readline)
-            if t.type in (tokenize.OP, tokenize.NAME)
-        ]
+        every = list(tokenize.generate_tokens(io.StringIO(text).readline))
+        self.tokens = [t for t in every if t.type in (tokenize.OP, tokenize.NAME)]
         self._starts = [t.start for t in self.tokens]
-        self.no_mutate = _pragma_lines(text)
+        comments = [t for t in every if t.type == tokenize.COMMENT]
+        self.no_mutate = frozenset(t.start[0] for t in comments if NO_MUTATE.search(t.string))
+        self.no_cover = frozenset(t.start[0] for t in comments if NO_COVER.search(t.string))
 
     def col(self, line: int, byte_col: int) -> int:
         """Character column of an AST byte column."""
@@ -83,15 +88,8 @@ class Source:
         return span, " ".join(t.string for t in found)
 
 
-def _pragma_lines(text: str) -> frozenset[int]:
-    lines = set()
-    try:
-        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
-            if tok.type == tokenize.COMMENT and "pragma: no mutate" in tok.string:
-                lines.add(tok.start[0])
-    except (tokenize.TokenError, SyntaxError):
-        pass
-    return frozenset(lines)
+NO_MUTATE = re.compile(r"pragma: no mutate")
+NO_COVER = re.compile(r"#\s*(pragma|PRAGMA)[:\s]?\s*(no|NO)\s*(cover|COVER)")  # coverage.py's
 
 
 # -- tables of swaps -----------------------------------------------------------
@@ -118,20 +116,23 @@ MEMBERSHIP = {"in": "not in", "not in": "in"}
 BOOLEAN = {"and": "or", "or": "and"}
 
 
-def _swap(operator: str, table: dict[str, str], found: tuple[Span, str] | None) -> Iterator[Edit]:
+def _swap(
+    operator: str, table: dict[str, str], found: tuple[Span, str] | None, node: ast.AST
+) -> Iterator[Edit]:
     if found is not None and found[1] in table:
-        yield Edit(operator, found[0], table[found[1]])
+        first, last = node.lineno, node.end_lineno or node.lineno  # type: ignore[attr-defined]
+        yield Edit(operator, found[0], table[found[1]], (first, last))
 
 
 def op_arithmetic(node: ast.BinOp, src: Source) -> Iterator[Edit]:
     """``a + b`` → ``a - b`` and the other arithmetic/bitwise swaps."""
-    yield from _swap("arithmetic", ARITHMETIC, src.operator_between(node.left, node.right))
+    yield from _swap("arithmetic", ARITHMETIC, src.operator_between(node.left, node.right), node)
 
 
 def op_augmented(node: ast.AugAssign, src: Source) -> Iterator[Edit]:
     """``x += 1`` → ``x -= 1`` and the other augmented-assignment swaps."""
     yield from _swap(
-        "augmented_assignment", AUGMENTED, src.operator_between(node.target, node.value)
+        "augmented_assignment", AUGMENTED, src.operator_between(node.target, node.value), node
     )
 
 
@@ -140,17 +141,17 @@ def op_compare(node: ast.Compare, src: Source) -> Iterator[Edit]:
     left: ast.AST = node.left
     for right in node.comparators:
         found = src.operator_between(left, right)
-        yield from _swap("comparison", COMPARISON, found)
-        yield from _swap("boundary", BOUNDARY, found)
-        yield from _swap("identity", IDENTITY, found)
-        yield from _swap("membership", MEMBERSHIP, found)
+        yield from _swap("comparison", COMPARISON, found, node)
+        yield from _swap("boundary", BOUNDARY, found, node)
+        yield from _swap("identity", IDENTITY, found, node)
+        yield from _swap("membership", MEMBERSHIP, found, node)
         left = right
 
 
 def op_boolean(node: ast.BoolOp, src: Source) -> Iterator[Edit]:
     """``a and b`` → ``a or b`` (and back), once per operator occurrence."""
     for left, right in zip(node.values, node.values[1:], strict=False):
-        yield from _swap("boolean", BOOLEAN, src.operator_between(left, right))
+        yield from _swap("boolean", BOOLEAN, src.operator_between(left, right), node)
 
 
 def op_not_removal(node: ast.UnaryOp, src: Source) -> Iterator[Edit]:

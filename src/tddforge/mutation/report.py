@@ -3,6 +3,8 @@
 score  = killed / (killed + survived + timeout)
 strict = killed / (killed + survived + timeout + no-coverage)
 Errors (a mutant the worker could not judge) are counted but excluded from both.
+The score without likely-equivalent survivors (``equivalence``) leaves them out
+of the score's denominator; it is given beside the score.
 """
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ class MutationReport:
     collect_lines: frozenset[int] = frozenset()  # the module's lines run at collection
     # the worker's mutant phase: after the baseline, to the last verdict
     mutant_seconds: float = 0.0
+    _equivalent: dict[str, str] | None = field(default=None, repr=False, compare=False)
 
     @property
     def counts(self) -> Counter[str]:
@@ -55,16 +58,12 @@ class MutationReport:
     @property
     def score(self) -> float | None:
         """killed / (killed + survived + timeout), in percent; None when nothing was judged."""
-        c = self.counts
-        judged = c["killed"] + c["survived"] + c["timeout"]
-        return 100.0 * c["killed"] / judged if judged else None
+        return score_of(self.counts)
 
     @property
     def strict_score(self) -> float | None:
         """As ``score``, with no-coverage mutants counted as survivors."""
-        c = self.counts
-        judged = c["killed"] + c["survived"] + c["timeout"] + c["no-coverage"]
-        return 100.0 * c["killed"] / judged if judged else None
+        return score_of(self.counts, strict=True)
 
     @property
     def survivors(self) -> list[MutantResult]:
@@ -86,13 +85,40 @@ class MutationReport:
 
     def likely_equivalent(self) -> dict[str, str]:
         """Survivor id → why it is likely equivalent (``equivalence``); still a survivor."""
-        survived = [r.mutant for r in self.results if r.verdict == "survived"]
-        return likely_equivalent(survived, self.source)
+        if self._equivalent is None:
+            survived = [r.mutant for r in self.results if r.verdict == "survived"]
+            self._equivalent = likely_equivalent(survived, self.source)
+        return self._equivalent
 
-    def to_data(self) -> dict[str, Any]:
-        """The report as plain data (the JSON output)."""
+    def score_without_equivalent(self) -> float | None:
+        """``score`` with the likely-equivalent survivors left out."""
+        return score_of(self.counts, left_out=len(self.likely_equivalent()))
+
+    def every_mutant(self) -> list[dict[str, Any]]:
+        """Every mutant with its verdict, exact span, texts and killer (``--all``)."""
+        return [
+            {
+                "module": self.module,
+                "id": r.mutant.id,
+                "operator": r.mutant.operator,
+                "verdict": r.verdict,
+                "line": r.mutant.line,
+                "col": r.mutant.col,
+                "end_line": r.mutant.end_line,
+                "end_col": r.mutant.end_col,
+                "original": r.mutant.original,
+                "replacement": r.mutant.replacement,
+                "killer": r.killer,
+                "strategy": r.mutant.strategy,  # "graft": in a function body; else import time
+                "seconds": round(r.duration, 4),  # its child's wall time (0 when reused)
+            }
+            for r in self.results
+        ]
+
+    def to_data(self, every: bool = False) -> dict[str, Any]:
+        """The report as plain data (the JSON output); with ``every``, every mutant listed."""
         equivalent = self.likely_equivalent()
-        return {
+        data: dict[str, Any] = {
             "module": self.module,
             "mutants": len(self.results),
             "tests": self.tests,
@@ -101,6 +127,8 @@ class MutationReport:
             },
             "score": _round(self.score),
             "strict_score": _round(self.strict_score),
+            "score_without_equivalent": _round(self.score_without_equivalent()),
+            "likely_equivalent": len(equivalent),
             "elapsed": round(self.elapsed, 3),
             "mutants_per_second": round(len(self.results) / self.elapsed, 2)
             if self.elapsed
@@ -116,6 +144,13 @@ class MutationReport:
             "warnings": self.warnings,
             "chart": self.chart_data(),
         }
+        if every:
+            data["all_mutants"] = self.every_mutant()
+        return data
+
+    def survivor(self, result: MutantResult) -> dict[str, Any]:
+        """A survivor as the reports show it: where, what, its diff, whether likely equivalent."""
+        return self._survivor(result, self.likely_equivalent())
 
     def _survivor(self, result: MutantResult, equivalent: dict[str, str]) -> dict[str, Any]:
         before, after = diff_line(self.source, result.mutant)
@@ -174,6 +209,15 @@ class MutationReport:
                     "",
                 ]
         return "\n".join(lines)
+
+
+def score_of(counts: Counter[str], left_out: int = 0, strict: bool = False) -> float | None:
+    """killed / (killed + survived + timeout), in percent, with ``left_out`` survivors not
+    counted, and no-coverage counted as survived when ``strict``; None when nothing was
+    judged."""
+    judged = counts["killed"] + counts["survived"] - left_out + counts["timeout"]
+    judged += counts["no-coverage"] if strict else 0
+    return 100.0 * counts["killed"] / judged if judged else None
 
 
 def _round(value: float | None) -> float | None:

@@ -93,3 +93,19 @@ def _error_line(text: str) -> str | None:
 def neutral_args(ini: Path, project: Path) -> list[str]:
     """pytest arguments for an empty configuration that keep the project's rootdir and conftests."""
     return ["-c", str(ini), f"--rootdir={project}", f"--confcutdir={project}"]
+
+
+def testpaths(project: Path) -> list[str]:
+    """The ``testpaths`` of the file pytest reads its configuration from (empty without)."""
+    config = find_config(project)
+    if config is None:
+        return []
+    path = project / config
+    if config == "pyproject.toml":
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        value = data["tool"]["pytest"]["ini_options"].get("testpaths", [])
+        return [value] if isinstance(value, str) else [str(v) for v in value]
+    parser = configparser.ConfigParser(interpolation=None)
+    parser.read(path, encoding="utf-8")
+    section = "tool:pytest" if config == "setup.cfg" else "pytest"
+    return parser.get(section, "testpaths", fallback="").split()

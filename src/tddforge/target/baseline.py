@@ -8,13 +8,14 @@ import json
 import os
 import sys
 import time
-from dataclasses import dataclass
-from typing import Any, Callable
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Tuple
 
 import pytest
 
 from .codecache import imported_sources
 from .hosting import Starter, run_protocol
+from .imports import ImportWatch
 from .processes import drain, quiet, read_all, send
 from .protocol import (
     BASELINE,
@@ -28,8 +29,9 @@ from .protocol import (
     Timing,
     WorkerConfig,
 )
+from .request import reached, targets_of
 from .reuse import reusable_baseline
-from .tracing import LineTracer, SameFile, TraceFromImport, target_imported
+from .tracing import LineTracer, Targets, TraceFromImport, line_count
 
 
 class BaselinePlugin:
@@ -37,23 +39,25 @@ class BaselinePlugin:
 
     def __init__(
         self,
-        target: str,
+        targets: list[str],
         fd: int,
         reusable: dict[str, BaselineRecord] | None = None,
         sources_fd: int | None = None,
     ):
-        self.is_target = SameFile(target)
+        self.targets = Targets(targets)
         self.fd = fd
         self.sources_fd = sources_fd
         self.reusable = reusable or {}  # nodeid -> a still-valid baseline record
-        self.collect = LineTracer(self.is_target)
+        self.collect = LineTracer(self.targets)
         self.collect_started = time.perf_counter()
         self.collect_seconds = 0.0
         self.collect_errors: list[str] = []
+        self.lazy: list[str] = []
+        self.import_lines: dict[str, set[int]] = {t: set() for t in targets}
         self.skipped = False  # whether the running test's reports include a skip
-        # No target line can run before the target is imported: trace from then on.
-        self.watch = TraceFromImport(target, self.collect.trace)
-        if target_imported(target):
+        # No target line can run before a target is imported: trace from then on.
+        self.watch = TraceFromImport(self.targets, self.collect.trace)
+        if self.targets.imported():
             sys.settrace(self.collect.trace)
         else:
             sys.meta_path.insert(0, self.watch)
@@ -64,8 +68,12 @@ class BaselinePlugin:
         sys.settrace(None)
         with contextlib.suppress(ValueError):
             sys.meta_path.remove(self.watch)
-        if self.watch.missed():  # imported some other way: assume every line ran
-            self.collect.lines.update(range(1, self.watch.line_count() + 1))
+        for target in self.watch.missed():  # imported some other way: assume every line ran
+            self.collect.lines[target].update(range(1, line_count(target) + 1))
+        imported = set(self.targets.imported())
+        self.lazy = [t for t in self.targets.names if t not in imported]
+        for target, lines in self.collect.lines.items():
+            self.import_lines[target].update(lines)
         self.collect_seconds = time.perf_counter() - self.collect_started
         if self.sources_fd is not None:  # the parent compiles these while the tests run
             send(self.sources_fd, imported_sources())
@@ -89,30 +97,42 @@ class BaselinePlugin:
         for index, item in enumerate(items):
             nextitem = items[index + 1] if index + 1 < len(items) else None
             known = self.reusable.get(item.nodeid)
-            tests[item.nodeid] = known if known is not None else self._run(item, nextitem)
+            tests[item.nodeid] = record = known or self._run(item, nextitem)
+            for target, lines in record["imports"].items():  # a test imported it, or reloaded it
+                self.import_lines.setdefault(target, set()).update(lines)
         result = BaselineResult(
             tests=tests,
             order=[i.nodeid for i in items],
-            collect_lines=sorted(self.collect.lines),
+            collect_lines={t: sorted(lines) for t, lines in self.import_lines.items() if lines},
             collect_seconds=self.collect_seconds,
             collect_errors=self.collect_errors,
+            lazy=self.lazy,
         )
         send(self.fd, result)
         os.close(self.fd)
         os._exit(0)
 
     def _run(self, item: Any, nextitem: Any) -> BaselineRecord:
-        tracer = LineTracer(self.is_target)
+        tracer = LineTracer(self.targets)
         self.skipped = False
         started = time.perf_counter()
-        sys.settrace(tracer.trace)
-        try:
-            failed = run_protocol(item, nextitem)
-        finally:
-            sys.settrace(None)
+        with ImportWatch(self.targets) as watch:
+            sys.settrace(tracer.trace)
+            try:
+                failed = run_protocol(item, nextitem)
+            finally:
+                sys.settrace(None)
         outcome = "failed" if failed else "skipped" if self.skipped else "passed"
         duration = time.perf_counter() - started
-        return BaselineRecord(outcome=outcome, duration=duration, lines=sorted(tracer.lines))
+        imports = {t: sorted(lines) for t, lines in tracer.import_lines.items() if lines}
+        lines = tracer.found()
+        return BaselineRecord(
+            outcome=outcome,
+            duration=duration,
+            lines=lines,
+            imports=imports,
+            imported=watch.imported(),
+        )
 
 
 def run_baseline(
@@ -152,7 +172,7 @@ def _baseline_child(
     quiet(stderr_to=errors)
     try:
         reusable = reusable_baseline(config)
-        plugin = BaselinePlugin(config["target"], fd, reusable, sources_fd)
+        plugin = BaselinePlugin(targets_of(config), fd, reusable, sources_fd)
         code = starter.main(plugin)
         # Reached only when pytest stopped before running tests (usage or collection errors).
         send(fd, BaselineResult(pytest_exit=int(code), collect_errors=plugin.collect_errors))
@@ -194,9 +214,15 @@ def baseline_event(tests: dict[str, BaselineRecord], measured: Measured) -> Base
         event=BASELINE,
         tests=timings,
         coverage={n: t["lines"] for n, t in tests.items()},
-        collect_lines=measured.collect_lines,
+        imports={n: t["imports"] for n, t in tests.items() if t["imports"]},
+        imported={n: t["imported"] for n, t in tests.items() if t["imported"]},
+        collect_lines={t: sorted(lines) for t, lines in measured.collect_lines.items() if lines},
         collect_seconds=measured.collect_seconds,
+        lazy=sorted(measured.lazy),
     )
+
+
+Line = Tuple[str, int]  # (target, line number)
 
 
 @dataclass(frozen=True)
@@ -209,36 +235,59 @@ class Measured:
 
     durations: dict[str, float]
     by_speed: list[str]  # every passing test, fastest first: what a fresh mutant runs
-    cover: dict[int, list[str]]  # line -> the passing tests that ran it
-    collect_lines: list[int]
+    cover: dict[Line, list[str]]  # (target, line) -> the passing tests that ran it
+    collect_lines: dict[str, set[int]]  # target -> lines run while a target was imported
     collect_seconds: float
     floor: float
     factor: float
+    default_target: str = ""  # the target of a mutant that names none
+    lazy: frozenset[str] = frozenset()  # targets the collection did not import
+    users: dict[str, set[str]] = field(default_factory=dict)  # target -> tests running it
 
     @classmethod
-    def of(cls, baseline: BaselineResult, floor: float, factor: float) -> Measured:
-        """Read a baseline that ``baseline_error`` found fit."""
+    def of(cls, baseline: BaselineResult, floor: float, factor: float, target: str) -> Measured:
+        """Read a baseline that ``baseline_error`` found fit (``target``: the default one)."""
         tests = baseline["tests"]
         durations = {n: t["duration"] for n, t in tests.items() if t["outcome"] == "passed"}
         by_speed = sorted(durations, key=durations.__getitem__)
         cover = _coverage_index({n: t for n, t in tests.items() if n in durations})
         collect_seconds = float(baseline.get("collect_seconds", 0.0))
-        lines = baseline["collect_lines"]
-        return cls(durations, by_speed, cover, lines, collect_seconds, floor, factor)
+        lines = {t: set(found) for t, found in baseline["collect_lines"].items()}
+        lazy = frozenset(baseline.get("lazy", []))
+        users: dict[str, set[str]] = {}
+        for nodeid in durations:
+            for name in [*tests[nodeid]["lines"], *tests[nodeid]["imported"]]:
+                users.setdefault(name, set()).add(nodeid)
+        return cls(
+            durations, by_speed, cover, lines, collect_seconds, floor, factor, target, lazy, users
+        )
+
+    def target(self, m: MutantRecord) -> str:
+        """The file ``m`` mutates."""
+        return m.get("target") or self.default_target
 
     def covering(self, m: MutantRecord) -> list[str]:
         """The tests a mutant's child runs, fastest first: those running its lines (graft),
         or all (fresh)."""
         if m["strategy"] != "graft":
             return self.by_speed
+        target = self.target(m)
         nodeids: set[str] = set()
-        for line in range(m["line"], m["end_line"] + 1):
-            nodeids.update(self.cover.get(line, ()))
+        for line in reached(m):
+            nodeids.update(self.cover.get((target, line), ()))
         return sorted(nodeids, key=self.durations.__getitem__)
 
-    def tests_running(self, lines: set[int]) -> set[str]:
-        """The passing tests that ran any of ``lines``."""
-        return {n for line in lines for n in self.cover.get(line, ())}
+    def tests_running(self, target: str, lines: Iterable[int]) -> set[str]:
+        """The passing tests that ran any of ``lines`` of ``target``."""
+        return {n for line in lines for n in self.cover.get((target, line), ())}
+
+    def tests_of(self, target: str) -> set[str]:
+        """The passing tests that ran any line of ``target`` or imported it."""
+        return self.users.get(target, set())
+
+    def imported_lines(self, m: MutantRecord) -> set[int]:
+        """The lines of ``m``'s target run while a target was imported."""
+        return self.collect_lines.get(self.target(m), set())
 
     def timeout(self, nodeids: list[str], extra: float = 0.0) -> float:
         """The CPU budget of a child running ``nodeids`` (plus ``extra`` seconds)."""
@@ -249,9 +298,10 @@ class Measured:
         return self.timeout(self.by_speed, self.collect_seconds * 3)
 
 
-def _coverage_index(tests: dict[str, BaselineRecord]) -> dict[int, list[str]]:
-    index: dict[int, list[str]] = {}
+def _coverage_index(tests: dict[str, BaselineRecord]) -> dict[Line, list[str]]:
+    index: dict[Line, list[str]] = {}
     for nodeid, data in tests.items():
-        for line in data["lines"]:
-            index.setdefault(line, []).append(nodeid)
+        for target, lines in data["lines"].items():
+            for line in lines:
+                index.setdefault((target, line), []).append(nodeid)
     return index

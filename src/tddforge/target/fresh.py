@@ -22,10 +22,11 @@ from typing import TYPE_CHECKING, Any, List, Tuple
 
 import pytest
 
-from .hosting import Starter, hand_back, host, run_items
+from .hosting import Hosted, Starter, hand_back, run_items
+from .order import Neighbours
 from .processes import Pool, deliver, limit_cpu, wall_limit
 from .protocol import ChildVerdict, MutantRecord
-from .tracing import target_imported
+from .tracing import Targets
 
 if TYPE_CHECKING:  # the reference run imports this module and needs neither
     from .baseline import Measured
@@ -60,6 +61,33 @@ class MutatedLoader(importlib.machinery.SourceFileLoader):
     def get_code(self, fullname: str) -> types.CodeType:
         """The mutated source's code."""
         return compile(self.mutated, self.path, "exec", dont_inherit=True)
+
+
+class CodeFinder(MutatedFinder):
+    """Serves ready-made code for the target file (a module with one function mutated)."""
+
+    def __init__(self, target: str, code: types.CodeType):
+        super().__init__(target, "")
+        self.code = code
+
+    def find_spec(self, name: str, path: Any, target: Any = None) -> Any:
+        """The target's spec, loading the code; None for every other module."""
+        spec = super().find_spec(name, path, target)
+        if spec is not None:
+            spec.loader = CodeLoader(name, spec.origin, self.code)
+        return spec
+
+
+class CodeLoader(importlib.machinery.SourceFileLoader):
+    """Loads ready-made code; never reads or writes bytecode caches."""
+
+    def __init__(self, name: str, path: str, code: types.CodeType):
+        super().__init__(name, path)
+        self.code = code
+
+    def get_code(self, fullname: str) -> types.CodeType:
+        """The code it was given."""
+        return self.code
 
 
 class FreshPlugin:
@@ -111,6 +139,7 @@ class FreshHost(FreshPlugin):
         self.measured = measured
         self.mutants = mutants
         self.fd = fd
+        self.neighbours = Neighbours(request.target_of)
 
     @pytest.hookimpl(hookwrapper=True, tryfirst=True)
     def pytest_collection(self, session: Any) -> Any:  # registered itself: no prepared config
@@ -121,20 +150,23 @@ class FreshHost(FreshPlugin):
     def collection_starts(self, session: Any) -> None:
         """In the host: fork the children, wait for them, hand back, end. A child returns."""
         request = self.request
-        if target_imported(request.target):
-            hand_back(self.fd, [m["id"] for m in self.mutants])
+        imported = set(Targets(request.targets).imported())
+        early = [m["id"] for m in self.mutants if request.target_of(m) in imported]
         gc.collect()
         gc.freeze()  # the children share the started session's heap
-        pool: Pool[Key] = Pool(request.workers)
-        nodeids, limit = self.measured.by_speed, self.measured.fresh_limit()
+        pool: Pool[Key] = Pool(request.workers, request.slots)
+        limit = self.measured.fresh_limit()
         for m in self.mutants:
+            if m["id"] in early:
+                continue
+            nodeids = self.neighbours.first(m, fresh_order(self.measured, m))
             if pool.spawn((m, nodeids, time.monotonic()), wall_limit(limit), self._done):
                 limit_cpu(limit)
                 self._switch_on(m)
                 self.order = nodeids
                 return  # this child goes on: pytest collects the mutant and runs its tests
         pool.drain(self._done)
-        hand_back(self.fd, [])
+        hand_back(self.fd, early)
 
     def _switch_on(self, m: MutantRecord) -> None:
         """In a mutant's child: serve the mutated source to the coming import."""
@@ -142,20 +174,45 @@ class FreshHost(FreshPlugin):
             mutated = self.request.mutated(m)
         except ValueError as exc:
             deliver({"verdict": "error", "detail": str(exc)})
-        sys.meta_path.insert(0, MutatedFinder(self.request.target, mutated))
+        sys.meta_path.insert(0, MutatedFinder(self.request.target_of(m), mutated))
 
     def _done(self, key: Key, result: ChildVerdict) -> None:
+        _note_killer(self.neighbours, key, result)
         self.request.journal.verdict(key[0], key[1], key[2], result)
+
+
+def _note_killer(neighbours: Neighbours, key: Key, result: ChildVerdict) -> None:
+    """A test that killed a mutant runs first for its neighbours (same line, same function,
+    or the module's top level)."""
+    killer = result.get("killer")
+    if result.get("verdict") == "killed" and killer in key[1]:
+        neighbours.killed(key[0], killer)
+
+
+def fresh_order(measured: Measured, m: MutantRecord) -> list[str]:
+    """Every test, fastest first, those that ran the mutant's module before the others."""
+    users = measured.tests_of(measured.target(m))
+    return [n for n in measured.by_speed if n in users] + [
+        n for n in measured.by_speed if n not in users
+    ]
+
+
+def start_fresh(
+    request: Request, measured: Measured, starter: Starter, mutants: list[MutantRecord]
+) -> Hosted:
+    """Start judging fresh mutants from one started session; its ``wait`` gives the ids of
+    those whose target was imported before collection (``run_each_fresh`` then)."""
+    ids = [m["id"] for m in mutants]
+    return Hosted.start(starter, lambda fd: FreshHost(request, measured, mutants, fd), ids)
 
 
 def run_fresh(
     request: Request, measured: Measured, starter: Starter, mutants: list[MutantRecord]
 ) -> None:
-    """Judge fresh mutants, from one started session when nothing imported the target yet."""
+    """Judge fresh mutants, from one started session when nothing imported their target yet."""
     if not mutants:
         return
-    ids = [m["id"] for m in mutants]
-    handed_back = host(starter, lambda fd: FreshHost(request, measured, mutants, fd), ids)
+    handed_back = start_fresh(request, measured, starter, mutants).wait()
     run_each_fresh(request, measured, starter, [m for m in mutants if m["id"] in handed_back])
 
 
@@ -164,18 +221,23 @@ def run_each_fresh(
 ) -> None:
     """Per mutant, a child forked from the pristine process starts pytest whole, with the
     mutant served by the import hook (what a conftest importing the target needs)."""
-    pool: Pool[Key] = Pool(request.workers)
+    pool: Pool[Key] = Pool(request.workers, request.slots)
+    neighbours = Neighbours(request.target_of)
 
     def done(key: Key, result: ChildVerdict) -> None:
+        _note_killer(neighbours, key, result)
         request.journal.verdict(key[0], key[1], key[2], result)
 
-    nodeids, limit = measured.by_speed, measured.fresh_limit()
+    limit = measured.fresh_limit()
     for m in mutants:
         mutated = request.mutated(m)
+        nodeids = neighbours.first(m, fresh_order(measured, m))
 
-        def body(mutated: str = mutated) -> ChildVerdict:
+        def body(
+            mutated: str = mutated, nodeids: list[str] = nodeids, target: str = request.target_of(m)
+        ) -> ChildVerdict:
             limit_cpu(limit)
-            sys.meta_path.insert(0, MutatedFinder(request.target, mutated))
+            sys.meta_path.insert(0, MutatedFinder(target, mutated))
             plugin = FreshPlugin()
             plugin.order = nodeids
             code = starter.main(plugin)  # delivers the verdict when it knows it

@@ -3,9 +3,14 @@
 One collector child collects the tests but never runs one; per mutant it
 forks a grandchild that gives the live function objects the mutated code (or,
 for a module-level data mutant, ``rebind``s it) and runs only the covering
-tests, fastest first, stopping at the first failure. No test's side effects
-can leak into another mutant's verdict: every grandchild starts from the
-never-run collector.
+tests, stopping at the first failure. No test's side effects can leak into
+another mutant's verdict: every grandchild starts from the never-run collector.
+
+A target the collection did not import (its tests import it inside test
+functions) has no live functions yet: the grandchild serves the mutated module
+to the tests' own import instead (the module's code with the mutated function
+put in, or, for code run at import, the mutated source), as a fresh import
+would, without collecting again.
 """
 
 from __future__ import annotations
@@ -17,95 +22,65 @@ from typing import TYPE_CHECKING, Any, Dict, List, Tuple, Union
 
 import pytest
 
-from .hosting import Starter, hand_back, host, run_items
+from .blocks import Blocks, find_code, replace_code
+from .fresh import CodeFinder, MutatedFinder
+from .hosting import Hosted, Starter, hand_back, run_items
+from .order import Neighbours, schedule
 from .processes import Pool, limit_cpu, wall_limit
 from .protocol import ChildVerdict, MutantRecord
 from .rebind import rebind
-from .source import apply_mutant
-from .tracing import SameFile
+from .tracing import Targets
 
 if TYPE_CHECKING:
     from .baseline import Measured
     from .request import Request
 
 Key = Tuple[MutantRecord, List[str], float]  # a mutant, the tests its child runs, when it began
-Live = Dict[Tuple[str, int], List[types.FunctionType]]
-# what a grandchild switches on: grafted code, a compile error to raise there, or None: rebind
-Prepared = Union[types.CodeType, Exception, None]
+Live = Dict[Tuple[str, str, int], List[types.FunctionType]]  # (target, name, first line)
 
 
-def find_code(code: types.CodeType, name: str, firstlineno: int) -> types.CodeType | None:
-    """The code object named ``name`` starting at ``firstlineno``, searched depth first."""
-    for const in code.co_consts:
-        if isinstance(const, types.CodeType):
-            if const.co_name == name and const.co_firstlineno == firstlineno:
-                return const
-            found = find_code(const, name, firstlineno)
-            if found is not None:
-                return found
-    return None
+class Served:
+    """What a grandchild serves to the tests' import of a target the collection left alone."""
+
+    def __init__(self, target: str, code: types.CodeType | None, source: str | None):
+        self.target = target
+        self.code = code
+        self.source = source
+
+    def install(self) -> None:
+        """Put the finder first on ``sys.meta_path``."""
+        import sys
+
+        finder = (
+            CodeFinder(self.target, self.code)
+            if self.code is not None
+            else MutatedFinder(self.target, self.source or "")
+        )
+        sys.meta_path.insert(0, finder)
 
 
-def live_functions(target: str) -> Live:
-    """Every live function object whose code comes from the target file."""
+# what a grandchild switches on: grafted code, a module to serve, a compile error to raise
+# there, or None: rebind
+Prepared = Union[types.CodeType, Served, Exception, None]
+
+
+def live_functions(targets: Targets) -> Live:
+    """Every live function object whose code comes from a target file."""
     index: Live = {}
-    is_target = SameFile(target)
     for obj in gc.get_objects():
-        if isinstance(obj, types.FunctionType) and is_target(obj.__code__.co_filename):
-            key = (obj.__code__.co_name, obj.__code__.co_firstlineno)
-            index.setdefault(key, []).append(obj)
+        if isinstance(obj, types.FunctionType):
+            target = targets(obj.__code__.co_filename)
+            if target is not None:
+                key = (target, obj.__code__.co_name, obj.__code__.co_firstlineno)
+                index.setdefault(key, []).append(obj)
     return index
 
 
-class Blocks:
-    """Compiles a graft mutant's enclosing top-level statement alone, not the whole module.
-
-    The statement is compiled at its own line numbers (blank lines before it)
-    and with the module's ``__future__`` flags, so its code objects are the ones
-    a whole-module compile gives; compiling one function instead of the module
-    is most of a graft's cost saved.
-    """
-
-    def __init__(self, source: str, offsets: list[int]):
-        import __future__
-
-        import ast
-
-        self.source = source
-        self.offsets = offsets
-        tree = ast.parse(source)
-        self.spans: list[tuple[int, int]] = []
-        self.flags = 0
-        for node in tree.body:
-            decorators = getattr(node, "decorator_list", [])
-            start = min([node.lineno] + [d.lineno for d in decorators])
-            self.spans.append((start, node.end_lineno or node.lineno))
-            if isinstance(node, ast.ImportFrom) and node.module == "__future__":
-                for alias in node.names:
-                    self.flags |= getattr(__future__, alias.name).compiler_flag
-
-    def compile(self, m: MutantRecord, target: str) -> types.CodeType:
-        """The mutated statement's code (raises ValueError if the mutant does not match)."""
-        for start, end in self.spans:
-            if start <= m["line"] and m["end_line"] <= end:
-                break
-        else:
-            raise LookupError(f"mutant {m['id']} is in no top-level statement")
-        begin = self.offsets[start - 1]
-        stop = self.offsets[end] if end < len(self.offsets) else len(self.source)
-        grown = len(str(m["replacement"])) - len(m["original"])
-        mutated = apply_mutant(self.source, self.offsets, m)[begin : stop + grown]
-        code: types.CodeType = compile(
-            "\n" * (start - 1) + mutated, target, "exec", flags=self.flags, dont_inherit=True
-        )
-        return code
-
-
-def graft(statement_code: types.CodeType, m: MutantRecord, live: Live) -> None:
+def graft(statement_code: types.CodeType, m: MutantRecord, target: str, live: Live) -> None:
     """Give the live functions enclosing the mutant their mutated code (raises if impossible)."""
     key = (m["graft_name"], m["graft_firstlineno"])
     code = find_code(statement_code, *key)
-    functions = live.get(key)
+    functions = live.get((target, *key))
     if code is None or not functions:
         raise LookupError(f"no live function {key[0]} at line {key[1]}")
     for function in functions:
@@ -113,7 +88,7 @@ def graft(statement_code: types.CodeType, m: MutantRecord, live: Live) -> None:
 
 
 class GraftPlugin:
-    """In the collector child: never runs a test; forks one grandchild per graft mutant."""
+    """In the collector child: never runs a test; forks one grandchild per mutant."""
 
     def __init__(
         self,
@@ -127,19 +102,29 @@ class GraftPlugin:
         self.work = work
         self.fd = fd
         self.fallback: list[str] = []  # the ids of mutants handed to the fresh path
+        self.neighbours = Neighbours(request.target_of)
+        self.blocks: dict[str, Blocks] = {}
+        self.module_code: dict[str, types.CodeType] = {}
+        self.lazy: set[str] = set()
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtestloop(self, session: Any) -> bool:
         """Judge every mutant in a grandchild; hand back those needing a fresh import; end."""
         items = {item.nodeid: item for item in session.items}
-        live = live_functions(self.request.target)
-        blocks = Blocks(self.request.source, self.request.offsets)
+        targets = Targets(self.request.targets)
+        self.lazy = set(self.request.targets) - set(targets.imported())
+        live = live_functions(targets)
         gc.collect()
         gc.freeze()  # grandchildren share the collected heap instead of copying it
-        pool: Pool[Key] = Pool(self.request.workers)
-        for m, nodeids in self.work:
+        pool: Pool[Key] = Pool(self.request.workers, self.request.slots)
+        durations = self.measured.durations
+        work = schedule(
+            self.work, lambda w: w[0], self.request.target_of, lambda w: _cost(w[1], durations)
+        )
+        for m, covering in work:
+            nodeids = self.neighbours.first(m, covering)
             limit = self.measured.timeout(nodeids, self._extra(m))
-            code = self._compiled(blocks, m)
+            code = self._prepared(m)
 
             def body(
                 m: MutantRecord = m,
@@ -156,29 +141,56 @@ class GraftPlugin:
         hand_back(self.fd, self.fallback)
 
     def _extra(self, m: MutantRecord) -> float:
-        """A rebound mutant's child also re-runs the module: collection's time is added."""
+        """A rebound or served mutant's child also runs the module: collection's time is added."""
         return self.measured.collect_seconds if m["strategy"] == "fresh" else 0.0
 
-    def _compiled(self, blocks: Blocks, m: MutantRecord) -> Prepared:
-        """Compiled here, in the parent's warm memory, while earlier children run: a compile
-        in a fresh child costs several times more (its memory is all new). Rebind (None)
-        compiles the whole module in the child."""
-        if m["strategy"] == "fresh":
-            return None
+    def _prepared(self, m: MutantRecord) -> Prepared:
+        """Made here, in the parent's warm memory, while earlier children run: a compile in a
+        fresh child costs several times more (its memory is all new). Rebind (None)
+        compiles the whole module in the child, as does a served mutant run at import."""
+        target = self.request.target_of(m)
         try:
-            return blocks.compile(m, self.request.target)
+            if target in self.lazy:
+                return self._served(m, target)
+            if m["strategy"] == "fresh":
+                return None
+            return self._blocks(target).compile(m, target)
         except Exception as exc:  # raised again in the child, which decides its meaning
             return exc
 
+    def _blocks(self, target: str) -> Blocks:
+        if target not in self.blocks:
+            module = self.request.modules[target]
+            self.blocks[target] = Blocks(module.source, module.offsets)
+        return self.blocks[target]
+
+    def _served(self, m: MutantRecord, target: str) -> Served:
+        """The mutated module for the tests' import: the module's code with the mutated
+        function in it, or the mutated source (code that runs at import)."""
+        if m["strategy"] == "fresh":
+            return Served(target, None, self.request.mutated(m))
+        if target not in self.module_code:
+            source = self.request.modules[target].source
+            self.module_code[target] = compile(source, target, "exec", dont_inherit=True)
+        key = (m["graft_name"], m["graft_firstlineno"])
+        function = find_code(self._blocks(target).compile(m, target), *key)
+        whole = None if function is None else replace_code(self.module_code[target], key, function)
+        if whole is None:
+            raise LookupError(f"no function {key[0]} at line {key[1]}")
+        return Served(target, whole, None)
+
     def _switch_on(self, m: MutantRecord, code: Prepared, live: Live) -> ChildVerdict | None:
         """In the grandchild: switch the mutant on; a verdict when that already decides one."""
+        target = self.request.target_of(m)
         try:
-            if code is None:
-                rebind(self.request.mutated(m), self.request.target)
+            if isinstance(code, Served):
+                code.install()
+            elif code is None:
+                rebind(self.request.mutated(m), target, self.request.module_of(m).source)
             elif isinstance(code, Exception):
                 raise code
             else:
-                graft(code, m, live)
+                graft(code, m, target, live)
         except (LookupError, ValueError, SyntaxError) as exc:
             return {"verdict": "fallback", "detail": str(exc)}
         except Exception as exc:  # the mutated module fails to run: an import error
@@ -189,18 +201,24 @@ class GraftPlugin:
         m, nodeids, started = key
         if result.get("verdict") == "fallback":
             self.fallback.append(m["id"])
-        else:
-            self.request.journal.verdict(m, nodeids, started, result)
+            return
+        killer = result.get("killer")
+        if result.get("verdict") == "killed" and killer in nodeids:
+            self.neighbours.killed(m, killer)
+        self.request.journal.verdict(m, nodeids, started, result)
 
 
-def run_graft(
+def _cost(nodeids: list[str], durations: dict[str, float]) -> float:
+    return sum(durations.get(n, 0.0) for n in nodeids)
+
+
+def start_graft(
     request: Request,
     measured: Measured,
     starter: Starter,
     work: list[tuple[MutantRecord, list[str]]],
-) -> list[MutantRecord]:
-    """Judge graft and rebind mutants from a collector child; return those that need the
-    fresh path."""
+) -> Hosted:
+    """Start judging graft, rebind and served mutants from a collector child; its ``wait``
+    gives the ids of those that need the fresh path."""
     ids = [m["id"] for m, _ in work]
-    handed_back = host(starter, lambda fd: GraftPlugin(request, measured, work, fd), ids)
-    return [m for m, _ in work if m["id"] in handed_back]
+    return Hosted.start(starter, lambda fd: GraftPlugin(request, measured, work, fd), ids)

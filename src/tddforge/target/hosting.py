@@ -11,7 +11,7 @@ import pytest
 from .processes import deliver, drain, in_pool_child, send
 from .protocol import ChildVerdict, Fallback, WorkerConfig
 from .single_process import SingleProcess
-from .tracing import target_imported
+from .tracing import Targets
 
 
 def pytest_args(config: WorkerConfig, targets: list[str]) -> list[str]:
@@ -74,10 +74,12 @@ class Starter:
         self.dispatch = Dispatch()
         self.prepared: Any = None
 
-    def prepare(self, target: str) -> None:
-        """Prepare the shared config; call in the (quiet) process the children fork from."""
+    def prepare(self, targets: list[str]) -> None:
+        """Prepare the shared config; call in the (quiet) process the children fork from.
+        Kept only when that imported none of ``targets``."""
         prepared = prepare_config(self.args, [self.dispatch, SingleProcess()])
-        self.prepared = None if prepared is None or target_imported(target) else prepared
+        spoiled = prepared is None or bool(Targets(targets).imported())
+        self.prepared = None if spoiled else prepared
 
     def main(self, plugin: Any) -> int:
         """Run pytest with ``plugin`` active (call in a forked child only)."""
@@ -100,22 +102,41 @@ def prepare_config(args: list[str], plugins: list[Any]) -> Any:
         return None
 
 
+class Hosted:
+    """pytest running in a child with a plugin that judges mutants; ``wait`` for it to end."""
+
+    def __init__(self, pid: int, fd: int, ids: list[str]):
+        self.pid = pid
+        self.fd = fd
+        self.ids = ids
+
+    @classmethod
+    def start(cls, starter: Starter, make_plugin: Callable[[int], Any], ids: list[str]) -> Hosted:
+        """Fork a child running pytest with ``make_plugin(fd)`` active."""
+        read_fd, write_fd = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            os.close(read_fd)
+            code = starter.main(make_plugin(write_fd))
+            if in_pool_child():  # a mutant's child whose session ended before its verdict
+                deliver({"verdict": "killed", "killer": f"pytest exit {code}", "ran": 0})
+            send(write_fd, Fallback(fallback=ids))
+            os._exit(0)
+        os.close(write_fd)
+        return cls(pid, read_fd, ids)
+
+    def wait(self) -> set[str]:
+        """The mutant ids the child handed back on its pipe (all of them if its session
+        ended before it could take them; none if it died)."""
+        data = drain(self.fd, self.pid)
+        answer: Fallback = json.loads(data) if data else Fallback(fallback=[])
+        return set(answer["fallback"])
+
+
 def host(starter: Starter, make_plugin: Callable[[int], Any], ids: list[str]) -> set[str]:
     """Run pytest in a child with ``make_plugin(fd)`` active; the mutant ids it hands back
     on ``fd`` (all of them if its session ends before it could take them)."""
-    read_fd, write_fd = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        os.close(read_fd)
-        code = starter.main(make_plugin(write_fd))
-        if in_pool_child():  # a mutant's child whose session ended before its verdict
-            deliver({"verdict": "killed", "killer": f"pytest exit {code}", "ran": 0})
-        send(write_fd, Fallback(fallback=ids))
-        os._exit(0)
-    os.close(write_fd)
-    data = drain(read_fd, pid)
-    answer: Fallback = json.loads(data) if data else Fallback(fallback=[])
-    return set(answer["fallback"])
+    return Hosted.start(starter, make_plugin, ids).wait()
 
 
 def hand_back(fd: int, ids: list[str]) -> NoReturn:

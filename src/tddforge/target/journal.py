@@ -53,7 +53,7 @@ class Journal:
         judged = verdict in ("killed", "survived")
         ran = nodeids[: int(result.get("ran", len(nodeids)))] if judged else nodeids
         killer, detail = result.get("killer"), result.get("detail")
-        duration = time.monotonic() - started
+        duration = result.get("wall", time.monotonic() - started)
         self.emit(
             MutantEvent(
                 event=MUTANT,

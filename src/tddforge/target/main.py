@@ -6,6 +6,7 @@
 - ``calls``: the builtin generator's call runner (``calls``)
 - ``compile``: the Python runner's compile check (``compile_check``)
 - ``signatures``: the public signatures of named classes and functions (``signatures``)
+- ``floor``: fork + one test, the floor of a mutant's cost (``floor``; the bench's)
 
 Each entry's module is imported only when it runs: the probe and the call
 runner never import pytest, which a target may not have.
@@ -15,7 +16,7 @@ from __future__ import annotations
 
 import sys
 
-ENTRIES = ("worker", "reference", "probe", "calls", "compile", "signatures")
+ENTRIES = ("worker", "reference", "probe", "calls", "compile", "signatures", "floor")
 
 
 def main(argv: list[str]) -> int:
@@ -45,5 +46,9 @@ def main(argv: list[str]) -> int:
         from . import signatures
 
         return signatures.main(argv)
+    if entry == "floor":
+        from . import floor
+
+        return floor.main(argv)
     print(f"unknown entry {entry!r}: one of {', '.join(ENTRIES)}", file=sys.stderr)
     return 2

@@ -3,8 +3,12 @@
 A prior verdict still provably right is reused. A graft mutant with covering
 tests is grafted; one without is ``no-coverage``. A fresh mutant in module
 data (or in a function the module calls while importing) is rebound in the
-collector, the tests reading that data first; any other fresh mutant is
-imported fresh.
+collector, the tests reading that data first, unless another file reads that
+data while it is imported (``shared``: a value computed from it there would
+keep the unmutated data); any other fresh mutant is imported fresh. A target the collection never imported (its tests import it
+inside test functions) needs neither: the collector's child serves the
+mutated module to the tests' own import, and only the tests that import it or
+run its code can see it.
 """
 
 from __future__ import annotations
@@ -22,7 +26,8 @@ class Plan:
     """The mutants by the way they are judged."""
 
     reused: list[tuple[MutantRecord, Reused]] = field(default_factory=list)
-    graft: list[tuple[MutantRecord, list[str]]] = field(default_factory=list)  # and rebind
+    # in the collector: graft, rebind, and any mutant of a target tests import themselves
+    graft: list[tuple[MutantRecord, list[str]]] = field(default_factory=list)
     fresh: list[MutantRecord] = field(default_factory=list)
     uncovered: list[MutantRecord] = field(default_factory=list)
 
@@ -37,10 +42,10 @@ class Plan:
         )
 
 
-def plan(config: WorkerConfig, source: str, measured: Measured) -> Plan:
-    """Sort the request's mutants by the way they are judged."""
+def plan(config: WorkerConfig, sources: dict[str, str], measured: Measured) -> Plan:
+    """Sort the request's mutants by the way they are judged (``sources``: target -> text)."""
     found = Plan()
-    mutants = at_collection_fresh(config["mutants"], set(measured.collect_lines))
+    mutants = at_collection_fresh(config["mutants"], measured)
     prior = config.get("prior", {})
     unchanged = set(config.get("unchanged_tests", []))
     todo = []
@@ -51,9 +56,13 @@ def plan(config: WorkerConfig, source: str, measured: Measured) -> Plan:
             todo.append((m, covering))
         else:
             found.reused.append((m, verdict))
-    data = data_lines(source) if config.get("rebind", True) else {}
+    rebind = config.get("rebind", True)
+    data: dict[str, dict[int, set[int]]] = {}
     for m, covering in todo:
-        _place(found, m, covering, data, measured)
+        target = measured.target(m)
+        if rebind and target not in data:
+            data[target] = data_lines(sources[target])
+        _place(found, m, covering, data.get(target, {}), measured)
     return found
 
 
@@ -64,16 +73,29 @@ def _place(
     data: dict[int, set[int]],
     measured: Measured,
 ) -> None:
-    if m["strategy"] == "fresh" and m["line"] in data:
+    target = measured.target(m)
+    if m["strategy"] == "fresh" and target in measured.lazy:
+        # served to the tests' own import: only a test that imports the target (or runs its
+        # code) can see it, since the collection never imported it
+        users = measured.tests_of(target)
+        seeing = [n for n in covering if n in users]
+        if seeing:
+            found.graft.append((m, seeing))
+        else:
+            found.uncovered.append(m)
+    elif m["strategy"] == "fresh" and m["line"] in data and not m.get("shared"):
         # switched on by rebind in the collector (data, or a function the module calls to
         # make it); the tests running the functions that read the mutated data first,
         # then every other test
-        likely = measured.tests_running(data[m["line"]])
-        first = [n for n in covering if n in likely]
-        found.graft.append((m, first + [n for n in covering if n not in likely]))
+        likely = measured.tests_running(target, data[m["line"]])
+        found.graft.append((m, _likely_first(covering, likely)))
     elif m["strategy"] == "fresh":
         found.fresh.append(m)
     elif covering:
         found.graft.append((m, covering))
     else:
         found.uncovered.append(m)
+
+
+def _likely_first(nodeids: list[str], likely: set[str]) -> list[str]:
+    return [n for n in nodeids if n in likely] + [n for n in nodeids if n not in likely]

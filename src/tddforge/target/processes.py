@@ -173,15 +173,44 @@ def deliver(result: ChildVerdict) -> NoReturn:
 
 K = TypeVar("K")
 Done = Callable[[K, ChildVerdict], None]
-# fd -> (pid, deadline, key, what it wrote so far)
-_Running = Dict[int, Tuple[int, float, Any, bytearray]]
+# fd -> (pid, deadline, key, what it wrote so far, when it was forked)
+_Running = Dict[int, Tuple[int, float, Any, bytearray, float]]
+
+
+class Slots:
+    """Worker slots shared by the processes forked after it: a pipe holding one byte per
+    free slot. Pools in different processes (the collector, the fresh host) then run at
+    most ``count`` children between them, and a slot one frees goes to whichever asks."""
+
+    def __init__(self, count: int):
+        self.read_fd, self.write_fd = os.pipe()
+        os.set_blocking(self.read_fd, False)
+        os.write(self.write_fd, b"." * max(1, count))
+
+    def take(self) -> bool:
+        """Take a free slot, if there is one."""
+        try:
+            return bool(os.read(self.read_fd, 1))
+        except BlockingIOError:
+            return False
+
+    def give(self) -> None:
+        """Free a slot."""
+        os.write(self.write_fd, b".")
+
+
+# A pool with no child of its own running waits this long for a shared slot at most: a
+# slot is never lost to a crashed sibling for good.
+_SLOT_PATIENCE = 30.0
 
 
 class Pool(Generic[K]):
-    """Forks children (at most ``size`` at once); each reports one JSON object on a pipe."""
+    """Forks children (at most ``size`` at once, or as many as ``slots`` allow); each reports
+    one JSON object on a pipe."""
 
-    def __init__(self, size: int):
+    def __init__(self, size: int, slots: Slots | None = None):
         self.size = max(1, size)
+        self.slots = slots
         self.running: _Running = {}
 
     def submit(
@@ -198,8 +227,7 @@ class Pool(Generic[K]):
     def spawn(self, key: K, timeout: float, on_done: Done[K]) -> bool:
         """Fork a child; True in the child, which must end with ``deliver``."""
         global _VERDICT_FD
-        while len(self.running) >= self.size:
-            self._reap_one(on_done)
+        self._wait_for_room(on_done)
         read_fd, write_fd = os.pipe()
         pid = os.fork()
         if pid == 0:
@@ -210,42 +238,67 @@ class Pool(Generic[K]):
             _VERDICT_FD = write_fd
             return True
         os.close(write_fd)
-        self.running[read_fd] = (pid, time.monotonic() + timeout, key, bytearray())
+        now = time.monotonic()
+        self.running[read_fd] = (pid, now + timeout, key, bytearray(), now)
         return False
+
+    def _wait_for_room(self, on_done: Done[K]) -> None:
+        while len(self.running) >= self.size:
+            self._reap_one(on_done)
+        if self.slots is None:
+            return
+        alone_since = time.monotonic()
+        while not self.slots.take():
+            if self.running:
+                self._reap_one(on_done, self.slots.read_fd)
+                alone_since = time.monotonic()
+            elif time.monotonic() - alone_since > _SLOT_PATIENCE:
+                self.slots.give()  # a sibling lost one: make it good
+            else:
+                select.select([self.slots.read_fd], [], [], 1.0)
 
     def drain(self, on_done: Done[K]) -> None:
         """Wait for every child still running."""
         while self.running:
             self._reap_one(on_done)
 
-    def _reap_one(self, on_done: Done[K]) -> None:
+    def _reap_one(self, on_done: Done[K], also: int | None = None) -> None:
+        """Wait for a child to report or time out (or for ``also`` to become readable)."""
         now = time.monotonic()
-        soonest = min(deadline for _, deadline, _, _ in self.running.values())
-        ready, _, _ = select.select(list(self.running), [], [], max(0.0, soonest - now))
+        soonest = min(entry[1] for entry in self.running.values())
+        watched = list(self.running) + ([] if also is None else [also])
+        ready, _, _ = select.select(watched, [], [], max(0.0, soonest - now))
         for fd in ready:
+            if fd == also:
+                continue
             chunk = os.read(fd, 65536)
             if chunk:
                 self.running[fd][3].extend(chunk)
                 continue
             self._finish(fd, on_done, timed_out=False)
         now = time.monotonic()
-        for fd, (_, deadline, _, _) in list(self.running.items()):
-            if now >= deadline:
+        for fd, entry in list(self.running.items()):
+            if now >= entry[1]:
                 self._finish(fd, on_done, timed_out=True)
 
     def _finish(self, fd: int, on_done: Done[K], timed_out: bool) -> None:
-        pid, _, key, buf = self.running.pop(fd)
+        pid, _, key, buf, forked = self.running.pop(fd)
+        if self.slots is not None:
+            self.slots.give()
+        wall = time.monotonic() - forked
         if timed_out:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
         os.close(fd)
         _, status = os.waitpid(pid, 0)
         if timed_out:
-            on_done(key, {"verdict": "timeout"})
+            on_done(key, {"verdict": "timeout", "wall": wall})
             return
         try:
-            on_done(key, json.loads(bytes(buf)))
+            result: ChildVerdict = json.loads(bytes(buf))
         except ValueError:
             killed_by = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
             verdict = "timeout" if killed_by in OUT_OF_CPU else "error"
-            on_done(key, {"verdict": verdict, "detail": f"child ended with status {status}"})
+            result = {"verdict": verdict, "detail": f"child ended with status {status}"}
+        result["wall"] = wall
+        on_done(key, result)

@@ -26,9 +26,7 @@ ERROR: Literal["error"] = "error"
 VERDICTS = ("killed", "survived", "timeout", "no-coverage", "error")
 
 
-class MutantRecord(TypedDict):
-    """One mutant as the host made it (``Mutant.to_data``)."""
-
+class _MutantRecordRequired(TypedDict):
     id: str
     operator: str
     line: int
@@ -42,6 +40,17 @@ class MutantRecord(TypedDict):
     graft_firstlineno: int
 
 
+class MutantRecord(_MutantRecordRequired, total=False):
+    """One mutant as the host made it (``Mutant.to_data``), and the file it mutates
+    (``target``: one of the request's ``targets``; the first when absent); ``shared``:
+    module data another file reads while it is imported (never rebound); ``reach``:
+    an operator token's expression, whose lines coverage sees it run by."""
+
+    target: str
+    shared: bool
+    reach: list[int]  # [first, last]: the lines running it shows in (default: its own)
+
+
 class PriorVerdict(TypedDict, total=False):
     """A cached verdict, as the host stores it."""
 
@@ -51,11 +60,13 @@ class PriorVerdict(TypedDict, total=False):
 
 
 class BaselineRecord(TypedDict):
-    """One test's baseline: outcome, duration and the target's lines it ran."""
+    """One test's baseline: outcome, duration and the lines it ran, per target file."""
 
     outcome: str
     duration: float
-    lines: list[int]
+    lines: dict[str, list[int]]  # target -> its lines the test ran (targets it ran only)
+    imports: dict[str, list[int]]  # target -> lines run while the test imported a target
+    imported: list[str]  # the targets the test imported (``import`` statements and the like)
 
 
 class _ConfigRequired(TypedDict):
@@ -66,8 +77,13 @@ class _ConfigRequired(TypedDict):
 
 
 class WorkerConfig(_ConfigRequired, total=False):
-    """One scoring request (keys beyond the required four have defaults)."""
+    """One scoring request (keys beyond the required four have defaults).
 
+    ``targets``: every file whose mutants the request scores, ``target`` first (a
+    request for one module names only ``target``).
+    """
+
+    targets: list[str]
     pytest_args: list[str]
     workers: int
     timeout_factor: float
@@ -87,13 +103,17 @@ class Timing(TypedDict):
 
 
 class BaselineEvent(TypedDict):
-    """What the baseline measured: every test, the lines each ran, collection's lines."""
+    """What the baseline measured: every test, the lines each ran per target, and the
+    lines run while a target was imported (at collection, or by a test), per target."""
 
     event: Literal["baseline"]
     tests: dict[str, Timing]
-    coverage: dict[str, list[int]]
-    collect_lines: list[int]
+    coverage: dict[str, dict[str, list[int]]]  # nodeid -> target -> lines
+    imports: dict[str, dict[str, list[int]]]  # nodeid -> target -> lines run importing it
+    imported: dict[str, list[str]]  # nodeid -> the targets it imported (those that did)
+    collect_lines: dict[str, list[int]]  # target -> lines
     collect_seconds: float
+    lazy: list[str]  # targets the collection did not import
 
 
 class _MutantRequired(TypedDict):
@@ -137,8 +157,7 @@ class Timings(TypedDict, total=False):
 
     prepare: bool
     baseline: float
-    graft: float
-    fresh: float
+    mutants: float  # from the plan to the last verdict (graft, rebind and fresh side by side)
 
 
 class Counts(TypedDict):
@@ -192,6 +211,7 @@ class ChildVerdict(TypedDict, total=False):
     killer: str
     ran: int
     detail: str
+    wall: float  # seconds from its fork to its verdict (the parent adds it)
 
 
 class Sources(TypedDict):
@@ -206,7 +226,8 @@ class BaselineResult(TypedDict, total=False):
 
     tests: dict[str, BaselineRecord]
     order: list[str]
-    collect_lines: list[int]
+    collect_lines: dict[str, list[int]]  # target -> lines run while a target was imported
+    lazy: list[str]  # targets the collection did not import (tests import them)
     collect_seconds: float
     collect_errors: list[str]
     pytest_exit: int

@@ -34,12 +34,36 @@ def data_lines(source: str) -> dict[int, set[int]]:
 
     tree = ast.parse(source)
     functions = _module_functions(tree)
+    simple = [s for s in tree.body if type(s).__name__ in _SIMPLE_STATEMENTS]
+    data = {
+        n.id
+        for s in simple
+        for n in ast.walk(s)
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+    }
     found: dict[int, set[int]] = {}
-    for statement in tree.body:
+    for statement in simple:
         # ``__all__`` decides what star imports elsewhere took: import it fresh
-        if type(statement).__name__ in _SIMPLE_STATEMENTS and not _assigns_dunder(statement):
+        if not _assigns_dunder(statement) and not _foreign_call(statement, functions, data):
             _add_statement(found, statement, functions)
     return found
+
+
+def _foreign_call(statement: Any, functions: dict[str, Any], data: set[str]) -> bool:
+    """A bare call of something neither the module's function nor a method of its data
+    (``other._registry.fill()``): what it did elsewhere at import cannot be undone by
+    running the module again, so its mutants are imported fresh."""
+    import ast
+
+    call = getattr(statement, "value", None)
+    if not isinstance(statement, ast.Expr) or not isinstance(call, ast.Call):
+        return False
+    func = call.func
+    if isinstance(func, ast.Name):
+        return func.id not in functions
+    while isinstance(func, ast.Attribute):
+        func = func.value
+    return not (isinstance(func, ast.Name) and func.id in data)
 
 
 def _add_statement(found: dict[int, set[int]], statement: Any, functions: dict[str, Any]) -> None:
@@ -105,7 +129,7 @@ def _module_functions(tree: Any) -> dict[str, Any]:
     return functions
 
 
-def rebind(mutated_source: str, target: str) -> None:
+def rebind(mutated_source: str, target: str, original_source: str | None = None) -> None:
     """Switch on a module-level data mutant in a collected process, without re-importing.
 
     The mutated source runs again in the live module's namespace. The module's
@@ -113,11 +137,15 @@ def rebind(mutated_source: str, target: str) -> None:
     new data through their globals; a function's defaults are re-evaluated;
     a list, dict or set changed in place; any other changed value is also
     rebound in the modules that imported it by name. Raises ``LookupError``
-    when it cannot be done faithfully (the fresh path then runs the mutant).
+    when it cannot be done faithfully (the fresh path then runs the mutant),
+    among others when, given ``original_source``, the module's data is no longer
+    what running that source makes of it (``drifted``).
     """
     is_target = SameFile(target)
     module = _live_module(is_target)
     namespace = module.__dict__
+    if original_source is not None:
+        drifted(original_source, target, namespace)
     before = dict(namespace)
     code = compile(mutated_source, target, "exec", dont_inherit=True)
     exec(code, namespace)  # an exception here is the mutant breaking the import
@@ -130,6 +158,39 @@ def rebind(mutated_source: str, target: str) -> None:
             changed.append((name, old, new))
     if changed:
         _rebind_elsewhere(module, changed)
+
+
+def drifted(original_source: str, target: str, namespace: dict[str, Any]) -> None:
+    """``LookupError`` when the live module's data is not what its source makes: code that
+    ran after the module was imported changed it (another module filled a registry of
+    its, or rebound a value), and re-running the source would undo that while a fresh
+    import would redo it from the mutated data (toolz fills ``_signatures.signatures``
+    from ``module_info`` in its ``__init__``).
+
+    The source runs in a copy of the namespace, so the live module is left as it is;
+    dicts are compared by keys, lists and sets by size, plain values by equality.
+    """
+    scratch = dict(namespace)
+    try:
+        exec(compile(original_source, target, "exec", dont_inherit=True), scratch)
+    except Exception as exc:
+        raise LookupError(f"the module cannot run again: {type(exc).__name__}") from exc
+    for name, made in scratch.items():
+        live = namespace.get(name, scratch)
+        if live is not scratch and live is not made and _differs(live, made):
+            raise LookupError(f"{name} changed after the module was imported")
+
+
+def _differs(live: Any, made: Any) -> bool:
+    if type(live) is not type(made):
+        return False  # a function or class made again, an object of its own: not data
+    if isinstance(live, dict):
+        return bool(live.keys() != made.keys())
+    if isinstance(live, (list, set)):
+        return len(live) != len(made)
+    if isinstance(live, (str, bytes, int, float, tuple, frozenset)):
+        return not _same_value(live, made)
+    return False
 
 
 def _live_module(is_target: SameFile) -> Any:

@@ -67,11 +67,15 @@ class CpuBudget:
 
 
 def reference_child(
-    config: WorkerConfig, mutated: str, nodeids: list[str], budget: CpuBudget | None = None
+    config: WorkerConfig,
+    target: str,
+    mutated: str,
+    nodeids: list[str],
+    budget: CpuBudget | None = None,
 ) -> ChildVerdict:
-    """The ground truth's run: plain ``pytest -x`` over ``nodeids`` in file order, nothing of
-    ours but the CPU ``budget``."""
-    sys.meta_path.insert(0, MutatedFinder(config["target"], mutated))
+    """The ground truth's run: plain ``pytest -x`` over ``nodeids`` in file order, with
+    ``target`` served as ``mutated``; nothing of ours but the CPU ``budget``."""
+    sys.meta_path.insert(0, MutatedFinder(target, mutated))
     plugin = VerdictPlugin()
     plugins: list[Any] = [plugin, SingleProcess()] + ([] if budget is None else [budget])
     code = pytest.main(pytest_args(config, ["-x", *nodeids]), plugins=plugins)
@@ -93,12 +97,13 @@ def ground_truth(
     out is a timeout, the rule by which the engine calls a mutant slow.
     """
     budget = None if limits is None else _budget(out, limits)
-    with open(config["target"], encoding="utf-8") as handle:
-        source = handle.read()
     (m,) = [m for m in config["mutants"] if m["id"] == mutant_id]
+    target = m.get("target") or config["target"]
+    with open(target, encoding="utf-8") as handle:
+        source = handle.read()
     mutated = apply_mutant(source, line_offsets(source), m)
     quiet()
-    return reference_child(config, mutated, list(config["tests"]), budget)
+    return reference_child(config, target, mutated, list(config["tests"]), budget)
 
 
 def _budget(out: str, limits: Limits) -> CpuBudget:

@@ -1,35 +1,68 @@
-"""One scoring request: the host's config, the target's source as read now, where verdicts go."""
+"""One scoring request: the host's config, the targets' sources as read now, where verdicts go."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from .journal import Journal
+from .processes import Slots
 from .protocol import MutantRecord, WorkerConfig
 from .source import apply_mutant, line_offsets
 
 
-@dataclass(frozen=True)
-class Request:
-    """What every phase of one request reads: the target, how many children, the journal."""
+def targets_of(config: WorkerConfig) -> list[str]:
+    """Every target file of a request, ``target`` first."""
+    return list(config.get("targets") or [config["target"]])
 
-    config: WorkerConfig
-    target: str
+
+@dataclass(frozen=True)
+class Module:
+    """One target file's source, as read when the request began."""
+
+    path: str
     source: str
     offsets: list[int]
+
+    @classmethod
+    def read(cls, path: str) -> Module:
+        """The file at ``path``, now."""
+        with open(path, encoding="utf-8") as handle:
+            source = handle.read()
+        return cls(path, source, line_offsets(source))
+
+
+@dataclass(frozen=True)
+class Request:
+    """What every phase of one request reads: the targets, how many children, the journal."""
+
+    config: WorkerConfig
+    targets: list[str]
+    modules: dict[str, Module]
     workers: int
     journal: Journal
+    slots: Slots | None = None  # shared by every pool of the request
 
     @classmethod
     def read(cls, config: WorkerConfig) -> Request:
-        """The request ``config`` describes, with the target's source read now."""
-        target = config["target"]
-        with open(target, encoding="utf-8") as handle:
-            source = handle.read()
+        """The request ``config`` describes, with the targets' sources read now."""
+        targets = targets_of(config)
+        modules = {t: Module.read(t) for t in targets}
         workers = int(config.get("workers", 1))
-        return cls(
-            config, target, source, line_offsets(source), workers, Journal(config["results"])
-        )
+        journal = Journal(config["results"])
+        return cls(config, targets, modules, workers, journal, Slots(workers))
+
+    @property
+    def target(self) -> str:
+        """The first target (a one-module request's only one)."""
+        return self.targets[0]
+
+    def target_of(self, m: MutantRecord) -> str:
+        """The file ``m`` mutates."""
+        return m.get("target") or self.targets[0]
+
+    def module_of(self, m: MutantRecord) -> Module:
+        """The source ``m`` was made from."""
+        return self.modules[self.target_of(m)]
 
     @property
     def floor(self) -> float:
@@ -43,4 +76,12 @@ class Request:
 
     def mutated(self, m: MutantRecord) -> str:
         """The target's source with ``m`` applied (ValueError when it does not match)."""
-        return apply_mutant(self.source, self.offsets, m)
+        module = self.module_of(m)
+        return apply_mutant(module.source, module.offsets, m)
+
+
+def reached(m: MutantRecord) -> range:
+    """The lines a test that ran ``m``'s code ran one of: its ``reach`` (an operator
+    token's whole expression), else its own lines."""
+    first, last = m.get("reach") or (m["line"], m["end_line"])
+    return range(first, last + 1)

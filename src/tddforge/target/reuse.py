@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .protocol import BaselineRecord, MutantRecord, PriorVerdict, Reused, WorkerConfig
+from .request import reached
+
+if TYPE_CHECKING:
+    from .baseline import Measured
 
 _COLLECTION = "collection: "
 
@@ -38,16 +44,19 @@ def is_unchanged(nodeid: str, unchanged: set[str]) -> bool:
     Keys as ``fingerprints.file_fingerprints`` makes them: ``path::func``,
     ``path::Class::*`` for any method of a class, ``path`` for a file.
     """
+    return test_key(nodeid) in unchanged
+
+
+def test_key(nodeid: str) -> str:
+    """The fingerprint key a test (or a collection-time verdict's file) is known by."""
     if nodeid.startswith(_COLLECTION):
-        return nodeid[len(_COLLECTION) :] in unchanged
+        return nodeid[len(_COLLECTION) :]
     parts = nodeid.split("[", 1)[0].split("::")
     if len(parts) == 2:
-        key = "::".join(parts)
-    elif len(parts) > 2:
-        key = f"{parts[0]}::{parts[1]}::*"
-    else:
-        key = nodeid
-    return key in unchanged
+        return "::".join(parts)
+    if len(parts) > 2:
+        return f"{parts[0]}::{parts[1]}::*"
+    return nodeid
 
 
 def reusable_baseline(config: WorkerConfig) -> dict[str, BaselineRecord]:
@@ -60,23 +69,26 @@ def reusable_baseline(config: WorkerConfig) -> dict[str, BaselineRecord]:
     return {
         nodeid: record
         for nodeid, record in config.get("prior_baseline", {}).items()
-        if record.get("outcome") == "passed" and is_unchanged(nodeid, unchanged)
+        if record.get("outcome") == "passed"
+        and "imported" in record
+        and is_unchanged(nodeid, unchanged)
     }
 
 
-def at_collection_fresh(mutants: list[MutantRecord], collect_lines: set[int]) -> list[MutantRecord]:
-    """Graft mutants in code that already ran during collection must be imported fresh.
+def at_collection_fresh(mutants: list[MutantRecord], measured: Measured) -> list[MutantRecord]:
+    """Graft mutants in code that already ran while its module was imported must be
+    imported fresh.
 
     A function body executed at import time (a module calling its own helper,
     a decorator, parametrize data) has already done its work by the time a
     graft could switch the mutant on.
     """
-    return [_as_fresh(m) if _ran_at_collection(m, collect_lines) else m for m in mutants]
+    return [_as_fresh(m) if _ran_at_import(m, measured) else m for m in mutants]
 
 
-def _ran_at_collection(m: MutantRecord, collect_lines: set[int]) -> bool:
-    span = range(m["line"], m["end_line"] + 1)
-    return m["strategy"] == "graft" and bool(collect_lines.intersection(span))
+def _ran_at_import(m: MutantRecord, measured: Measured) -> bool:
+    span = reached(m)
+    return m["strategy"] == "graft" and bool(measured.imported_lines(m).intersection(span))
 
 
 def _as_fresh(m: MutantRecord) -> MutantRecord:

@@ -19,6 +19,7 @@ from .hosting import Starter
 from .journal import Journal, read_events
 from .processes import quiet
 from .protocol import BASELINE, SOURCES, ServeAnswer, SourcesEvent, WorkerConfig
+from .request import targets_of
 from .session import guarded, score_request
 
 
@@ -96,7 +97,7 @@ def _starter_for(config: WorkerConfig, starters: dict[str, Starter]) -> Starter 
         if not _prepares_cleanly(config):
             return None
         starter = Starter(config)
-        starter.prepare(config["target"])
+        starter.prepare(targets_of(config))
         starters[key] = starter
     return starters[key]
 
@@ -106,7 +107,7 @@ def _prepares_cleanly(config: WorkerConfig) -> bool:
     pid = os.fork()
     if pid == 0:
         starter = Starter(config)
-        starter.prepare(config["target"])
+        starter.prepare(targets_of(config))
         os._exit(0 if starter.prepared is not None else 1)
     _, status = os.waitpid(pid, 0)
     return os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0

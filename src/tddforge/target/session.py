@@ -15,12 +15,12 @@ from typing import Callable
 
 from .baseline import Measured, baseline_error, baseline_event, run_baseline
 from .codecache import CODE_CACHE
-from .fresh import run_fresh
-from .graft import run_graft
+from .fresh import run_each_fresh, run_fresh, start_fresh
+from .graft import start_graft
 from .hosting import Starter
 from .journal import Journal
-from .plan import plan
-from .protocol import DONE, DoneEvent, Sources, Timings, WorkerConfig
+from .plan import Plan, plan
+from .protocol import DONE, DoneEvent, MutantRecord, Sources, Timings, WorkerConfig
 from .request import Request
 
 _SPOILED = 3  # the exit status of a child whose preparation imported the target
@@ -51,7 +51,7 @@ def _scored_prepared(request: Request, starter: Starter) -> bool:
     """
     pid = os.fork()
     if pid == 0:
-        starter.prepare(request.target)
+        starter.prepare(request.targets)
         if starter.prepared is None:
             os._exit(_SPOILED)
         os._exit(guarded(lambda: score(request, starter), request.journal))
@@ -70,22 +70,36 @@ def score(request: Request, starter: Starter) -> None:
     if error is not None:
         request.journal.emit(error)
         return
-    measured = Measured.of(baseline, request.floor, request.factor)
+    measured = Measured.of(baseline, request.floor, request.factor, request.target)
     request.journal.emit(baseline_event(baseline["tests"], measured))
-    found = plan(request.config, request.source, measured)
+    sources = {t: module.source for t, module in request.modules.items()}
+    found = plan(request.config, sources, measured)
     for m, verdict in found.reused:
         request.journal.reused(m, verdict)
     for m in found.uncovered:
         request.journal.uncovered(m)
     mark = time.monotonic()
-    fallback = run_graft(request, measured, starter, found.graft) if found.graft else []
-    timings["graft"] = time.monotonic() - mark
-    mark = time.monotonic()
-    run_fresh(request, measured, starter, found.fresh + fallback)
-    timings["fresh"] = time.monotonic() - mark
+    fallback = _judge(request, measured, starter, found)
+    timings["mutants"] = time.monotonic() - mark
     elapsed = time.monotonic() - started
     counts = found.counts(fallback)
     request.journal.emit(DoneEvent(event=DONE, elapsed=elapsed, timings=timings, counts=counts))
+
+
+def _judge(
+    request: Request, measured: Measured, starter: Starter, found: Plan
+) -> list[MutantRecord]:
+    """The collector's mutants and the fresh ones side by side, sharing the worker slots;
+    then what either handed back. The mutants the collector handed to the fresh path."""
+    fresh = sorted(found.fresh, key=lambda m: (request.target_of(m), m["line"], m["col"]))
+    collector = start_graft(request, measured, starter, found.graft) if found.graft else None
+    fresh_host = start_fresh(request, measured, starter, fresh) if fresh else None
+    handed = collector.wait() if collector is not None else set()
+    fallback = [m for m, _ in found.graft if m["id"] in handed]
+    early = fresh_host.wait() if fresh_host is not None else set()
+    run_each_fresh(request, measured, starter, [m for m in fresh if m["id"] in early])
+    run_fresh(request, measured, starter, fallback)
+    return fallback
 
 
 def _compile_ahead(request: Request, starter: Starter) -> Callable[[Sources], None]:

@@ -1,4 +1,4 @@
-"""Line tracing of the target file: which of its lines ran, and since when to trace."""
+"""Line tracing of the target files: which of their lines ran, and since when to trace."""
 
 from __future__ import annotations
 
@@ -25,6 +25,27 @@ class SameFile:
         return known
 
 
+class Targets:
+    """Which target a ``co_filename`` belongs to (real paths compared, cached), if any."""
+
+    def __init__(self, targets: list[str]):
+        self.names = list(targets)
+        self.by_real = {os.path.realpath(t): t for t in targets}
+        self.seen: dict[str, str | None] = {}
+
+    def __call__(self, filename: str) -> str | None:
+        try:
+            return self.seen[filename]
+        except KeyError:
+            found = self.seen[filename] = self.by_real.get(os.path.realpath(filename))
+            return found
+
+    def imported(self) -> list[str]:
+        """The targets a module of this process was loaded from."""
+        found = {self(getattr(m, "__file__", None) or "") for m in list(sys.modules.values())}
+        return [t for t in self.names if t in found]
+
+
 def target_imported(target: str) -> bool:
     """Whether a module of this process was loaded from the target file."""
     is_target = SameFile(target)
@@ -32,69 +53,96 @@ def target_imported(target: str) -> bool:
 
 
 class LineTracer:
-    """Records the target file's executed lines, cheaply: other files get no local tracer.
+    """Records the targets' executed lines, cheaply: other files get no local tracer.
 
     The global trace function runs on every call anywhere (collection makes
     hundreds of thousands), so it is one plain closure with a dict lookup;
-    only frames of the target get the line tracer.
+    only frames of a target get a line tracer. Lines that run while a target's
+    module code runs (its import, or a reload, and whatever that calls) are also
+    kept apart, in ``import_lines``: a mutant there acts before a test could
+    switch it on in live functions.
     """
 
-    def __init__(self, is_target: SameFile):
-        self.lines: set[int] = set()
-        lines = self.lines
-        add = lines.add
-        known = is_target._seen
-        check = is_target
+    def __init__(self, targets: Targets):
+        self.lines: dict[str, set[int]] = {t: set() for t in targets.names}
+        self.import_lines: dict[str, set[int]] = {t: set() for t in targets.names}
+        importing = [0]  # how many target module frames are running
+        known = targets.seen
+        local_for = {t: self._local(t, importing) for t in targets.names}
+        lines, import_lines = self.lines, self.import_lines
+
+        def trace(frame: Any, event: str, arg: Any) -> Any:
+            code = frame.f_code
+            try:
+                hit = known[code.co_filename]
+            except KeyError:
+                hit = targets(code.co_filename)
+            if hit is None:
+                return None
+            if code.co_name == "<module>":
+                importing[0] += 1
+            lines[hit].add(frame.f_lineno)
+            if importing[0]:
+                import_lines[hit].add(frame.f_lineno)
+            return local_for[hit]
+
+        self.trace = trace
+
+    def _local(self, target: str, importing: list[int]) -> TraceFunction:
+        add = self.lines[target].add
+        add_import = self.import_lines[target].add
 
         def local(frame: Any, event: str, arg: Any) -> Any:
             if event == "line":
                 add(frame.f_lineno)
+                if importing[0]:
+                    add_import(frame.f_lineno)
+            elif event == "return" and frame.f_code.co_name == "<module>":
+                importing[0] -= 1
             return local
 
-        def trace(frame: Any, event: str, arg: Any) -> Any:
-            filename = frame.f_code.co_filename
-            hit = known.get(filename)
-            if hit is None:
-                hit = check(filename)
-            if not hit:
-                return None
-            add(frame.f_lineno)
-            return local
+        return local
 
-        self.trace = trace
+    def found(self) -> dict[str, list[int]]:
+        """The lines run, per target that ran any."""
+        return {t: sorted(lines) for t, lines in self.lines.items() if lines}
+
+
+def _module_name(target: str) -> str:
+    base = os.path.basename(target)
+    return os.path.basename(os.path.dirname(target)) if base == "__init__.py" else base[:-3]
 
 
 class TraceFromImport(importlib.abc.MetaPathFinder):
-    """Starts the collection's line tracing when the target's import begins.
+    """Starts the collection's line tracing when the first target's import begins.
 
     Tracing all of the collection (pytest's own machinery, other modules)
-    costs more than the collection itself; before the import nothing of the
+    costs more than the collection itself; before the import nothing of a
     target can run. It only watches: the import itself proceeds unchanged.
     """
 
-    def __init__(self, target: str, trace: TraceFunction):
-        self.target = os.path.realpath(target)
+    def __init__(self, targets: Targets, trace: TraceFunction):
+        self.targets = targets
         self.trace = trace
         self.fired = False
-        base = os.path.basename(self.target)
-        parent = os.path.basename(os.path.dirname(self.target))
-        self.last_name = parent if base == "__init__.py" else base[:-3]
+        self.last_names = {_module_name(os.path.realpath(t)) for t in targets.names}
 
     def find_spec(self, name: str, path: Any, target: Any = None) -> Any:
-        """Start tracing if ``name`` is the target's module; find nothing either way."""
-        if self.fired or name.rpartition(".")[2] != self.last_name:
+        """Start tracing if ``name`` is a target's module; find nothing either way."""
+        if self.fired or name.rpartition(".")[2] not in self.last_names:
             return None
         spec = importlib.machinery.PathFinder.find_spec(name, path)
-        if spec is not None and spec.origin and os.path.realpath(spec.origin) == self.target:
+        if spec is not None and spec.origin and self.targets(spec.origin) is not None:
             self.fired = True
             sys.settrace(self.trace)
         return None
 
-    def missed(self) -> bool:
-        """Whether the target was imported without this finder seeing it."""
-        return not self.fired and target_imported(self.target)
+    def missed(self) -> list[str]:
+        """The targets imported without this finder seeing any target's import."""
+        return [] if self.fired else self.targets.imported()
 
-    def line_count(self) -> int:
-        """The target file's number of lines."""
-        with open(self.target, encoding="utf-8") as handle:
-            return sum(1 for _ in handle)
+
+def line_count(path: str) -> int:
+    """A file's number of lines."""
+    with open(path, encoding="utf-8") as handle:
+        return sum(1 for _ in handle)

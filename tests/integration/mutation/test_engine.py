@@ -279,3 +279,27 @@ def test_the_users_module_is_never_written(project: Path, settings: Settings) ->
     assert (
         subprocess.run(["git", "status"], cwd=project, capture_output=True).returncode != 0
     )  # not a repo: untouched
+
+
+CONDITION = """\
+def pick(key, table):
+    if (
+        key in table
+        and table[key] > 0
+    ):
+        return table[key]
+    return 0
+"""
+
+
+def test_an_operator_on_a_line_no_line_event_reaches_is_still_covered(
+    tmp_path: Path, settings: Settings
+) -> None:
+    """``and``'s jump belongs to the condition's first line: a test that short-circuits
+    never runs line 4, yet ``and`` → ``or`` changes what it sees (found on toolz)."""
+    tests = "from sample import pick\n\n\ndef test_missing():\n    assert pick('a', {}) == 0\n"
+    project = write_project(tmp_path / "proj", CONDITION, tests)
+    report = score(job_for(project), settings)
+    (swap,) = [r for r in report.results if r.mutant.operator == "boolean"]
+    assert swap.mutant.line == 4 and swap.verdict == "killed"
+    assert _differences_from_ground_truth(project, settings, report) == []

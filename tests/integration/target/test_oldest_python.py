@@ -126,6 +126,8 @@ def test_stdlib_only_modules_import_and_run_under_the_oldest_python(
     assert out["mutated"] == "def f():\n    return 2\n"
     assert out["forked"] == "ok"
     assert out["cut"] == ["", True]
+    walls = [verdict.pop("wall") for verdict in out["pool"].values()]
+    assert all(wall > 0 for wall in walls)  # each child's wall time, from its fork
     assert out["pool"] == {
         "quick": {"verdict": "survived", "ran": 1},
         "slow": {"verdict": "timeout"},

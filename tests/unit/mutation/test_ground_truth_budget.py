@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tddforge.mutation.engine import (
+from tddforge.mutation.ground_truth import (
     STARTUP_ALLOWANCE,
     TIMEOUT_FACTOR,
     TIMEOUT_FLOOR,

@@ -134,10 +134,31 @@ def test_default_arguments_are_mutated_at_import_time() -> None:
         "Alias: TypeAlias = Dict[str, 'X']\nif TYPE_CHECKING:\n    Y = Alias\n",
         "try:\n    from typing import Mine\nexcept ImportError:\n    Mine = make(1)\n"
         "def f() -> Mine:\n    pass\n",
+        # a docstring set after the fact
+        "def f():\n    pass\n\n\nf.__doc__ = 'Add ' + 'one.'\n",
+        "__doc__ = 'The module, ' + 'described.'\n",
+        # what coverage.py is told to leave out: the statement, its body included
+        "if PYPY:  # pragma: no cover\n    X = 1 + 2\n",
+        "def f():  # pragma: no cover\n    return 1 + 2\n",
+        "@dec(1)  # pragma: no cover\ndef f():\n    return 1 + 2\n",
+        "try:\n    pass\nexcept ImportError:  # pragma: no cover\n    X = 1 + 2\n",
     ],
 )
 def test_skipped(source: str) -> None:
     assert find_mutants(source) == []
+
+
+def test_an_else_left_out_of_coverage_keeps_its_if() -> None:
+    source = "if a > 1:\n    X = 2\nelse:  # pragma: no cover\n    X = 3\n"
+    lines = {m.line for m in find_mutants(source)}
+    assert lines == {1, 2}
+
+
+def test_all_is_mutated_only_when_star_imported() -> None:
+    source = "__all__ = ['f']\n__all__ += ['g']\n__all__.append('h')\n\ndef f():\n    return 1\n"
+    starred = {m.line for m in find_mutants(source)}
+    plain = {m.line for m in find_mutants(source, star_imported=False)}
+    assert starred == {1, 2, 3, 6} and plain == {6}
 
 
 @pytest.mark.parametrize(
@@ -191,3 +212,21 @@ def test_multi_line_call_removal() -> None:
     (removal,) = [m for m in find_mutants(source) if m.operator == "call_removal"]
     assert (removal.line, removal.end_line) == (2, 4)
     assert apply_mutant(source, removal) == "def f():\n    None\n    return 1\n"
+
+
+@pytest.mark.parametrize(
+    ("source", "operator", "reach"),
+    [
+        ("def f(a, b):\n    return (a\n            and b)\n", "boolean", (2, 3)),
+        ("def f(a, b):\n    return (a <\n            b)\n", "boundary", (2, 3)),
+        ("def f(a):\n    return a + 1\n", "arithmetic", (2, 2)),
+        ("def f(a):\n    return a\n", "return_none", None),  # its own span says it
+    ],
+)
+def test_an_operator_token_reaches_its_whole_expression(
+    source: str, operator: str, reach: tuple[int, int] | None
+) -> None:
+    mutant = next(m for m in find_mutants(source) if m.operator == operator)
+    assert mutant.reach == reach
+    first, last = reach or (2, 2)
+    assert list(mutant.reached) == list(range(first, last + 1))

@@ -74,12 +74,27 @@ def test_data_lines_are_simple_top_level_statements_with_their_readers() -> None
     assert found[27] == found[28] == found[31] == plural_body  # what _irregular fills
 
 
+@pytest.mark.parametrize(
+    ("statement", "rebound"),
+    [
+        ("RULES.append(1)", True),  # a method of the module's own data
+        ("_irregular('a', 'b')", True),  # the module's own function
+        ("functoolz._sigs.create_signature_registry()", False),  # done elsewhere: fresh
+        ("register(RULES)", False),  # an imported function
+        ("re.purge()", False),
+    ],
+)
+def test_bare_calls_of_other_modules_are_not_data(statement: str, rebound: bool) -> None:
+    line = SOURCE.count("\n") + 1
+    assert (line in data_lines(SOURCE + statement + "\n")) is rebound
+
+
 def test_rebind_switches_data_on_and_keeps_identities(target: types.ModuleType) -> None:
     user = importlib.import_module("rebind_user")
     plural, box, rules = target.plural, target.Box, target.RULES
     assert plural("mouse") == "mice" and plural("child") == "children"
     mutated = SOURCE.replace('("mouse", "mice")', '("mouse", "")').replace("LIMIT = 3", "LIMIT = 0")
-    rebind(mutated, target.__file__)
+    rebind(mutated, target.__file__, SOURCE)  # its data is what its source makes: no drift
     assert target.plural is plural and target.Box is box and target.RULES is rules
     assert plural("mouse") == "" and user.plural("mouse") == ""  # held references see it
     assert user.RULES is rules and rules[-1] == ("child", "children") and len(rules) == 4
@@ -148,3 +163,51 @@ def test_rebind_refuses_what_it_cannot_switch_on_faithfully(
     finally:
         sys.path.remove(str(tmp_path))
         sys.modules.pop("guarded_target", None)
+
+
+REGISTRY = """\
+TABLE = {"abs": 1, "len": 2}
+SIGNATURES = {}
+NAME = "registry"
+STAMP = None
+
+
+def fill():
+    for key, value in TABLE.items():
+        SIGNATURES[key] = value
+"""
+
+
+@pytest.mark.parametrize(
+    ("after_import", "drift"),
+    [
+        ("registry_target.fill()", "SIGNATURES changed after the module was imported"),
+        ("registry_target.NAME = 'other'", "NAME changed"),
+        ("registry_target.TABLE['x'] = 3", "TABLE changed"),
+        ("registry_target.STAMP = None", None),
+        ("registry_target.fill = print", None),  # a function replaced: not data
+    ],
+)
+def test_rebind_refuses_data_changed_after_the_import(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, after_import: str, drift: str | None
+) -> None:
+    """Like toolz: its __init__ fills _signatures.signatures from _signatures.module_info;
+    running the module again would empty the registry, a fresh import would refill it."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "registry_target.py").write_text(REGISTRY, encoding="utf-8")
+    (tmp_path / "registry_user.py").write_text(f"import registry_target\n{after_import}\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    try:
+        importlib.import_module("registry_user")
+        target = sys.modules["registry_target"]
+        mutated = REGISTRY.replace('"abs": 1', '"abs": 0')
+        if drift is None:
+            rebind(mutated, target.__file__, REGISTRY)
+            assert target.TABLE["abs"] == 0
+        else:
+            with pytest.raises(LookupError, match=drift):
+                rebind(mutated, target.__file__, REGISTRY)
+            assert target.TABLE["abs"] == 1  # nothing was switched on
+    finally:
+        for name in ("registry_target", "registry_user"):
+            sys.modules.pop(name, None)

@@ -159,10 +159,34 @@ def test_only_passing_unchanged_tests_keep_their_baseline_records() -> None:
     from tddforge.target.reuse import reusable_baseline
 
     prior = {
-        A: {"outcome": "passed", "duration": 0.1, "lines": [3]},
-        B: {"outcome": "passed", "duration": 0.1, "lines": [4]},  # edited since
-        C: {"outcome": "passed", "duration": 0.1, "lines": [5]},  # unchanged class
-        "t.py::test_skip": {"outcome": "skipped", "duration": 0.0, "lines": []},
+        A: {
+            "outcome": "passed",
+            "duration": 0.1,
+            "lines": {"m.py": [3]},
+            "imports": {},
+            "imported": [],
+        },
+        B: {
+            "outcome": "passed",
+            "duration": 0.1,
+            "lines": {"m.py": [4]},
+            "imports": {},
+            "imported": [],
+        },  # edited since
+        C: {
+            "outcome": "passed",
+            "duration": 0.1,
+            "lines": {"m.py": [5]},
+            "imports": {},
+            "imported": [],
+        },  # unchanged class
+        "t.py::test_skip": {
+            "outcome": "skipped",
+            "duration": 0.0,
+            "lines": {},
+            "imports": {},
+            "imported": [],
+        },
     }
     config = {"prior_baseline": prior, "unchanged_tests": [*UNCHANGED, "t.py::test_skip"]}
     assert sorted(reusable_baseline(config)) == sorted([A, C])

@@ -14,10 +14,10 @@ import pytest
 from _pytest.assertion import rewrite
 
 from tddforge.mutation.generate import find_mutants
+from tddforge.target.blocks import Blocks, find_code
 from tddforge.target.codecache import CodeCache
-from tddforge.target.graft import Blocks, find_code
 from tddforge.target.source import apply_mutant, line_offsets
-from tddforge.target.tracing import TraceFromImport
+from tddforge.target.tracing import Targets, TraceFromImport, line_count
 
 SOURCES = {
     "plain function": """\
@@ -186,7 +186,7 @@ def test_trace_from_import_starts_tracing_at_the_targets_import(module_dir: Path
     def trace(frame, event, arg):  # type: ignore[no-untyped-def]
         traced.append(frame.f_code.co_name)
 
-    watch = TraceFromImport(str(path), trace)
+    watch = TraceFromImport(Targets([str(path)]), trace)
     sys.meta_path.insert(0, watch)
     try:
         importlib.import_module("json.tool")  # another module: no tracing starts
@@ -202,11 +202,11 @@ def test_trace_from_import_starts_tracing_at_the_targets_import(module_dir: Path
 def test_trace_from_import_notices_a_target_imported_behind_its_back(module_dir: Path) -> None:
     path = module_dir / "watched_mod.py"
     path.write_text("X = 1\n")
-    watch = TraceFromImport(str(path), lambda *a: None)
+    watch = TraceFromImport(Targets([str(path)]), lambda *a: None)
     spec = importlib.util.spec_from_file_location("watched_mod", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules["watched_mod"] = module
     spec.loader.exec_module(module)
     assert watch.missed()  # the baseline then counts every line as run at collection
-    assert watch.line_count() == 1
+    assert line_count(str(path)) == 1

@@ -1,0 +1,227 @@
+"""``mutation_vs_mutmut.py --project``: the whole toolz package, mutmut and tddforge side by side.
+
+Each round runs mutmut (from a clean state) and ``tddforge mutate --no-cache``
+alternately on separate copies of the sdist, with the same worker count, the
+tests run by mutmut's venv interpreter for both. Then: the floor of a
+mutant's cost on this suite (``mutation.floor``) against ours per mutant (the
+mutant phase's core seconds per mutant); a re-run with the cache after a body
+edit of one module; and cosmic-ray, given a fixed number of seconds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from mutation_vs_mutmut import mutmut_score, run_mutmut, run_plain
+
+PACKAGE = "toolz"
+TESTS = "toolz"  # its pytest testpaths: toolz/tests and toolz/sandbox/tests
+TEST_DIRS = '["toolz/tests/*", "toolz/sandbox/tests/*"]'  # never mutated
+# Three tests cannot pass under mutmut: two check toolz's namespaces, where mutmut's
+# injected names show, and one reads the installed package's metadata, which mutmut's
+# copy lacks; mutmut runs without them. tlz is copied for test_tlz.
+MUTMUT_DESELECTED = (
+    "toolz/tests/test_curried.py::test_curried_namespace",
+    "toolz/tests/test_curried.py::test_curried_operator",
+    "toolz/tests/test_package.py::test_has_version",
+)
+MUTMUT_ARGS = ", ".join(f'"--deselect", "{t}"' for t in MUTMUT_DESELECTED)
+MUTMUT_CONFIG = f"""
+[tool.mutmut]
+source_paths = ["{PACKAGE}/"]
+do_not_mutate = {TEST_DIRS}
+also_copy = ["tlz/"]
+pytest_add_cli_args = [{MUTMUT_ARGS}]
+pytest_add_cli_args_test_selection = ["{TESTS}"]
+"""
+EDITED = "toolz/dicttoolz.py"
+# a body edit of merge(): the function's code changes, its behaviour does not
+EDIT = (
+    "    for d in dicts:\n        rv.update(d)\n",
+    "    for d in dicts:\n        rv.update(d)\n        d = None\n",
+)
+COSMIC_CONFIG = """
+[cosmic-ray]
+module-path = "{package}"
+timeout = 10.0
+excluded-modules = {excluded}
+test-command = "{python} -m pytest -x -q -p no:cacheprovider {tests}"
+
+[cosmic-ray.distributor]
+name = "local"
+"""
+
+
+def run_ours(work: Path, workers: int, python: Path, *extra: str) -> tuple[float, dict[str, Any]]:
+    """One ``tddforge mutate`` of the package: wall seconds and its JSON report."""
+    command = [sys.executable, "-m", "tddforge", "mutate", PACKAGE, "--tests", TESTS, "--json"]
+    command += ["--workers", str(workers), "--python", str(python), *extra]
+    started = time.perf_counter()
+    out = subprocess.run(command, cwd=work, capture_output=True, text=True, check=True).stdout
+    return time.perf_counter() - started, json.loads(out)
+
+
+def floor(work: Path, workers: int, python: Path) -> Any:
+    """The floor of a mutant's cost on this suite (fork + one test)."""
+    from tddforge.config import Settings
+    from tddforge.mutation.engine import MutationJob
+    from tddforge.mutation.floor import measure_floor
+
+    job = MutationJob(work, work / PACKAGE / "__init__.py", (TESTS,), python, workers=workers)
+    return measure_floor(job, Settings())
+
+
+def by_strategy(report: dict[str, Any], floor_seconds: float) -> str:
+    """A child's median wall time for mutants in function bodies (what mutmut mutates too)
+    and for import-time code, against the floor."""
+    parts = []
+    for strategy, what in (("graft", "in function bodies"), ("fresh", "in import-time code")):
+        seconds = [
+            m["seconds"]
+            for m in report["all_mutants"]
+            if m["strategy"] == strategy and m["seconds"] > 0
+        ]
+        if seconds:
+            median = statistics.median(seconds)
+            parts.append(
+                f"{len(seconds)} mutants {what}: a child's median {1000 * median:.1f} ms "
+                f"({median / floor_seconds:.2f}x the floor)"
+            )
+    return "per strategy: " + "; ".join(parts)
+
+
+def edit_one_module(work: Path, workers: int, python: Path) -> tuple[float, float, dict[str, Any]]:
+    """A cached run, a body edit of one module, the re-run: both walls, the re-run's report."""
+    shutil.rmtree(work / ".tddforge", ignore_errors=True)
+    first, _ = run_ours(work, workers, python)
+    path = work / EDITED
+    original = path.read_text()
+    assert EDIT[0] in original
+    path.write_text(original.replace(EDIT[0], EDIT[1]))
+    try:
+        again, report = run_ours(work, workers, python)
+    finally:
+        path.write_text(original)
+    return first, again, report
+
+
+def cosmic_ray(work: Path, python: Path, seconds: float, venv: Path) -> str:
+    """cosmic-ray on the package for at most ``seconds``: its figures, or how far it got
+    (from its own ``venv``, created when missing)."""
+    if not (venv / "bin" / "cosmic-ray").exists():
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+        pip = [str(venv / "bin" / "pip"), "install", "-q", "cosmic-ray"]
+        subprocess.run(pip, check=True)
+    config = work / "cosmic-ray.toml"
+    config.write_text(
+        COSMIC_CONFIG.format(package=PACKAGE, tests=TESTS, python=python, excluded=TEST_DIRS)
+    )
+    session = work / "session.sqlite"
+    cr = str(venv / "bin" / "cosmic-ray")
+    subprocess.run([cr, "init", str(config), str(session)], cwd=work, check=True)
+    started = time.perf_counter()  # the mutants' time: after init
+    finished = True
+    try:
+        subprocess.run(
+            [cr, "exec", str(config), str(session)], cwd=work, timeout=seconds, check=False
+        )
+    except subprocess.TimeoutExpired:
+        finished = False
+    wall = time.perf_counter() - started
+    with sqlite3.connect(session) as db:
+        total = db.execute("SELECT COUNT(*) FROM work_items").fetchone()[0]
+        done = db.execute("SELECT COUNT(*) FROM work_results").fetchone()[0]
+        killed = db.execute(
+            "SELECT COUNT(*) FROM work_results WHERE lower(test_outcome) = 'killed'"
+        ).fetchone()[0]
+    rate = done / wall if wall else 0.0
+    if finished:
+        score = 100.0 * killed / done if done else 0.0
+        return (
+            f"cosmic-ray   : {total} mutants, score {score:.2f}% ({killed} killed), "
+            f"wall {wall:.1f} s, {rate:.2f} mutants/s"
+        )
+    return (
+        f"cosmic-ray   : stopped after {seconds:.0f} s with {done} of {total} mutants done "
+        f"({100.0 * done / total:.1f}%), {rate:.2f} mutants/s: about {total / rate / 60:.0f} min "
+        "for the whole package"
+    )
+
+
+def run_project_bench(source: Path, mutmut: Path, args: argparse.Namespace) -> None:
+    """The whole comparison on the package; prints the figures."""
+    scratch = Path(tempfile.mkdtemp(prefix="mutbench-project-"))
+    theirs, ours, cosmic = scratch / "mutmut", scratch / "tddforge", scratch / "cosmic"
+    for copy in (theirs, ours, cosmic):
+        shutil.copytree(source, copy)
+    with (theirs / "pyproject.toml").open("a") as handle:
+        handle.write(MUTMUT_CONFIG)
+    python = mutmut.parent / "python"
+    med = statistics.median
+    m_walls, m_rates, o_walls, o_rates, plains = [], [], [], [], []
+    m_counts: Counter[str] = Counter()
+    o_report: dict[str, Any] = {}
+    for round_no in range(args.rounds):
+        wall, rate, m_counts = run_mutmut(mutmut, theirs, args.workers)
+        m_walls.append(wall)
+        m_rates.append(rate)
+        wall, o_report = run_ours(ours, args.workers, python, "--no-cache", "--all")
+        o_walls.append(wall)
+        o_rates.append(o_report["totals"]["mutants"] / o_report["mutant_seconds"])
+        plains.append(run_plain(ours, python, TESTS))
+        print(
+            f"round {round_no + 1}: mutmut {m_walls[-1]:.1f} s, tddforge {o_walls[-1]:.1f} s, "
+            f"plain pytest {plains[-1]:.2f} s",
+            flush=True,
+        )
+    totals = o_report["totals"]
+    m_total, o_total = sum(m_counts.values()), totals["mutants"]
+    m_rate, o_rate = m_total / med(m_walls), o_total / med(o_walls)
+    print(
+        f"target: the {PACKAGE} package ({totals['modules']} modules) with {TESTS} "
+        f"({o_report['tests']} tests), {args.workers} workers, {args.rounds} rounds, "
+        f"tests run by {python}"
+    )
+    print(
+        f"mutmut 3.8.1 : {m_total} mutants, score {mutmut_score(m_counts):.2f}% {dict(m_counts)}, "
+        f"median wall {med(m_walls):.1f} s, {m_rate:.1f} mutants/s; "
+        f"mutant phase {med(m_rates):.1f} mutants/s"
+    )
+    print(
+        f"tddforge     : {o_total} mutants, score {totals['score']:.2f}% "
+        f"(counting likely-equivalent survivors {totals['score_counting_equivalent']:.2f}%) "
+        f"{totals['counts']}, median wall {med(o_walls):.1f} s, {o_rate:.1f} mutants/s; "
+        f"mutant phase {med(o_rates):.1f} mutants/s; ran by strategy {o_report['strategies']}"
+    )
+    print(
+        f"ratio (tddforge / mutmut mutants per second): whole run {o_rate / m_rate:.2f}x, "
+        f"mutant phase {med(o_rates) / med(m_rates):.2f}x; one plain pytest run of the suite "
+        f"{med(plains):.2f} s"
+    )
+    measured = floor(ours, args.workers, python)
+    per_mutant = args.workers / med(o_rates)  # core seconds per mutant in the mutant phase
+    print(
+        f"floor (fork + one test through pytest's protocol): {1000 * measured.alone:.1f} ms alone, "
+        f"{1000 * measured.core_seconds:.1f} ms of a core with {args.workers} busy; ours "
+        f"{1000 * per_mutant:.1f} ms of a core per mutant = {per_mutant / measured.core_seconds:.2f}x "
+        "the floor"
+    )
+    print(by_strategy(o_report, measured.core_seconds))
+    first, again, report = edit_one_module(ours, args.workers, python)
+    reran = report["totals"]["mutants"] - report["reused"]
+    print(
+        f"re-run after a body edit of {EDITED}: {again:.1f} s (the cached run before it "
+        f"{first:.1f} s), {reran} mutants ran, {report['reused']} verdicts reused"
+    )
+    print(cosmic_ray(cosmic, python, args.cosmic_seconds, args.cosmic_venv.resolve()), flush=True)
