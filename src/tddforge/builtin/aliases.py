@@ -99,9 +99,7 @@ def with_aliases(info: ModuleInfo, aliases: dict[str, str]) -> ModuleInfo:
     if not aliases:
         return info
 
-    def fill(func: CallableInfo | None) -> CallableInfo | None:
-        if func is None:
-            return None
+    def fill(func: CallableInfo, _key: str) -> CallableInfo:
         params = tuple(
             p.model_copy(update={"annotation": written_out(p.annotation, aliases)})
             if p.annotation
@@ -110,14 +108,4 @@ def with_aliases(info: ModuleInfo, aliases: dict[str, str]) -> ModuleInfo:
         )
         return func.model_copy(update={"parameters": params})
 
-    functions = tuple(fill(f) or f for f in info.functions)
-    classes = tuple(
-        c.model_copy(
-            update={
-                "constructor": fill(c.constructor),
-                "methods": tuple(fill(m) or m for m in c.methods),
-            }
-        )
-        for c in info.classes
-    )
-    return info.model_copy(update={"functions": functions, "classes": classes})
+    return info.with_each(fill)

@@ -13,6 +13,7 @@ which the sandbox turns into errors) becomes one :class:`InputError` line.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Literal
 
@@ -107,6 +108,21 @@ class ModuleInfo(_Frozen):
         for cls in self.classes:
             found += [*([cls.constructor] if cls.constructor else []), *cls.methods]
         return found
+
+    def with_each(self, fill: Callable[[CallableInfo, str], CallableInfo]) -> ModuleInfo:
+        """A copy with ``fill(callable, key)`` applied to every function, constructor and
+        method; ``key`` is the qualname, ``Class.__init__`` for a constructor."""
+        classes = tuple(
+            c.model_copy(
+                update={
+                    "constructor": c.constructor and fill(c.constructor, f"{c.name}.__init__"),
+                    "methods": tuple(fill(m, m.qualname) for m in c.methods),
+                }
+            )
+            for c in self.classes
+        )
+        functions = tuple(fill(f, f.qualname) for f in self.functions)
+        return self.model_copy(update={"functions": functions, "classes": classes})
 
 
 def discover(

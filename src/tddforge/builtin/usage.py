@@ -371,9 +371,9 @@ def _name(node: ast.expr) -> str:
 def annotate(info: ModuleInfo, hints: dict[str, dict[str, str]]) -> ModuleInfo:
     """``info`` with each unannotated parameter given its inferred hint, where there is one."""
 
-    def fill(func: CallableInfo | None, key: str) -> CallableInfo | None:
+    def fill(func: CallableInfo, key: str) -> CallableInfo:
         found = hints.get(key, {})
-        if func is None or not found:
+        if not found:
             return func
         params = tuple(
             p.model_copy(update={"annotation": found[p.name]})
@@ -383,14 +383,4 @@ def annotate(info: ModuleInfo, hints: dict[str, dict[str, str]]) -> ModuleInfo:
         )
         return func.model_copy(update={"parameters": params})
 
-    functions = tuple(fill(f, f.qualname) or f for f in info.functions)
-    classes = tuple(
-        c.model_copy(
-            update={
-                "constructor": fill(c.constructor, f"{c.name}.__init__"),
-                "methods": tuple(fill(m, m.qualname) or m for m in c.methods),
-            }
-        )
-        for c in info.classes
-    )
-    return info.model_copy(update={"functions": functions, "classes": classes})
+    return info.with_each(fill)
