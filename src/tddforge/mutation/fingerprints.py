@@ -8,7 +8,10 @@ import of ``m`` plus, per test, the bindings of the names that test reads, so
 importing one more name for a new test does not change the others. Importing
 pytest itself runs nothing (the tests run under it), so ``import pytest``
 counts only for the tests that read the name: adding or dropping it with the
-tests that use ``pytest.raises`` leaves the others unchanged. Any edit to any of those changes the
+tests that use ``pytest.raises`` leaves the others unchanged. The same holds for
+``re``, ``decimal`` and ``datetime``, which pytest imports for itself before any
+test file (a generated suite imports ``re`` only while some test calls
+``re.escape``). Any edit to any of those changes the
 fingerprint, so a cached verdict is reused only when nothing the test could
 depend on inside the test code has changed.
 """
@@ -116,12 +119,14 @@ class Segments:
         return "".join([head, *self.lines[first : last - 1], tail])
 
 
-_ALREADY_IMPORTED = frozenset({"pytest"})  # under pytest, importing these only binds a name
+# under pytest, importing these only binds a name: pytest imports them itself at start-up
+# (``re`` everywhere, ``decimal`` for ``approx``, ``datetime`` for its timing and logging)
+_ALREADY_IMPORTED = frozenset({"pytest", "re", "decimal", "datetime"})
 
 
 def _from_imports(nodes: Iterable[ast.stmt]) -> dict[str, str]:
     """Name → the import that binds it (the last one wins, as at run time): every
-    ``from ... import``, and ``import pytest``."""
+    ``from ... import``, and ``import pytest`` (or another of ``_ALREADY_IMPORTED``)."""
     bound: dict[str, str] = {}
     for node in nodes:
         if isinstance(node, ast.ImportFrom) and not any(a.name == "*" for a in node.names):
@@ -135,13 +140,14 @@ def _from_imports(nodes: Iterable[ast.stmt]) -> dict[str, str]:
 
 
 def _binds_only(node: ast.stmt) -> TypeGuard[ast.Import]:
-    """``import pytest`` (or ``as`` another name): nothing runs but the binding."""
+    """``import pytest`` (or ``as`` another name; or another of ``_ALREADY_IMPORTED``):
+    nothing runs but the binding."""
     return isinstance(node, ast.Import) and all(a.name in _ALREADY_IMPORTED for a in node.names)
 
 
 def _import_key(node: ast.stmt, segment: Callable[[ast.AST], str]) -> str:
-    """A ``from m import names`` as what it runs (importing ``m``), ``import pytest`` as
-    nothing (it runs nothing); anything else as written."""
+    """A ``from m import names`` as what it runs (importing ``m``), ``import pytest`` (or
+    another of ``_ALREADY_IMPORTED``) as nothing (it runs nothing); anything else as written."""
     if isinstance(node, ast.ImportFrom) and not any(a.name == "*" for a in node.names):
         return f"from {'.' * node.level}{node.module or ''} import ..."
     if _binds_only(node):

@@ -234,6 +234,23 @@ def test_b():
             True,
         ),
         (("assert floor(1.5) == 1", "assert pytest.approx(floor(1.5)) == 1"), {"test_a"}, False),
+        # pytest imports re, decimal and datetime itself: importing one (as a generated suite
+        # does while some test calls re.escape) changes only the tests that read the name
+        (("from math import floor", "import re\nfrom math import floor"), set(), True),
+        (
+            ("from math import floor", "import datetime\nimport decimal\nfrom math import floor"),
+            set(),
+            True,
+        ),
+        (
+            (
+                "from math import floor\n",
+                "import re\nfrom math import floor\n\n\n"
+                "def test_c():\n    assert re.escape('.') == '\\\\.'\n",
+            ),
+            set(),
+            True,
+        ),
     ],
 )
 def test_from_imports_count_by_the_names_each_test_reads(
