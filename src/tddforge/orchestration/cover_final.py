@@ -3,8 +3,9 @@
 ``assemble`` takes the best attempt (coverage + mutation), drops the tests that
 are not stable over every run or fail alone, then those ``select_tests`` finds
 redundant; the pruned suite's figures come from the per-test data when that is
-exact (``covered_without``), else from running it again. If pruning lowered the
-figures, the dropped tests stay.
+exact (``covered_without``), else from running it again; its mutants are run
+again only where the best attempt's scoring does not decide them
+(``cover_reuse``). If pruning lowered the figures, the dropped tests stay.
 """
 
 from __future__ import annotations
@@ -99,8 +100,10 @@ def _without(
 ) -> Measurement | None:
     """``found`` without the dropped tests, without running the suite again, when that is
     exact: they ran no arc that no other test ran (so the coverage is the same) and the
-    kept tests passed every run and alone. The mutants are scored again (the verdict
-    cache reuses what is provably unchanged). None when coverage was not measured per test.
+    kept tests passed every run and alone. The mutants' verdicts follow from ``found``'s
+    scoring when it decides them all (``SuiteLab.score``); else the worker scores them,
+    its verdict cache reusing what is provably unchanged. None when coverage was not
+    measured per test.
     """
     coverage = found.coverage and suites.covered_without(found.coverage, selection.dropped)
     if not coverage:

@@ -3,13 +3,16 @@
 ``SuiteLab`` owns what a cover session keeps between attempts: the sandbox,
 the pytest arguments (the project's configuration, or a neutral one), the
 coverage rc file, one warm mutation worker and its
-verdict cache in the run directory. It writes the suite only at the test
+verdict cache in the run directory, and the scorings the worker did: a suite
+whose verdicts all follow from one of them (``cover_reuse``: the final suite,
+pruned from an attempt) is not scored again. It writes the suite only at the test
 path, and after every run checks that the module under test still has its
 original bytes (a generated test that writes to it is undone and reported).
 """
 
 from __future__ import annotations
 
+import time
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,9 +23,11 @@ from tddforge.config import Settings
 from tddforge.cover_contract import CoverTarget
 from tddforge.decisions.cover_suite import Stability, stability
 from tddforge.errors import BaselineError, RunnerError
+from tddforge.mutation import fingerprints as fp
 from tddforge.mutation.cache import VerdictCache
 from tddforge.mutation.engine import MutationJob, WarmWorker
 from tddforge.mutation.report import MutationReport
+from tddforge.orchestration.cover_reuse import Scoring, derive
 from tddforge.runner import FileCoverage, TestRun, run_pytest, run_pytest_orders
 from tddforge.runner.pytest_config import ConfigCheck, check_config, neutral_args
 from tddforge.sandbox import Limits, Sandbox
@@ -147,6 +152,7 @@ class SuiteLab:
         self._background = ThreadPoolExecutor(max_workers=1)
         self._alone: Future[dict[str, str]] | None = None
         self._runs = 0
+        self._scorings: list[Scoring] = []  # the worker's, oldest first
 
     def _pytest_args(self, check: ConfigCheck) -> list[str]:
         if check.usable:
@@ -332,7 +338,35 @@ class SuiteLab:
         return None if passed else "fails when run alone (depends on other tests)"
 
     def score(self, found: Measurement) -> Noted[MutationReport | None]:
-        """The mutation score of the stable tests (the others deselected) in the warm worker."""
+        """The mutation score of the stable tests (the others deselected): from an earlier
+        scoring when that decides every verdict (``cover_reuse.derive``), else in the warm
+        worker. Either way, one ``mutation`` event says how many mutants ran."""
+        started = time.monotonic()
+        prints = fp.file_fingerprints(self.project, self.project / self.target.test_path)
+        tests = [n for v in found.stable_verdicts for n in v.nodeids]
+        for before in reversed(self._scorings):
+            derived = derive(before, tests, prints)
+            if derived is not None:
+                self._scored(derived, started, derived=True)
+                return Noted(derived)
+        scored = self._score_in_worker(found)
+        if scored.value is not None:
+            self._scorings.append(Scoring(scored.value, prints))
+            self._scored(scored.value, started, derived=False)
+        return scored
+
+    def _scored(self, report: MutationReport, started: float, *, derived: bool) -> None:
+        reused = sum(r.reused for r in report.results)
+        self.run.event(
+            "mutation",
+            mutants=len(report.results),
+            ran=len(report.results) - reused,
+            reused=reused,
+            derived=derived,
+            seconds=round(time.monotonic() - started, 3),
+        )
+
+    def _score_in_worker(self, found: Measurement) -> Noted[MutationReport | None]:
         unstable = [v for v in found.verdicts.values() if v.status != "stable"]
         deselect = [f"--deselect={n}" for v in unstable for n in v.nodeids]
         job = MutationJob(
