@@ -19,13 +19,26 @@ from tddforge.mutation import fingerprints as fp
 from tddforge.mutation.cache import CacheEntry, VerdictCache, cache_key, unchanged_tests
 from tddforge.mutation.generate import find_mutants
 from tddforge.mutation.import_reads import project_reads, read_by_others, shared_lines
-from tddforge.mutation.layout import find_test_files, inside, module_name, star_imported
+from tddforge.mutation.layout import (
+    find_test_files,
+    inside,
+    module_name,
+    python_files,
+    star_imported,
+)
 from tddforge.mutation.mutant import Mutant
-from tddforge.target.protocol import BaselineRecord, MutantRecord, PriorVerdict, WorkerConfig
+from tddforge.mutation.observers import observe, read_project
+from tddforge.target.protocol import (
+    BaselineRecord,
+    MutantRecord,
+    Observe,
+    PriorVerdict,
+    WorkerConfig,
+)
 from tddforge.workspace.git import Git
 
 # The worker's timeout rule (target.baseline.Measured): floor + factor x the covering tests' time.
-TIMEOUT_FLOOR = 2.0
+TIMEOUT_FLOOR = 1.0
 TIMEOUT_FACTOR = 5.0
 
 
@@ -61,6 +74,8 @@ class Target:
     mutants: list[Mutant]
     changed: set[int] | None = None  # with --since-ref
     shared: set[int] = field(default_factory=set)  # data lines another file reads at import
+    # per line of an import-time mutant, what can see a change there (None: every test)
+    observed: dict[int, Observe | None] = field(default_factory=dict)
 
     def qualified(self, mutant_id: str) -> str:
         """The id the worker knows the mutant by."""
@@ -79,6 +94,7 @@ class Prepared:
     prior: CacheEntry = field(default_factory=CacheEntry)
     unchanged: list[str] = field(default_factory=list)
     others: str = ""  # the project's other Python files, hashed
+    test_files: list[str] = field(default_factory=list)  # project-relative
 
     @property
     def mutants(self) -> list[Mutant]:
@@ -101,12 +117,26 @@ def prepare(job: MutationJob, cache: VerdictCache | None) -> Prepared:
     args += [f"--rootdir={job.project}", *job.extra_pytest_args]
     key = cache_key(str(job.python), args, [t.rel for t in targets])
     found = find_test_files(root, test_files)
+    _observed(root, targets, found)
     prints = fp.fingerprints(job.project, found)
     others = fp.others(root, [t.path for t in targets], found)
     prior = cache.load(key) if cache is not None and job.use_cache else CacheEntry()
     sources = {t.rel: t.source for t in targets}
     unchanged = unchanged_tests(prior, prints, sources, others)
-    return Prepared(job, targets, args, key, prints, prior, unchanged, others)
+    rels = [p.resolve().relative_to(root).as_posix() for p in found]
+    return Prepared(job, targets, args, key, prints, prior, unchanged, others, rels)
+
+
+def _observed(root: Path, targets: list[Target], test_files: list[Path]) -> None:
+    """What can see each import-time mutant (``observers``): one read of the project."""
+    lines = {t.rel: sorted({m.line for m in t.mutants if m.strategy == "fresh"}) for t in targets}
+    if not any(lines.values()):
+        return
+    text = read_project(root, list(python_files(root)), test_files, [t.path for t in targets])
+    sources = {t.rel: t.source for t in targets}
+    for target in targets:
+        if lines[target.rel]:
+            target.observed = observe(target.source, target.rel, lines[target.rel], text, sources)
 
 
 def _target(job: MutationJob, path: Path, starred: set[str]) -> Target:
@@ -154,6 +184,7 @@ def worker_config(prep: Prepared, results: Path) -> WorkerConfig:
         prior_baseline=_prior_baseline(prep),
         unchanged_tests=prep.unchanged,
         config_key=config_key(job, prep.pytest_args),
+        test_files=prep.test_files,
     )
 
 
@@ -163,6 +194,9 @@ def _record(target: Target, mutant: Mutant) -> MutantRecord:
     record["target"] = str(target.path)
     if mutant.line in target.shared:
         record["shared"] = True  # rebind cannot switch it on: see import_reads
+    seen = target.observed.get(mutant.line) if mutant.strategy == "fresh" else None
+    if seen is not None:
+        record["observe"] = seen
     return record
 
 

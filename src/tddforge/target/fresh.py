@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, List, Tuple
 
 import pytest
 
-from .hosting import Hosted, Starter, hand_back, run_items
+from .hosting import COLLECTION_PATH, Hosted, Starter, hand_back, run_items
 from .order import Neighbours
 from .processes import Pool, deliver, limit_cpu, wall_limit
 from .protocol import ChildVerdict, MutantRecord
@@ -100,10 +100,37 @@ class FreshPlugin:
 
     def __init__(self) -> None:
         self.order: list[str] = []
+        self.only: set[str] | None = None  # the test files to collect (None: all)
+        self.target = ""  # the mutated file, imported after collection if nothing did
+        self.rootdir = ""
+
+    def ignore(self, path: str) -> bool | None:
+        """Leave out a test file none of ``order`` comes from (``only``): its tests cannot
+        see the mutant, so importing it would only cost time. None: pytest decides."""
+        if self.only is None or not path.endswith(".py") or not os.path.isfile(path):
+            return None
+        if os.path.basename(path) in ("conftest.py", "__init__.py"):
+            return None
+        return True if os.path.realpath(path) not in self.only else None
+
+    if COLLECTION_PATH:
+
+        def pytest_ignore_collect(self, collection_path: Any, config: Any) -> Any:
+            """``ignore`` (when pytest runs this plugin itself)."""
+            return self.ignore(str(collection_path))
+
+    else:  # pytest < 7 names the argument ``path`` (a py.path)
+
+        def pytest_ignore_collect(self, path: Any, config: Any) -> Any:  # type: ignore[misc]
+            """``ignore`` (when pytest runs this plugin itself)."""
+            return self.ignore(str(path))
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, session: Any, config: Any, items: list[Any]) -> None:
-        """Keep the tests of ``order``, in that order."""
+        """Keep the tests of ``order``, in that order; import the target if no collected
+        file did (a mutant that breaks its import is killed, as a full collection would)."""
+        if self.only is not None and self.target:
+            _import_target(self.target, self.rootdir)
         rank = {nodeid: index for index, nodeid in enumerate(self.order)}
         dropped = [item for item in items if item.nodeid not in rank]
         items[:] = sorted((i for i in items if i.nodeid in rank), key=lambda i: rank[i.nodeid])
@@ -120,6 +147,38 @@ class FreshPlugin:
         """Run the tests up to the first failure; deliver the verdict."""
         deliver(run_items(list(session.items)))
 
+    def restrict(self, rootdir: str, target: str) -> None:
+        """Collect only the files of ``order`` (and import ``target`` if they do not)."""
+        self.only = {
+            os.path.realpath(os.path.join(rootdir, n.split("::", 1)[0])) for n in self.order
+        }
+        self.target = target
+        self.rootdir = rootdir
+
+
+def _import_target(target: str, rootdir: str) -> None:
+    """Import the (mutated) target by its dotted name unless it is imported already;
+    deliver a kill if importing it fails."""
+    real = os.path.realpath(target)
+    for module in list(sys.modules.values()):
+        if os.path.realpath(getattr(module, "__file__", None) or "") == real:
+            return
+    try:
+        importlib.import_module(dotted_name(target))
+    except BaseException as exc:
+        killer = f"collection: {os.path.relpath(target, rootdir)}"
+        deliver({"verdict": "killed", "killer": killer, "ran": 0, "detail": repr(exc)[:200]})
+
+
+def dotted_name(path: str) -> str:
+    """The name a file is imported by: its packages (directories with ``__init__.py``)."""
+    folder, name = os.path.split(os.path.realpath(path))
+    parts = [] if name == "__init__.py" else [name[:-3]]
+    while os.path.isfile(os.path.join(folder, "__init__.py")):
+        folder, package = os.path.split(folder)
+        parts.insert(0, package)
+    return ".".join(parts)
+
 
 class FreshHost(FreshPlugin):
     """Starts one pytest session and forks a child per fresh mutant where collection begins.
@@ -133,12 +192,20 @@ class FreshHost(FreshPlugin):
     could not serve the mutant: every mutant is handed back for a whole fresh start.
     """
 
-    def __init__(self, request: Request, measured: Measured, mutants: list[MutantRecord], fd: int):
+    def __init__(
+        self,
+        request: Request,
+        measured: Measured,
+        mutants: list[MutantRecord],
+        fd: int,
+        seeing: dict[str, list[str]],
+    ):
         super().__init__()
         self.request = request
         self.measured = measured
         self.mutants = mutants
         self.fd = fd
+        self.seeing = seeing
         self.neighbours = Neighbours(request.target_of)
 
     @pytest.hookimpl(hookwrapper=True, tryfirst=True)
@@ -159,11 +226,14 @@ class FreshHost(FreshPlugin):
         for m in self.mutants:
             if m["id"] in early:
                 continue
-            nodeids = self.neighbours.first(m, fresh_order(self.measured, m))
+            nodeids = self.neighbours.first(m, fresh_order(self.measured, m, self.seeing))
             if pool.spawn((m, nodeids, time.monotonic()), wall_limit(limit), self._done):
                 limit_cpu(limit)
                 self._switch_on(m)
                 self.order = nodeids
+                if m["id"] in self.seeing:
+                    root = getattr(session.config, "rootpath", None) or session.config.rootdir
+                    self.restrict(str(root), self.request.target_of(m))
                 return  # this child goes on: pytest collects the mutant and runs its tests
         pool.drain(self._done)
         hand_back(self.fd, early)
@@ -189,21 +259,30 @@ def _note_killer(neighbours: Neighbours, key: Key, result: ChildVerdict) -> None
         neighbours.killed(key[0], killer)
 
 
-def fresh_order(measured: Measured, m: MutantRecord) -> list[str]:
-    """Every test, fastest first, those that ran the mutant's module before the others."""
+def fresh_order(
+    measured: Measured, m: MutantRecord, seeing: dict[str, list[str]] | None = None
+) -> list[str]:
+    """The tests that can see the mutant (``seeing``, else every test), fastest first,
+    those that ran the mutant's module before the others."""
+    tests = (seeing or {}).get(m["id"], measured.by_speed)
     users = measured.tests_of(measured.target(m))
-    return [n for n in measured.by_speed if n in users] + [
-        n for n in measured.by_speed if n not in users
-    ]
+    return [n for n in tests if n in users] + [n for n in tests if n not in users]
 
 
 def start_fresh(
-    request: Request, measured: Measured, starter: Starter, mutants: list[MutantRecord]
+    request: Request,
+    measured: Measured,
+    starter: Starter,
+    mutants: list[MutantRecord],
+    seeing: dict[str, list[str]] | None = None,
 ) -> Hosted:
     """Start judging fresh mutants from one started session; its ``wait`` gives the ids of
-    those whose target was imported before collection (``run_each_fresh`` then)."""
+    those whose target was imported before collection (``run_each_fresh`` then).
+    ``seeing``: a mutant's tests, when not every test can see it."""
     ids = [m["id"] for m in mutants]
-    return Hosted.start(starter, lambda fd: FreshHost(request, measured, mutants, fd), ids)
+    return Hosted.start(
+        starter, lambda fd: FreshHost(request, measured, mutants, fd, seeing or {}), ids
+    )
 
 
 def run_fresh(
@@ -217,7 +296,11 @@ def run_fresh(
 
 
 def run_each_fresh(
-    request: Request, measured: Measured, starter: Starter, mutants: list[MutantRecord]
+    request: Request,
+    measured: Measured,
+    starter: Starter,
+    mutants: list[MutantRecord],
+    seeing: dict[str, list[str]] | None = None,
 ) -> None:
     """Per mutant, a child forked from the pristine process starts pytest whole, with the
     mutant served by the import hook (what a conftest importing the target needs)."""
@@ -231,7 +314,7 @@ def run_each_fresh(
     limit = measured.fresh_limit()
     for m in mutants:
         mutated = request.mutated(m)
-        nodeids = neighbours.first(m, fresh_order(measured, m))
+        nodeids = neighbours.first(m, fresh_order(measured, m, seeing))
 
         def body(
             mutated: str = mutated, nodeids: list[str] = nodeids, target: str = request.target_of(m)

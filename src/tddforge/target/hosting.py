@@ -19,6 +19,10 @@ def pytest_args(config: WorkerConfig, targets: list[str]) -> list[str]:
     return [*config.get("pytest_args", []), *targets]
 
 
+# pytest >= 7 gives ``pytest_ignore_collect`` a pathlib ``collection_path``
+COLLECTION_PATH = int(str(getattr(pytest, "__version__", "7")).split(".")[0]) >= 7
+
+
 class Dispatch:
     """One plugin registered once in a shared config; each child sets ``active`` to what it needs."""
 
@@ -47,6 +51,18 @@ class Dispatch:
     def pytest_runtest_logreport(self, report: Any) -> None:
         """Pass on to the active plugin."""
         self._call("pytest_runtest_logreport", report=report)
+
+    if COLLECTION_PATH:
+
+        def pytest_ignore_collect(self, collection_path: Any, config: Any) -> Any:
+            """Pass on to the active plugin (None: no opinion)."""
+            return self._call("ignore", path=str(collection_path))
+
+    else:  # pytest < 7 names the argument ``path`` (a py.path)
+
+        def pytest_ignore_collect(self, path: Any, config: Any) -> Any:  # type: ignore[misc]
+            """Pass on to the active plugin (None: no opinion)."""
+            return self._call("ignore", path=str(path))
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, session: Any, config: Any, items: list[Any]) -> None:

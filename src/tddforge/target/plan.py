@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .baseline import Measured
+from .observe import Observers
 from .protocol import Counts, MutantRecord, Reused, WorkerConfig
 from .rebind import data_lines
 from .reuse import at_collection_fresh, reusable
@@ -30,6 +31,8 @@ class Plan:
     graft: list[tuple[MutantRecord, list[str]]] = field(default_factory=list)
     fresh: list[MutantRecord] = field(default_factory=list)
     uncovered: list[MutantRecord] = field(default_factory=list)
+    # a fresh mutant's tests when not all can see it (``observe``), fastest first
+    seeing: dict[str, list[str]] = field(default_factory=dict)
 
     def counts(self, fallback: list[MutantRecord]) -> Counts:
         """How many ran by each strategy, ``fallback`` (handed to the fresh path) included."""
@@ -49,8 +52,14 @@ def plan(config: WorkerConfig, sources: dict[str, str], measured: Measured) -> P
     prior = config.get("prior", {})
     unchanged = set(config.get("unchanged_tests", []))
     todo = []
+    observers = None
+    if any("observe" in m for m in mutants):
+        observers = Observers(sources, measured, config.get("test_files", []))
     for m in mutants:
         covering = measured.covering(m)
+        seeing = observers.of(m) if observers is not None and m["strategy"] == "fresh" else None
+        if seeing is not None:
+            covering = found.seeing[m["id"]] = seeing
         verdict = reusable(prior.get(m["id"]), covering, unchanged)
         if verdict is None:
             todo.append((m, covering))
@@ -83,7 +92,7 @@ def _place(
             found.graft.append((m, seeing))
         else:
             found.uncovered.append(m)
-    elif m["strategy"] == "fresh" and m["line"] in data and not m.get("shared"):
+    elif m["strategy"] == "fresh" and m["line"] in data and not m.get("shared") and covering:
         # switched on by rebind in the collector (data, or a function the module calls to
         # make it); the tests running the functions that read the mutated data first,
         # then every other test

@@ -49,6 +49,15 @@ class MutantRecord(_MutantRecordRequired, total=False):
     target: str
     shared: bool
     reach: list[int]  # [first, last]: the lines running it shows in (default: its own)
+    observe: Observe  # import-time code: what can see it (absent: every test can)
+
+
+class Observe(TypedDict):
+    """What can see a mutant of import-time code (``target.observe``): the names the change
+    can reach, and the test files that mention one or look names up dynamically."""
+
+    names: list[str]
+    files: list[str]  # project-relative, as in test ids
 
 
 class PriorVerdict(TypedDict, total=False):
@@ -93,6 +102,7 @@ class WorkerConfig(_ConfigRequired, total=False):
     unchanged_tests: list[str]
     config_key: str
     rebind: bool
+    test_files: list[str]  # the test files the host read for ``observe`` (project-relative)
 
 
 class Timing(TypedDict):

@@ -93,11 +93,11 @@ def _judge(
     then what either handed back. The mutants the collector handed to the fresh path."""
     fresh = sorted(found.fresh, key=lambda m: (request.target_of(m), m["line"], m["col"]))
     collector = start_graft(request, measured, starter, found.graft) if found.graft else None
-    fresh_host = start_fresh(request, measured, starter, fresh) if fresh else None
+    fresh_host = start_fresh(request, measured, starter, fresh, found.seeing) if fresh else None
     handed = collector.wait() if collector is not None else set()
     fallback = [m for m, _ in found.graft if m["id"] in handed]
     early = fresh_host.wait() if fresh_host is not None else set()
-    run_each_fresh(request, measured, starter, [m for m in fresh if m["id"] in early])
+    run_each_fresh(request, measured, starter, [m for m in fresh if m["id"] in early], found.seeing)
     run_fresh(request, measured, starter, fallback)
     return fallback
 

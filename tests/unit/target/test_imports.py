@@ -25,6 +25,8 @@ def test_the_package_has_the_modules_it_ships() -> None:
 EXPECTED = {
     "pytest_plugin": ["coverage"],
     "probe": ["importlib.import_module(module_name)"],
+    # the mutated module, when no test file collected for its mutant imported it
+    "fresh": ["importlib.import_module(dotted_name(target))"],
     "signatures": ["importlib.import_module(module_name)"],
     "calls": [
         "importlib.import_module(config['module'])",

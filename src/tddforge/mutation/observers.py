@@ -1,0 +1,300 @@
+"""How far a mutant of import-time code can reach: the names it can change (pure, over text).
+
+A mutant in a module's top-level statement, a class body, a default or a
+decorator changes what that statement binds. From there the change spreads
+to whatever else is computed from those names while modules are imported:
+in the mutated module, any top-level statement mentioning them (a function
+counts by its whole body, since calling it reads them); in every other file
+of the project, its import-time code (``from m import NAME``, ``Y = f(NAME)``,
+a class body, a default). The names so reached, and the test files that
+mention one of them or look names up dynamically, go to the worker
+(``target.observe``), which adds the tests that ran a line mentioning one.
+
+Where the spread cannot be bounded by names, the mutant keeps every test:
+a bare call at import time into code outside the mutated module (it may
+register the data anywhere), or a conftest mentioning one of the names. A
+call that binds its result (``Y = register(NAME)``) is taken to change
+``Y`` only; a registry filled that way is the case this analysis misses,
+and ``tddforge mutate --verify`` (every test against every mutant) shows it.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tddforge.mutation.import_reads import import_time_reads
+from tddforge.target.observe import reflective, words
+from tddforge.target.protocol import Observe
+
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One top-level statement: its lines, the names it binds and those it reads.
+
+    ``callee``: for a bare call statement, the name of what it calls (the last
+    part of ``a.b.f``), else empty.
+    """
+
+    first: int
+    last: int
+    binds: frozenset[str]
+    reads: frozenset[str]
+    callee: str = ""
+    receiver: str = ""  # for a bare call ``x.f(...)``: ``x`` (the last part of ``a.x``)
+    function: str = ""  # a def's name
+    assigns: bool = False  # an assignment: what it binds is the module's data
+
+
+@dataclass
+class ProjectText:
+    """What the analysis needs of the project's other files, read once per run."""
+
+    units: dict[str, list[Unit]] = field(default_factory=dict)  # file -> import-time units
+    tests: dict[str, set[str]] = field(default_factory=dict)  # test file -> its words
+    dynamic_tests: set[str] = field(default_factory=set)  # test files looking names up
+    others: dict[str, set[str]] = field(default_factory=dict)  # other file -> words (+ dynamic)
+    import_names: dict[str, set[str]] = field(default_factory=dict)  # other file -> its names
+    conftests: dict[str, set[str]] = field(default_factory=dict)  # conftest -> its words
+
+
+def module_units(source: str) -> list[Unit]:
+    """The mutated module's top-level statements; a function or class reads its whole body."""
+    tree = ast.parse(source)
+    return [_unit(statement, _all_names(statement)) for statement in tree.body]
+
+
+def import_time_units(source: str) -> list[Unit]:
+    """Another file's top-level statements, each with what it reads while imported."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return []
+    return [_unit(s, import_time_reads(ast.unparse(s)) | _imported(s)) for s in tree.body]
+
+
+def _unit(statement: ast.stmt, reads: set[str]) -> Unit:
+    callee = receiver = ""
+    if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
+        func = statement.value.func
+        callee = _last_name(func) or "?"
+        receiver = _receiver(func.value) if isinstance(func, ast.Attribute) else ""
+    return Unit(
+        first=min(
+            [statement.lineno, *(d.lineno for d in getattr(statement, "decorator_list", []))]
+        ),
+        last=statement.end_lineno or statement.lineno,
+        binds=frozenset(_binds(statement)),
+        reads=frozenset(reads),
+        callee=callee,
+        receiver=receiver,
+        function=statement.name if isinstance(statement, _FUNCTIONS) else "",
+        assigns=isinstance(statement, (ast.Assign, ast.AnnAssign, ast.AugAssign)),
+    )
+
+
+def _last_name(node: ast.expr) -> str:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return ""
+
+
+def _receiver(node: ast.expr) -> str:
+    """Whose method a call runs: ``x`` of ``x.f``, ``a.x.f``, ``x[k].f``."""
+    while isinstance(node, ast.Subscript):
+        node = node.value
+    return _last_name(node)
+
+
+def _imported(statement: ast.stmt) -> set[str]:
+    """What ``from m import a, b`` reads of ``m``."""
+    if isinstance(statement, ast.ImportFrom):
+        return {a.name for a in statement.names}
+    return set()
+
+
+def _all_names(node: ast.AST) -> set[str]:
+    found: set[str] = set()
+    for child in ast.walk(node):
+        if isinstance(child, ast.Name):
+            found.add(child.id)
+        elif isinstance(child, ast.Attribute):
+            found.add(child.attr)
+        elif isinstance(child, (*_FUNCTIONS, ast.ClassDef)) and child is not node:
+            found.add(child.name)
+    return found
+
+
+def _binds(statement: ast.stmt) -> set[str]:
+    """The names a top-level statement binds or changes: a def's or class's name (a class's
+    own attributes and methods too), assignment targets (the attribute of ``x.attr = ...``
+    and the container of ``x[k] = ...`` too), imports, and the names a bare call mentions."""
+    if isinstance(statement, (*_FUNCTIONS,)):
+        return {statement.name}
+    if isinstance(statement, ast.ClassDef):
+        inner = {n for s in statement.body for n in _binds(s)}
+        return {statement.name} | inner
+    if isinstance(statement, (ast.Import, ast.ImportFrom)):
+        return {(a.asname or a.name).split(".")[0] for a in statement.names if a.name != "*"}
+    if isinstance(statement, ast.Expr):
+        call = statement.value
+        if isinstance(call, ast.Call):
+            return {n for a in [*call.args, *call.keywords] for n in _all_names(a)}
+        return _all_names(statement)
+    found: set[str] = set()
+    for node in ast.walk(statement):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            found.add(node.id)
+        elif isinstance(node, (ast.Attribute, ast.Subscript)) and isinstance(
+            node.ctx, (ast.Store, ast.Del)
+        ):
+            found |= _all_names(node.value)
+            if isinstance(node, ast.Attribute):
+                found.add(node.attr)
+        elif isinstance(node, (*_FUNCTIONS, ast.ClassDef)):
+            found.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            found |= {(a.asname or a.name).split(".")[0] for a in node.names}
+    return found
+
+
+def reached_names(units: list[Unit], line: int, elsewhere: list[list[Unit]]) -> set[str] | None:
+    """The names a change at ``line`` of the module with top-level ``units`` can reach, or
+    None when it cannot be bounded by names (``elsewhere``: other files' import-time units).
+
+    A bare call changes what it passes, and: for one of the module's own functions, the
+    module's names that function mentions; for a method of the module's data (``RULES.append``), that
+    data. A bare call of anything else that reads a reached name is unbounded.
+    """
+    start = next((u for u in units if u.first <= line <= u.last), None)
+    if start is None:
+        return None
+    bound = {n for u in units for n in u.binds}
+    bodies = {u.function: u.reads & bound for u in units if u.function}
+    data = {n for u in units if u.assigns for n in u.binds}
+    names: set[str] = set()
+    pending = [start]
+    every = [*units, *(u for file in elsewhere for u in file)]
+    while pending:
+        for unit in pending:
+            changed = _changes(unit, bodies, data)
+            if changed is None:
+                return None  # a call into other code while importing: it may keep data anywhere
+            names |= changed
+        pending = [u for u in every if u.reads & names and not _known(u, names, bodies, data)]
+    return names
+
+
+def _known(unit: Unit, names: set[str], bodies: dict[str, frozenset[str]], data: set[str]) -> bool:
+    """Whether all ``unit`` changes is among ``names`` already (never, when unbounded)."""
+    changed = _changes(unit, bodies, data)
+    return changed is not None and changed <= names
+
+
+def _changes(
+    unit: Unit, bodies: dict[str, frozenset[str]], data: set[str]
+) -> frozenset[str] | None:
+    """What running ``unit`` changes (None: unbounded)."""
+    if not unit.callee:
+        return unit.binds
+    if unit.callee in bodies:
+        return unit.binds | bodies[unit.callee]
+    if unit.receiver in data:
+        return unit.binds | {unit.receiver}
+    return None
+
+
+def read_project(
+    root: Path, files: list[Path], test_files: list[Path], targets: list[Path]
+) -> ProjectText:
+    """Read the project's Python files once: import-time units of every file but the
+    targets, the words of test files, conftests and other (non-target) files."""
+    from tddforge.mutation.layout import module_name
+
+    text = ProjectText()
+    tests = {p.resolve() for p in test_files}
+    mutated = {p.resolve() for p in targets}
+    for path in files:
+        resolved = path.resolve()
+        rel = resolved.relative_to(root).as_posix()
+        try:
+            source = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        if resolved in mutated:
+            continue
+        text.units[rel] = import_time_units(source)
+        if resolved in tests:
+            text.tests[rel] = words(source)
+            if reflective(source):
+                text.dynamic_tests.add(rel)
+        elif path.name == "conftest.py":
+            text.conftests[rel] = words(source)
+        else:
+            runtime = _runtime_code(source)
+            found = words(runtime)
+            if reflective(runtime):
+                found.add("\0dynamic")
+            text.others[rel] = found
+            dotted = module_name(resolved)
+            text.import_names[rel] = {p for p in dotted.split(".") if p} | {path.stem}
+    return text
+
+
+def _runtime_code(source: str) -> str:
+    """The text of a file's function bodies: what runs after it was imported (its import-time
+    code is followed by ``reached_names``)."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return source
+    parts = [
+        ast.unparse(body)
+        for node in ast.walk(tree)
+        if isinstance(node, (*_FUNCTIONS, ast.Lambda))
+        for body in (node.body if isinstance(node.body, list) else [node.body])
+    ]
+    return "\n".join(parts)
+
+
+def observe(
+    source: str, rel: str, lines: list[int], text: ProjectText, targets: dict[str, str]
+) -> dict[int, Observe | None]:
+    """For each of ``lines`` of the module ``rel`` (its ``source``), what can see a change
+    there, or None (every test). ``targets``: every mutated module's text, by path."""
+    units = module_units(source)
+    elsewhere = [text.units[f] for f in text.units] + [
+        import_time_units(s) for r, s in targets.items() if r != rel
+    ]
+    found: dict[int, Observe | None] = {}
+    by_unit: dict[int, Observe | None] = {}
+    for line in lines:
+        start = next((u for u in units if u.first <= line <= u.last), None)
+        key = start.first if start is not None else -line
+        if key not in by_unit:
+            by_unit[key] = _observe(units, line, elsewhere, text)
+        found[line] = by_unit[key]
+    return found
+
+
+def _observe(
+    units: list[Unit], line: int, elsewhere: list[list[Unit]], text: ProjectText
+) -> Observe | None:
+    names = reached_names(units, line, elsewhere)
+    if names is None or any(names & w for w in text.conftests.values()):
+        return None
+    via: set[str] = set()
+    for rel, found in text.others.items():
+        if names & found or "\0dynamic" in found:
+            via |= text.import_names[rel]
+    files = [
+        rel
+        for rel, found in text.tests.items()
+        if rel in text.dynamic_tests or (names | via) & found
+    ]
+    return Observe(names=sorted(names), files=sorted(files))

@@ -1,0 +1,100 @@
+"""Import-time mutants run only the tests that can see them, with the verdicts of every test."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from tddforge.config import Settings
+from tddforge.mutation.engine import MutationJob, score_project, verify_project
+from tddforge.mutation.ground_truth import project_differences
+from tddforge.mutation.project import ProjectReport
+from tddforge.mutation.report import MutantResult
+
+pytestmark = pytest.mark.integration
+
+FILES = {
+    "pkg/__init__.py": "from .data import lookup\n",
+    "pkg/data.py": (
+        'TABLE = {"a": 1, "b": 2}\n_BASE = 10\n_LIMIT = _BASE + 1\n\n\n'
+        "def lookup(key, default=0):\n    return TABLE.get(key, default)\n"
+    ),
+    "pkg/other.py": "def double(x):\n    return x * 2\n",
+    # imported while tests/test_other.py is collected, by nothing else, and no test runs it
+    "pkg/extra.py": "_A = 1\n_B = _A + 1\n",
+    "tests/test_data.py": (
+        "from pkg import lookup\n\n\ndef test_lookup():\n    assert lookup('a') == 1\n\n\n"
+        "def test_missing():\n    assert lookup('z') == 0\n"
+    ),
+    "tests/test_other.py": (
+        "import pkg.extra\nfrom pkg.other import double\n\n\n"
+        "def test_double():\n    assert double(2) == 4\n"
+    ),
+    # sees _LIMIT only by looking it up by a computed name
+    "tests/test_reflect.py": (
+        "import pkg.data\n\n\ndef test_limit():\n    assert vars(pkg.data)['_LI' + 'MIT'] == 11\n"
+    ),
+}
+MODULES = ("pkg/data.py", "pkg/other.py", "pkg/extra.py")
+DATA_TESTS = {"tests/test_data.py::test_lookup", "tests/test_data.py::test_missing"}
+
+
+@pytest.fixture
+def package(tmp_path: Path) -> Path:
+    root = tmp_path / "proj"
+    for name, text in FILES.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    return root
+
+
+def _job(root: Path) -> MutationJob:
+    modules = tuple(root / m for m in MODULES)
+    return MutationJob(
+        project=root,
+        module=modules[0],
+        modules=modules,
+        tests=("tests",),
+        python=Path(sys.executable),
+        workers=2,
+        timeout=300.0,
+    )
+
+
+def _results(report: ProjectReport, rel: str) -> list[MutantResult]:
+    return next(m for m in report.modules if m.module == rel).results
+
+
+def test_import_time_mutants_run_only_the_tests_that_can_see_them(
+    package: Path, settings: Settings
+) -> None:
+    report = score_project(_job(package), settings)
+    assert report.counts["error"] == 0
+    data = _results(report, "pkg/data.py")
+    table = [r for r in data if r.mutant.line == 1 and r.verdict == "survived"]
+    assert table, [(r.mutant.line, r.verdict) for r in data]  # "b": 2 is never looked up
+    for result in table:
+        # TABLE is read by lookup (tests/test_data.py) and maybe by a lookup by computed name
+        assert DATA_TESTS <= set(result.ran) <= DATA_TESTS | {"tests/test_reflect.py::test_limit"}
+    # only a lookup by a computed name sees _LIMIT: the test doing it must run
+    limit = [r for r in data if r.mutant.line == 3 and r.mutant.operator == "arithmetic"]
+    assert limit and all(r.killer == "tests/test_reflect.py::test_limit" for r in limit)
+
+
+def test_a_mutant_breaking_an_import_no_kept_test_file_makes_is_still_killed(
+    package: Path, settings: Settings
+) -> None:
+    report = score_project(_job(package), settings)
+    extra = _results(report, "pkg/extra.py")
+    broken = [r for r in extra if r.mutant.line == 1 and r.mutant.replacement == "None"]
+    assert [r.verdict for r in broken] == ["killed"]
+    assert (broken[0].killer or "").startswith("collection: ")
+
+
+def test_the_verdicts_are_those_every_test_gives(package: Path, settings: Settings) -> None:
+    report = score_project(_job(package), settings)
+    truth = verify_project(_job(package), settings, report)
+    assert len(truth) == report.mutants
+    assert project_differences(report, truth) == []

@@ -1,0 +1,74 @@
+"""The worker's side of import-time mutants: which passing tests can see one (pure)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tddforge.target.baseline import Measured
+from tddforge.target.observe import Observers, reflective
+from tddforge.target.protocol import MutantRecord
+
+DATA = "TABLE = {}\n\n\ndef lookup(k):\n    return TABLE.get(k)\n"
+OTHER = "from m import TABLE\n\n\ndef keys():\n    return list(TABLE)\n\n\ndef names(mod):\n    return dir(mod)\n\n\ndef plain():\n    return 1\n"
+TESTS = {
+    "tests/test_m.py::test_lookup": 0.3,  # runs lookup (data.py's own code)
+    "tests/test_o.py::test_keys": 0.1,  # runs other.keys, which names TABLE
+    "tests/test_o.py::test_names": 0.2,  # runs other.names, which looks names up
+    "tests/test_o.py::test_plain": 0.05,  # runs nothing that can see TABLE
+    "tests/test_t.py::test_table": 0.4,  # its file names TABLE
+    "pkg/m.py::pkg.m": 0.01,  # a doctest: a file the host did not read
+}
+
+
+def _measured() -> Measured:
+    cover = {
+        ("data.py", 5): ["tests/test_m.py::test_lookup"],
+        ("other.py", 5): ["tests/test_o.py::test_keys"],
+        ("other.py", 9): ["tests/test_o.py::test_names"],
+        ("other.py", 13): ["tests/test_o.py::test_plain"],
+    }
+    by_speed = sorted(TESTS, key=TESTS.__getitem__)
+    users = {"data.py": {"tests/test_m.py::test_lookup"}}
+    return Measured(dict(TESTS), by_speed, cover, {}, 0.0, 1.0, 5.0, "data.py", users=users)
+
+
+def _mutant(**extra: object) -> MutantRecord:
+    base = {"id": "m1", "operator": "x", "line": 1, "col": 0, "end_line": 1, "end_col": 5}
+    return {**base, "original": "", "replacement": "", "strategy": "fresh", **extra}  # type: ignore[return-value]
+
+
+def test_only_the_tests_that_can_see_the_mutant_run_fastest_first() -> None:
+    scanned = ["tests/test_m.py", "tests/test_o.py", "tests/test_t.py"]
+    observers = Observers({"data.py": DATA, "other.py": OTHER}, _measured(), scanned)
+    seen = observers.of(
+        _mutant(observe={"names": ["TABLE", "lookup"], "files": ["tests/test_t.py"]})
+    )
+    assert seen == [
+        "pkg/m.py::pkg.m",
+        "tests/test_o.py::test_keys",
+        "tests/test_o.py::test_names",
+        "tests/test_m.py::test_lookup",
+        "tests/test_t.py::test_table",
+    ]
+
+
+def test_a_mutant_the_host_could_not_bound_keeps_every_test() -> None:
+    observers = Observers({"data.py": DATA}, _measured(), [])
+    assert observers.of(_mutant()) is None
+
+
+@pytest.mark.parametrize(
+    ("line", "dynamic"),
+    [
+        ("return dir(mod)", True),
+        ("value = getattr(obj, name)", True),
+        ("ns = module.__dict__", True),
+        ("from pkg import *", True),
+        ("sys.modules[name]", True),
+        ("return obj.directory", False),
+        ("x = getattribute", False),
+        ("return TABLE", False),
+    ],
+)
+def test_what_counts_as_looking_names_up(line: str, dynamic: bool) -> None:
+    assert reflective(line) is dynamic
