@@ -22,6 +22,10 @@ from tddforge.runner.ship import entry_argv
 from tddforge.types import Tally
 
 STARTUP_ALLOWANCE = 3.0  # a fresh interpreter: start-up, pytest import, collection
+# The reference reports a failing test the way plain pytest does (the engine's children
+# skip that report): a fresh interpreter's first traceback report costs up to a second.
+REPORT_ALLOWANCE = 1.0
+REFERENCE_FLOOR = TIMEOUT_FLOOR + REPORT_ALLOWANCE
 
 
 def ground_truth_timeout(report: MutationReport, mutant: Mutant) -> tuple[float, str]:
@@ -31,7 +35,7 @@ def ground_truth_timeout(report: MutationReport, mutant: Mutant) -> tuple[float,
     A mutant the engine switches on in live functions gets ``TIMEOUT_FLOOR +
     TIMEOUT_FACTOR x`` its covering tests' baseline time for those tests; the
     reference, which runs every test, gets that plus the other tests' own time
-    (twice over, for noise). A mutant the engine imports fresh (import-time code,
+    (twice over, for noise), plus the cost of reporting a failure. A mutant the engine imports fresh (import-time code,
     or a function the collection already ran) gets the whole suite's budget plus
     three collections, counted from collection on, in both. Otherwise --verify
     would report a difference in timeout policy instead of one in execution.
@@ -42,12 +46,12 @@ def ground_truth_timeout(report: MutationReport, mutant: Mutant) -> tuple[float,
     )
     if fresh:
         everything = sum(report.test_seconds.values())
-        budget = TIMEOUT_FLOOR + TIMEOUT_FACTOR * everything + 3 * report.collect_seconds
+        budget = REFERENCE_FLOOR + TIMEOUT_FACTOR * everything + 3 * report.collect_seconds
         return budget, "session"
     covering = {n for n, run in report.test_lines.items() if lines.intersection(run)}
     slow = sum(t for n, t in report.test_seconds.items() if n in covering)
     rest = sum(t for n, t in report.test_seconds.items() if n not in covering)
-    return 2 * rest + TIMEOUT_FLOOR + TIMEOUT_FACTOR * slow, "tests"
+    return 2 * rest + REFERENCE_FLOOR + TIMEOUT_FACTOR * slow, "tests"
 
 
 def ground_truth_startup(report: MutationReport) -> float:

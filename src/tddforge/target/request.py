@@ -67,7 +67,7 @@ class Request:
     @property
     def floor(self) -> float:
         """Seconds every child's CPU budget starts with."""
-        return float(self.config.get("timeout_floor", 2.0))
+        return float(self.config.get("timeout_floor", 1.0))
 
     @property
     def factor(self) -> float:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from tddforge.mutation.ground_truth import (
+    REFERENCE_FLOOR,
     STARTUP_ALLOWANCE,
     TIMEOUT_FACTOR,
-    TIMEOUT_FLOOR,
     ground_truth_startup,
     ground_truth_timeout,
 )
@@ -30,17 +30,17 @@ REPORT = MutationReport(
     test_lines={"t::a": (3, 4), "t::b": (4, 9), "t::c": (20,)},
     collect_lines=frozenset({1, 20}),
 )
-EVERYTHING = TIMEOUT_FLOOR + TIMEOUT_FACTOR * 7.0 + 3 * 0.1
+EVERYTHING = REFERENCE_FLOOR + TIMEOUT_FACTOR * 7.0 + 3 * 0.1
 
 
 @pytest.mark.parametrize(
     ("mutant", "expected"),
     [
         # switched on in live functions: the covering tests' budget, the others' own time x2
-        (_mutant(3, 3, "graft"), (2 * 6.0 + TIMEOUT_FLOOR + TIMEOUT_FACTOR * 1.0, "tests")),
-        (_mutant(4, 4, "graft"), (2 * 4.0 + TIMEOUT_FLOOR + TIMEOUT_FACTOR * 3.0, "tests")),
-        (_mutant(8, 9, "graft"), (2 * 5.0 + TIMEOUT_FLOOR + TIMEOUT_FACTOR * 2.0, "tests")),
-        (_mutant(30, 30, "graft"), (2 * 7.0 + TIMEOUT_FLOOR, "tests")),
+        (_mutant(3, 3, "graft"), (2 * 6.0 + REFERENCE_FLOOR + TIMEOUT_FACTOR * 1.0, "tests")),
+        (_mutant(4, 4, "graft"), (2 * 4.0 + REFERENCE_FLOOR + TIMEOUT_FACTOR * 3.0, "tests")),
+        (_mutant(8, 9, "graft"), (2 * 5.0 + REFERENCE_FLOOR + TIMEOUT_FACTOR * 2.0, "tests")),
+        (_mutant(30, 30, "graft"), (2 * 7.0 + REFERENCE_FLOOR, "tests")),
         # imported fresh, or run at collection: the whole suite's, from collection on
         (_mutant(3, 3, "fresh"), (EVERYTHING, "session")),
         (_mutant(19, 20, "graft"), (EVERYTHING, "session")),
