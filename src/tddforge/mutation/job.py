@@ -133,10 +133,9 @@ def _observed(root: Path, targets: list[Target], test_files: list[Path]) -> None
     if not any(lines.values()):
         return
     text = read_project(root, list(python_files(root)), test_files, [t.path for t in targets])
-    sources = {t.rel: t.source for t in targets}
     for target in targets:
         if lines[target.rel]:
-            target.observed = observe(target.source, target.rel, lines[target.rel], text, sources)
+            target.observed = observe(target.source, target.rel, lines[target.rel], text)
 
 
 def _target(job: MutationJob, path: Path, starred: set[str]) -> Target:

@@ -165,35 +165,50 @@ def _binds(statement: ast.stmt) -> set[str]:
 
 def reached_names(units: list[Unit], line: int, elsewhere: list[list[Unit]]) -> set[str] | None:
     """The names a change at ``line`` of the module with top-level ``units`` can reach, or
-    None when it cannot be bounded by names (``elsewhere``: other files' import-time units).
+    None when it cannot be bounded by names (``elsewhere``: other files' import-time units)."""
+    return Reach(units, elsewhere).names(line)
+
+
+class Reach:
+    """The spread of changes through one module's statements and the project's import-time
+    code, indexed once by the names each statement reads.
 
     A bare call changes what it passes, and: for one of the module's own functions, the
-    module's names that function mentions; for a method of the module's data (``RULES.append``), that
-    data. A bare call of anything else that reads a reached name is unbounded.
+    module's names that function mentions; for a method of the module's data
+    (``RULES.append``), that data. A bare call of anything else that reads a reached name
+    is unbounded.
     """
-    start = next((u for u in units if u.first <= line <= u.last), None)
-    if start is None:
-        return None
-    bound = {n for u in units for n in u.binds}
-    bodies = {u.function: u.reads & bound for u in units if u.function}
-    data = {n for u in units if u.assigns for n in u.binds}
-    names: set[str] = set()
-    pending = [start]
-    every = [*units, *(u for file in elsewhere for u in file)]
-    while pending:
-        for unit in pending:
-            changed = _changes(unit, bodies, data)
+
+    def __init__(self, units: list[Unit], elsewhere: list[list[Unit]]):
+        self.units = units
+        bound = {n for u in units for n in u.binds}
+        self.bodies = {u.function: u.reads & bound for u in units if u.function}
+        self.data = {n for u in units if u.assigns for n in u.binds}
+        self.readers: dict[str, list[Unit]] = {}
+        for unit in [*units, *(u for file in elsewhere for u in file)]:
+            for name in unit.reads:
+                self.readers.setdefault(name, []).append(unit)
+
+    def names(self, line: int) -> set[str] | None:
+        """What a change at ``line`` can reach (None: unbounded)."""
+        start = next((u for u in self.units if u.first <= line <= u.last), None)
+        if start is None:
+            return None
+        names: set[str] = set()
+        queue, done = [start], set()
+        while queue:
+            unit = queue.pop()
+            if id(unit) in done:
+                continue
+            done.add(id(unit))
+            changed = _changes(unit, self.bodies, self.data)
             if changed is None:
                 return None  # a call into other code while importing: it may keep data anywhere
-            names |= changed
-        pending = [u for u in every if u.reads & names and not _known(u, names, bodies, data)]
-    return names
-
-
-def _known(unit: Unit, names: set[str], bodies: dict[str, frozenset[str]], data: set[str]) -> bool:
-    """Whether all ``unit`` changes is among ``names`` already (never, when unbounded)."""
-    changed = _changes(unit, bodies, data)
-    return changed is not None and changed <= names
+            new = changed - names
+            names |= new
+            for name in new:
+                queue.extend(self.readers.get(name, ()))
+        return names
 
 
 def _changes(
@@ -212,8 +227,8 @@ def _changes(
 def read_project(
     root: Path, files: list[Path], test_files: list[Path], targets: list[Path]
 ) -> ProjectText:
-    """Read the project's Python files once: import-time units of every file but the
-    targets, the words of test files, conftests and other (non-target) files."""
+    """Read the project's Python files once: import-time units of every file, the words of
+    test files, conftests and other (non-target) files."""
     from tddforge.mutation.layout import module_name
 
     text = ProjectText()
@@ -226,9 +241,9 @@ def read_project(
             source = path.read_text(encoding="utf-8", errors="replace")
         except OSError:
             continue
+        text.units[rel] = import_time_units(source)
         if resolved in mutated:
             continue
-        text.units[rel] = import_time_units(source)
         if resolved in tests:
             text.tests[rel] = words(source)
             if reflective(source):
@@ -263,29 +278,24 @@ def _runtime_code(source: str) -> str:
 
 
 def observe(
-    source: str, rel: str, lines: list[int], text: ProjectText, targets: dict[str, str]
+    source: str, rel: str, lines: list[int], text: ProjectText
 ) -> dict[int, Observe | None]:
     """For each of ``lines`` of the module ``rel`` (its ``source``), what can see a change
-    there, or None (every test). ``targets``: every mutated module's text, by path."""
+    there, or None (every test)."""
     units = module_units(source)
-    elsewhere = [text.units[f] for f in text.units] + [
-        import_time_units(s) for r, s in targets.items() if r != rel
-    ]
+    reach = Reach(units, [found for f, found in text.units.items() if f != rel])
     found: dict[int, Observe | None] = {}
     by_unit: dict[int, Observe | None] = {}
     for line in lines:
         start = next((u for u in units if u.first <= line <= u.last), None)
         key = start.first if start is not None else -line
         if key not in by_unit:
-            by_unit[key] = _observe(units, line, elsewhere, text)
+            by_unit[key] = _observe(reach.names(line), text)
         found[line] = by_unit[key]
     return found
 
 
-def _observe(
-    units: list[Unit], line: int, elsewhere: list[list[Unit]], text: ProjectText
-) -> Observe | None:
-    names = reached_names(units, line, elsewhere)
+def _observe(names: set[str] | None, text: ProjectText) -> Observe | None:
     if names is None or any(names & w for w in text.conftests.values()):
         return None
     via: set[str] = set()

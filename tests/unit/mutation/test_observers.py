@@ -98,21 +98,21 @@ def test_test_files_mentioning_a_reached_name_or_looking_names_up_are_kept() -> 
     text = _text(**{"tests/test_a.py": "lookup x", "tests/test_b.py": "other"})
     text.dynamic_tests.add("tests/test_c.py")
     text.tests["tests/test_c.py"] = {"vars"}
-    found = observe(MODULE, "m.py", [4], text, {"m.py": MODULE})[4]
+    found = observe(MODULE, "m.py", [4], text)[4]
     assert found == {"names": ["TABLE", "lookup"], "files": ["tests/test_a.py", "tests/test_c.py"]}
 
 
 def test_a_conftest_mentioning_a_reached_name_keeps_every_test() -> None:
     text = _text(**{"tests/test_a.py": "lookup"})
     text.conftests["tests/conftest.py"] = {"TABLE"}
-    assert observe(MODULE, "m.py", [4], text, {"m.py": MODULE})[4] is None
+    assert observe(MODULE, "m.py", [4], text)[4] is None
 
 
 def test_code_elsewhere_reading_a_reached_name_at_run_time_keeps_the_tests_naming_it() -> None:
     text = _text(**{"tests/test_a.py": "helpers", "tests/test_b.py": "nothing"})
     text.others["tests/helpers.py"] = {"lookup"}
     text.import_names["tests/helpers.py"] = {"tests", "helpers"}
-    found = observe(MODULE, "m.py", [4], text, {"m.py": MODULE})[4]
+    found = observe(MODULE, "m.py", [4], text)[4]
     assert found is not None and found["files"] == ["tests/test_a.py"]
 
 
@@ -129,7 +129,8 @@ def test_read_project_separates_tests_conftests_and_runtime_code(tmp_path: Path)
         (tmp_path / name).write_text(content)
     paths = sorted(tmp_path.rglob("*.py"))
     text = read_project(tmp_path, paths, [tmp_path / "tests/test_m.py"], [tmp_path / "pkg/m.py"])
-    assert "pkg/m.py" not in text.units and "pkg/__init__.py" in text.units
+    assert {"pkg/m.py", "pkg/__init__.py"} <= set(text.units)
+    assert "pkg/m.py" not in text.others
     assert "lookup" in text.tests["tests/test_m.py"]
     assert set(text.conftests) == {"tests/conftest.py"}
     assert text.others["pkg/__init__.py"] == set()  # imports only: nothing runs later
