@@ -6,6 +6,8 @@ Idempotent.
 FILE is the set's pins (default bench/heldout_targets.tsv, the first held-out set):
 bench/heldout2_targets.tsv is the second, chosen after the first was measured and studied;
 fetch it into a DEST of its own, e.g. ``--pins bench/heldout2_targets.tsv bench-targets-heldout2``.
+bench/heldout3_targets.tsv is the third, chosen after the first two were measured and studied;
+fetch it the same way, e.g. ``--pins bench/heldout3_targets.tsv bench-targets-heldout3``.
 
 Each pinned sdist is fetched with this interpreter's pip into DEST/sdist (kept when its sha256
 already matches), checked against its pin and unpacked into DEST/src. Then DEST/targets.tsv is
