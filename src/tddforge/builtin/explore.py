@@ -27,7 +27,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from tddforge.analysis.project import import_name
 from tddforge.builtin.constants import Constant, constants_for
@@ -44,6 +44,14 @@ EXTRA_KEYWORD = "unexpected"  # what a call passes to **kwargs
 Arc = tuple[int, int]
 
 
+class Step(NamedTuple):
+    """A method call run on the instance before the call under test (``cache.put("a", 1)``)."""
+
+    method: str
+    args: tuple[str, ...] = ()
+    kwargs: tuple[tuple[str, str], ...] = ()
+
+
 @dataclass(frozen=True)
 class Call:
     """One call of the module: the target's qualname, and arguments as literal sources."""
@@ -55,6 +63,7 @@ class Call:
     init_kwargs: tuple[tuple[str, str], ...] = ()
     consume: bool = False  # a generator function: collect what it yields
     attribute: bool = False  # not a call: the value of the module's data ``target``
+    before: tuple[Step, ...] = ()  # an instance method: what runs on the instance first
 
     def to_json(self, ident: int) -> dict[str, Any]:
         """The call as the runner reads it."""
@@ -69,6 +78,10 @@ class Call:
             "init": init,
             "consume": self.consume,
             "attribute": self.attribute,
+            "before": [
+                {"method": s.method, "args": list(s.args), "kwargs": dict(s.kwargs)}
+                for s in self.before
+            ],
         }
 
 
@@ -494,7 +507,7 @@ def _class_calls(
 
 
 def _on_instance(call: Call, args: tuple[str, ...], kwargs: tuple[tuple[str, str], ...]) -> Call:
-    return Call(call.target, call.args, call.kwargs, args, kwargs, call.consume)
+    return replace(call, init_args=args, init_kwargs=kwargs)
 
 
 def _variants(

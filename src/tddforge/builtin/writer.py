@@ -3,7 +3,9 @@
 One test per kept call, grouped by the callable in the order given, named
 from the callable and what it did (``test_classify_returns_negative``,
 ``test_parse_raises_value_error``; the input is added only to tell two tests
-apart). Inputs are literals. Assertions are only on what was deterministic:
+apart). A method called after others on the same instance (a sequence, see
+``sequences``) is written as those calls in order, after the instance is
+built. Inputs are literals. Assertions are only on what was deterministic:
 a literal value by equality, an exception by type and message, another
 object through its public literal attributes (or its type when it has none).
 Timeouts, crashes and non-deterministic results are never written.
@@ -18,7 +20,7 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from tddforge.builtin.explore import Call, CallResult, Outcome
+from tddforge.builtin.explore import Call, CallResult, Outcome, Step
 from tddforge.builtin.values import STDLIB_MODULES
 from tddforge.target.probe import OPERATORS, STATEMENTS
 
@@ -188,6 +190,7 @@ def _test(
         *(v for _, v in call.kwargs),
         *(call.init_args or ()),
         *(v for _, v in call.init_kwargs),
+        *(v for step in call.before for v in (*step.args, *(v for _, v in step.kwargs))),
     ]
     imports.update(name for source in sources for name in module_names(source))
     setup, expr = _call_expression(call)
@@ -263,7 +266,7 @@ def module_names(source: str) -> set[str]:
 
 def _call_expression(call: Call) -> tuple[list[str], str]:
     """Lines that build the instance (for a method), and the call itself."""
-    arguments = ", ".join([*call.args, *(f"{k}={v}" for k, v in call.kwargs)])
+    arguments = _arguments(call.args, call.kwargs)
     parts = call.target.split(".")
     if call.attribute:  # the module's data, read: ``PLURALS``
         return [], call.target
@@ -272,14 +275,26 @@ def _call_expression(call: Call) -> tuple[list[str], str]:
     if call.init_args is None:  # static or class method
         return [], f"{call.target}({arguments})"
     init = ", ".join([*call.init_args, *(f"{k}={v}" for k, v in call.init_kwargs)])
-    instance = _instance_name(parts[0], f"{init}, {arguments}")
+    steps = [_arguments(step.args, step.kwargs) for step in call.before]
+    instance = _instance_name(parts[0], ", ".join([init, arguments, *steps]))
     setup = [f"{instance} = {parts[0]}({init})"]
-    if parts[1] in OPERATORS and not call.kwargs:  # ``money + 5``, not ``money.__add__(5)``
-        template, args = OPERATORS[parts[1]], list(call.args)
+    setup += [_method_call(instance, step) for step in call.before]  # state first: a sequence
+    return setup, _method_call(instance, Step(parts[1], call.args, call.kwargs))
+
+
+def _arguments(args: Sequence[str], kwargs: Sequence[tuple[str, str]]) -> str:
+    return ", ".join([*args, *(f"{k}={v}" for k, v in kwargs)])
+
+
+def _method_call(instance: str, step: Step) -> str:
+    """``instance.method(args)``; a special method as a person writes it (``money + 5``,
+    ``box[0:2]``, ``box[k] = v``), not ``money.__add__(5)``."""
+    if step.method in OPERATORS and not step.kwargs:
+        template, args = OPERATORS[step.method], list(step.args)
         if "{self}[{0}]" in template:  # ``box[0:2]``, not ``box[slice(0, 2)]``
             args[0] = _as_slice(args[0])
-        return setup, template.format(*args, self=instance)
-    return setup, f"{instance}.{parts[1]}({arguments})"
+        return template.format(*args, self=instance)
+    return f"{instance}.{step.method}({_arguments(step.args, step.kwargs)})"
 
 
 def _instance_name(cls: str, arguments: str) -> str:
@@ -370,7 +385,7 @@ def _unique_name(call: Call, outcome: Outcome, names: set[str]) -> str:
     target = "_".join(
         part.strip("_") for part in call.target.split(".")
     )  # Money.__add__: money_add
-    base = f"test_{_snake(target)}_{_scenario(call, outcome)}"
+    base = f"test_{_snake(target)}_{_after(call.before)}{_scenario(call, outcome)}"
     name = base
     if name in names:
         name = f"{base}_with_{_slug(', '.join(call.args + tuple(v for _, v in call.kwargs)))}"
@@ -379,6 +394,12 @@ def _unique_name(call: Call, outcome: Outcome, names: set[str]) -> str:
         name, counter = f"{base}_{counter}", counter + 1
     names.add(name)
     return name
+
+
+def _after(steps: Sequence[Step]) -> str:
+    """``after_put_`` for a call after ``put`` steps (each method named once, in order)."""
+    methods = dict.fromkeys(_snake(step.method.strip("_")) for step in steps)
+    return f"after_{'_'.join(methods)}_" if methods else ""
 
 
 def _scenario(call: Call, outcome: Outcome) -> str:

@@ -8,7 +8,9 @@ kills its process costs only its child. In the child a ``sys.settrace``
 tracer records the arcs (line → line, with ``-first_line`` for entry and
 exit, as coverage.py writes them) executed in the module's file; the call's
 outcome (its value's repr, or the exception) goes back through a pipe. One
-JSON line per call is written to ``OUT.jsonl``.
+JSON line per call is written to ``OUT.jsonl``. A method call may carry
+``before``: method calls run first on the same instance, traced as part of
+the call; when one of them raises, the outcome is ``step_failed``.
 
 With ``mutants`` in the config (the mutant-directed phase), each mutant
 instead gets one forked child that re-runs the mutated module's source in the
@@ -74,16 +76,40 @@ def resolve(module: Any, call: dict[str, Any]) -> tuple[Any, Any]:
         *(literal(a, module) for a in init["args"]),
         **{k: literal(v, module) for k, v in init["kwargs"].items()},
     )
-    if parts[1] in OPERATORS:  # spelled as a test spells it: ``a + b``, ``len(a)``, ``a[0] = 1``
-        template = OPERATORS[parts[1]]
-        run = exec if parts[1] in STATEMENTS else eval  # a statement gives None
+    return bound(instance, parts[1]), instance
 
-        def operate(*args: Any) -> Any:
-            names = {_arg(i): a for i, a in enumerate(args)}
-            return run(template.format(*names, self="_self"), {"_self": instance, **names})
 
-        return operate, instance
-    return getattr(instance, parts[1]), instance
+def bound(instance: Any, name: str) -> Any:
+    """The method ``name`` of ``instance``; a special method spelled as a test spells it:
+    ``a + b``, ``len(a)``, ``a[0] = 1``."""
+    if name not in OPERATORS:
+        return getattr(instance, name)
+    template = OPERATORS[name]
+    run = exec if name in STATEMENTS else eval  # a statement gives None
+
+    def operate(*args: Any) -> Any:
+        names = {_arg(i): a for i, a in enumerate(args)}
+        return run(template.format(*names, self="_self"), {"_self": instance, **names})
+
+    return operate
+
+
+class StepFailed(Exception):
+    """A method run before the call raised: the sequence says nothing about the call."""
+
+
+def run_before(module: Any, instance: Any, steps: Any) -> None:
+    """The method calls a sequence runs on the instance before the call, in order."""
+    for step in steps:
+        method = bound(instance, step["method"])
+        args = [literal(a, module) for a in step["args"]]
+        kwargs = {k: literal(v, module) for k, v in step["kwargs"].items()}
+        try:
+            method(*args, **kwargs)
+        except CallTimeout:
+            raise
+        except BaseException as exc:
+            raise StepFailed(step["method"] + ": " + type(exc).__name__) from exc
 
 
 def _arg(index: int) -> str:
@@ -174,6 +200,7 @@ def run_call(
         if trace:
             sys.settrace(tracer)
         try:
+            run_before(module, instance, call.get("before") or ())
             value = func if call.get("attribute") else func(*args, **kwargs)
             if call.get("consume"):
                 value = list(itertools.islice(value, MAX_ITEMS))
@@ -184,6 +211,8 @@ def run_call(
             outcome["after"] = public_state(instance)
     except CallTimeout:
         outcome = {"kind": "timeout"}
+    except StepFailed as exc:  # never asserted on (only returns and raises are)
+        outcome = {"kind": "step_failed", "message": str(exc)}
     except BaseException as exc:
         outcome = describe_error(exc)
     finally:

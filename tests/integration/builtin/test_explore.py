@@ -15,6 +15,7 @@ from tddforge.builtin.discover import ModuleInfo, discover
 from tddforge.builtin.explore import (
     Call,
     CallResult,
+    Step,
     confirm_calls,
     explore,
     run_against_mutants,
@@ -205,11 +206,16 @@ OLD_PYTHONS = sorted(Path.home().glob(".pyenv/versions/3.8*/bin/python"))
 @pytest.mark.skipif(not OLD_PYTHONS, reason="no Python 3.8 here")
 def test_runner_needs_only_the_stdlib_of_an_old_target_interpreter(project: Path) -> None:
     box = Sandbox(project, LIMITS)
-    calls = [Call("classify", ("0",)), Call("boom", ("1",))]
+    calls = [
+        Call("classify", ("0",)),
+        Call("boom", ("1",)),
+        Call("Box.grow", ("1.0",), init_args=("2.0",), before=(Step("grow", ("5.0",)),)),
+    ]
     results = run_calls(project, project / "sample.py", calls, python=OLD_PYTHONS[0], sandbox=box)
     assert [(r.outcome.kind, r.deterministic) for r in results] == [
         ("return", True),
         ("raise", True),
+        ("return", True),  # after a step on the same instance
     ]
     assert (9, 10) in results[0].arcs
 
@@ -505,3 +511,49 @@ def test_special_methods_run_as_operators(tmp_path: Path) -> None:
     assert (stored.kind, stored.repr, stored.after) == ("return", "None", (("x", "7"),))
     assert (out_of_range.kind, out_of_range.type) == ("raise", "IndexError")
     assert (deleted.repr, deleted.after) == ("None", (("x", "0"),))
+
+
+STACK = """\
+class Stack:
+    def __init__(self):
+        self.items = []
+
+    def push(self, item):
+        self.items.append(item)
+
+    def pop(self):
+        if not self.items:
+            raise IndexError("empty")
+        return self.items.pop()
+
+    def __setitem__(self, index, value):
+        self.items[index] = value
+"""
+
+
+def test_a_sequence_runs_its_steps_on_the_same_instance_first(tmp_path: Path) -> None:
+    project = tmp_path / "proj"
+    project.mkdir()
+    module = project / "stack.py"
+    module.write_text(STACK, encoding="utf-8")
+    push = (Step("push", ("1",)), Step("push", ("2",)))
+    calls = [
+        Call("Stack.pop", init_args=(), before=push),
+        Call("Stack.pop", init_args=(), before=(push[0], Step("__setitem__", ("0", "9")))),
+        Call("Stack.pop", init_args=()),
+        Call("Stack.pop", init_args=(), before=(Step("pop"),)),  # the step itself raises
+    ]
+    results = run_calls(project, module, calls, python=PY, sandbox=Sandbox(project, LIMITS))
+    second, stored, fresh, broken = results
+    assert (second.outcome.repr, second.outcome.after, second.deterministic) == (
+        "2",
+        (("items", "[1]"),),
+        True,
+    )
+    assert stored.outcome.repr == "9"  # ``stack[0] = 9`` ran as a statement, on that stack
+    assert (fresh.outcome.kind, fresh.outcome.type) == ("raise", "IndexError")
+    assert (broken.outcome.kind, broken.outcome.message) == ("step_failed", "pop: IndexError")
+    assert not broken.deterministic  # never asserted on
+    # the steps' arcs are the call's: ``push`` ran, and ``pop`` took the non-empty way
+    assert (-5, 6) in second.arcs and (9, 11) in second.arcs
+    assert (-5, 6) not in fresh.arcs and (9, 10) in fresh.arcs
