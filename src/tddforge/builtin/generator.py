@@ -40,6 +40,7 @@ from tddforge.builtin.from_tests import (
     project_test_sources,
 )
 from tddforge.builtin.search import Guard, search
+from tddforge.builtin.sequences import state_changers
 from tddforge.builtin.targeting import (
     call_site_strings,
     calls_with_inputs,
@@ -122,6 +123,11 @@ class BuiltinSuiteGenerator:
             partial(composed_texts, target.source, _regex_examples(mined)),
             dict[str, tuple[str, ...]](),
         )
+        changers = guard(
+            "finding methods that change state",
+            partial(state_changers, target.source),
+            dict[str, frozenset[str]](),
+        )
         found = search(
             target.project,
             module,
@@ -132,6 +138,7 @@ class BuiltinSuiteGenerator:
             budget=self.budget * SEARCH_SHARE,
             clock=self.clock,
             seeded=seeded,
+            changers=changers,
         )
         self._kept = smallest_cover(found.kept, target.source)
         # the calls the cover left out reached something new when found: aimed at first

@@ -20,7 +20,7 @@ from __future__ import annotations
 import ast
 import itertools
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
@@ -40,6 +40,7 @@ from tddforge.builtin.explore import (
     plan_calls,
     run_calls,
 )
+from tddforge.builtin.sequences import plan_sequences
 from tddforge.builtin.values import LIMIT, fits, mutations, parse_hint
 from tddforge.sandbox import Sandbox
 
@@ -162,11 +163,15 @@ def search(
     first: Sequence[Call] | None = None,
     clock: Callable[[], float] = time.monotonic,
     seeded: Sequence[Call] = (),
+    changers: Mapping[str, Collection[str]] | None = None,
 ) -> SearchResult:
     """Search within ``budget`` seconds; ``first`` replaces the planned round 0 (for tests).
 
     ``seeded`` are calls found in the project's own tests: they run first (constructors
-    among the instance builders), ahead of the planned calls.
+    among the instance builders), ahead of the planned calls. ``changers`` (class name →
+    its methods that change state, ``sequences.state_changers``): once a class's
+    state-changing calls are seen returning, its methods are called after a few of
+    them on the same instance (``plan_sequences``), ahead of the next round.
     """
     deadline = clock() + budget
     funcs = {f.qualname: f for f in info.callables()}
@@ -177,6 +182,7 @@ def search(
     rounds = 0
     widenings = 0
     off_hint_done = False
+    sequenced: set[str] = set()  # classes whose sequences are planned
     guard = Guard()
 
     def result(stopped: str) -> SearchResult:
@@ -256,6 +262,11 @@ def search(
         )
         seen += results
         new, covered = keep_new_coverage(results, covered)
+        plan = partial(plan_sequences, seen, changers or {}, sequenced)
+        sequences = guard("planning call sequences", plan, list[Call]())
+        sequenced.update(c.target.partition(".")[0] for c in sequences)
+        sequences = [c for c in sequences if c not in tried]
+        pending = list(dict.fromkeys([*sequences, *pending]))
         if not new and not pending:
             wider = (
                 guard("widening", partial(widen, seen, funcs, options), list[Call]())
@@ -276,7 +287,7 @@ def search(
         # the newest finds' neighbours first, then what earlier rounds left over
         near = guard("neighbour inputs", partial(all_neighbours, new, funcs, options), list[Call]())
         fresh = [c for c in near if c not in tried]
-        pending = list(dict.fromkeys([*fresh, *pending]))
+        pending = list(dict.fromkeys([*sequences, *fresh, *pending]))  # sequences: a few
     return result("round limit")
 
 

@@ -10,8 +10,11 @@ import pytest
 
 from tddforge.builtin.constants import mine_constants
 from tddforge.builtin.discover import discover
+from tddforge.builtin.generator import BuiltinSuiteGenerator
 from tddforge.builtin.search import search
 from tddforge.builtin.writer import write_module
+from tddforge.config import Settings
+from tddforge.cover_contract import CoverTarget
 from tddforge.runner.pytest_run import run_pytest
 from tddforge.sandbox import Limits, Sandbox
 
@@ -95,3 +98,51 @@ def test_written_suite_passes_and_covers_every_branch_of_pluralize(
         check=False,
     )
     assert lint.returncode == 0, lint.stdout
+
+
+CACHE = '''\
+"""A cache that keeps the two keys stored last."""
+
+
+class BoundedCache:
+    def __init__(self) -> None:
+        self.size = 2
+        self._items: dict[str, int] = {}
+        self.evicted: list[str] = []
+
+    def put(self, key: str, value: int) -> None:
+        if key not in self._items and len(self._items) >= self.size:
+            oldest = next(iter(self._items))
+            del self._items[oldest]
+            self.evicted.append(oldest)
+        self._items[key] = value
+
+    def get(self, key: str) -> int:
+        if key in self._items:
+            return self._items[key]
+        return -1
+'''
+
+
+def test_a_stateful_class_is_tested_through_call_sequences(tmp_path: Path) -> None:
+    """Eviction needs a third key stored on one instance: only a sequence of calls
+    reaches it, and ``get`` finds a key only after a ``put``."""
+    project = tmp_path / "proj"
+    (project / "tests").mkdir(parents=True)
+    (project / "cache.py").write_text(CACHE, encoding="utf-8")
+    target = CoverTarget(
+        project, "cache.py", "cache", CACHE, "pytest", "tests/test_cache.py", "", ""
+    )
+    writer = BuiltinSuiteGenerator(Settings(), PY, budget=15.0)
+    source = writer.generate(target).code
+    (project / "tests" / "test_cache.py").write_text(source, encoding="utf-8")
+
+    box = Sandbox(project, LIMITS)
+    for _ in range(2):
+        run = run_pytest(project, python=PY, sandbox=box, timeout=60, coverage_source=["cache"])
+        assert run.outcomes and {o.outcome for o in run.outcomes} == {"passed"}, run.output
+    assert run.coverage is not None
+    cache = run.coverage.file("cache.py")
+    assert cache is not None
+    assert (cache.missing_lines, cache.missing_branches) == ((), ()), source
+    assert "_after_put_" in source  # ``test_bounded_cache_put_after_put_returns_none``

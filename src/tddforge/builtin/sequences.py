@@ -1,0 +1,317 @@
+"""Call sequences on one instance (pure): which methods change state, which sequences to run.
+
+A stateful class (a cache, a container, a builder) is tested one call deep
+when every method runs on a fresh instance: a ``get`` after a ``put``, or the
+eviction after a third insert, is never reached. ``state_changers`` finds,
+statically, the methods that change their instance; ``plan_sequences`` gives
+each instance method a few calls with a short prefix of those methods run on
+the same instance first (``cache.put("a", 1)`` … ``cache.get("a")``), with
+arguments taken from the calls that were seen to return on their own.
+"""
+
+from __future__ import annotations
+
+import ast
+import itertools
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from dataclasses import replace
+
+from tddforge.builtin.explore import Call, CallResult, Step
+from tddforge.target.probe import OPERATORS, STATEMENTS
+
+#: Methods of the builtin containers (and ``deque``) that change the receiver.
+MUTATING = frozenset(
+    {
+        "add",
+        "append",
+        "appendleft",
+        "clear",
+        "difference_update",
+        "discard",
+        "extend",
+        "extendleft",
+        "insert",
+        "intersection_update",
+        "pop",
+        "popitem",
+        "popleft",
+        "remove",
+        "reverse",
+        "rotate",
+        "setdefault",
+        "sort",
+        "symmetric_difference_update",
+        "update",
+        "__setitem__",
+        "__delitem__",
+    }
+)
+MAX_PREFIX = 3  # steps before the call under test
+PER_METHOD = 4  # prefixes tried per method
+CALLS_PER_METHOD = 8  # calls planned per method, over its prefixes
+STEPS_PER_METHOD = 3  # distinct argument lists of one state-changing method used as steps
+
+
+def state_changers(source: str) -> dict[str, frozenset[str]]:
+    """Class name → the methods that change their instance (module-level aliases of a
+    class, ``BList = BarrelList``, included); empty when ``source`` does not parse.
+
+    A method changes state when it stores into ``self`` (``self.x = …``,
+    ``self.x[k] = …``, ``self[k] = …``, ``del self.x[k]``, ``setattr(self, …)``),
+    calls a mutating container method on what ``self`` holds (``self.items.append``,
+    also through a local name bound to it), is ``__setitem__`` or ``__delitem__``,
+    or calls a method of ``self`` that does (one of its own, or an inherited
+    container method such as ``self.pop()``).
+    """
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return {}
+    found = {
+        node.name: _class_changers(node)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ClassDef)
+    }
+    for node in tree.body:  # ``BList = BarrelList``
+        if (
+            isinstance(node, ast.Assign)
+            and isinstance(node.value, ast.Name)
+            and node.value.id in found
+        ):
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    found.setdefault(target.id, found[node.value.id])
+    return found
+
+
+def _class_changers(cls: ast.ClassDef) -> frozenset[str]:
+    """The methods of ``cls`` that change their instance: the direct ones, then every
+    method calling one, until nothing more is added."""
+    methods = {
+        node.name: node
+        for node in cls.body
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and _is_instance_method(node)
+    }
+    changers = {name for name, node in methods.items() if _changes_directly(node, methods)}
+    changers |= {"__setitem__", "__delitem__"} & methods.keys()
+    calls = {name: _self_calls(node) for name, node in methods.items()}
+    while True:
+        more = {name for name in methods if name not in changers and calls[name] & changers}
+        if not more:
+            return frozenset(changers)
+        changers |= more
+
+
+def _is_instance_method(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    decorators = {d.id for d in node.decorator_list if isinstance(d, ast.Name)}
+    return bool(node.args.args) and not decorators & {"staticmethod", "classmethod"}
+
+
+def _self_name(node: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
+    return node.args.args[0].arg
+
+
+def _changes_directly(
+    node: ast.FunctionDef | ast.AsyncFunctionDef, methods: Collection[str]
+) -> bool:
+    """A store into ``self``, a mutating call on what it holds, or an inherited mutating
+    method of ``self`` called (``self.pop()`` in a ``list`` subclass)."""
+    me = _self_name(node)
+    roots = {me} | _aliases(node, me)
+    for child in ast.walk(node):
+        if isinstance(child, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Delete)):
+            targets = (
+                child.targets if isinstance(child, (ast.Assign, ast.Delete)) else [child.target]
+            )
+            if any(_stores_into(t, roots) for t in targets):
+                return True
+        elif isinstance(child, ast.Call):
+            func = child.func
+            if isinstance(func, ast.Name) and func.id in ("setattr", "delattr"):
+                first = child.args[0] if child.args else None
+                if isinstance(first, ast.Name) and first.id == me:
+                    return True
+            if not isinstance(func, ast.Attribute) or func.attr not in MUTATING:
+                continue
+            inner = func.value
+            if isinstance(inner, ast.Name) and inner.id == me:
+                if func.attr not in methods:  # an own method decides for itself
+                    return True
+            elif _root(inner) in roots:
+                return True
+    return False
+
+
+def _stores_into(target: ast.expr, roots: Collection[str]) -> bool:
+    """An assignment target that changes what ``roots`` name (``self.x``, ``items[k]``)."""
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return any(_stores_into(t, roots) for t in target.elts)
+    if isinstance(target, ast.Starred):
+        return _stores_into(target.value, roots)
+    return isinstance(target, (ast.Attribute, ast.Subscript)) and _root(target) in roots
+
+
+def _aliases(node: ast.FunctionDef | ast.AsyncFunctionDef, me: str) -> set[str]:
+    """Local names bound to what ``self`` holds: ``items = self.items``, ``for row in
+    self.rows``."""
+    found: set[str] = set()
+    for child in ast.walk(node):
+        if isinstance(child, ast.Assign) and _root(child.value) == me:
+            found |= {t.id for t in child.targets if isinstance(t, ast.Name)}
+        elif (
+            isinstance(child, ast.For)
+            and _root(child.iter) == me
+            and isinstance(child.target, ast.Name)
+        ):
+            found.add(child.target.id)
+    found.discard(me)
+    return found
+
+
+def _root(node: ast.expr) -> str | None:
+    """The name an attribute or subscript chain starts from (``self`` in ``self.a[0].b``)."""
+    while isinstance(node, (ast.Attribute, ast.Subscript)):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def _self_calls(node: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    """The methods of ``self`` a method calls (``self._evict()``)."""
+    me = _self_name(node)
+    return {
+        child.func.attr
+        for child in ast.walk(node)
+        if isinstance(child, ast.Call)
+        and isinstance(child.func, ast.Attribute)
+        and isinstance(child.func.value, ast.Name)
+        and child.func.value.id == me
+    }
+
+
+def can_prefix(method: str) -> bool:
+    """Whether a method may run as a step: a plain method, or a special method written as
+    a statement (``box[k] = v``, ``del box[k]``); ``box[k]`` alone would be a useless
+    expression in a test."""
+    return method not in OPERATORS or method in STATEMENTS
+
+
+def plan_sequences(
+    seen: Iterable[CallResult],
+    changers: Mapping[str, Collection[str]],
+    done: Collection[str] = (),
+    per_method: int = PER_METHOD,
+) -> list[Call]:
+    """Calls of each instance method with a prefix of state-changing steps, for each class
+    of ``changers`` not in ``done`` whose steps were ``seen`` to return.
+
+    Per class, the instance is the first one methods were seen called on; the
+    steps are the state-changing calls seen returning on it (up to
+    ``STEPS_PER_METHOD`` argument lists each), and each method's call is the first
+    seen (and the first seen returning, when that one raised). A method gets at
+    most ``per_method`` prefixes (see ``prefixes_for``) and ``CALLS_PER_METHOD``
+    calls: after each prefix, its call, the call given the last step's first
+    argument (``get("a")`` after ``put("a", 1)``), and its returning call.
+    """
+    calls, steps = _observed(seen, changers, done)
+    planned: list[Call] = []
+    for owner, kinds in steps.items():
+        for index, (method, targets) in enumerate(calls[owner].items()):
+            call = Step(method, targets[0].args, targets[0].kwargs)
+            prefixes = prefixes_for(method, kinds, index, call)[:per_method]
+            sequences = [c for prefix in prefixes for c in _with_prefix(targets, prefix)]
+            planned += list(dict.fromkeys(sequences))[:CALLS_PER_METHOD]
+    return list(dict.fromkeys(planned))
+
+
+def _observed(
+    seen: Iterable[CallResult], changers: Mapping[str, Collection[str]], done: Collection[str]
+) -> tuple[dict[str, dict[str, list[Call]]], dict[str, dict[str, list[Step]]]]:
+    """Per class (on its first instance seen): each method's first call (and its first
+    returning call, when the first raised), and the steps each state-changing method
+    offers."""
+    calls: dict[str, dict[str, list[CallResult]]] = {}
+    steps: dict[str, dict[str, list[Step]]] = {}
+    for result in seen:
+        call = result.call
+        owner, _, method = call.target.partition(".")
+        if call.init_args is None or call.before or owner in done or owner not in changers:
+            continue
+        methods = calls.setdefault(owner, {})
+        base = next(iter(methods.values()), [result])[0].call
+        if (call.init_args, call.init_kwargs) != (base.init_args, base.init_kwargs):
+            continue
+        targets = methods.setdefault(method, [result])
+        if len(targets) == 1 and _returned(result) and not _returned(targets[0]):
+            targets.append(result)  # raising alone, it may return once the instance holds data
+        if _usable_step(result, changers[owner]):
+            kinds = steps.setdefault(owner, {}).setdefault(method, [])
+            step = Step(method, call.args, call.kwargs)
+            if step not in kinds and len(kinds) < STEPS_PER_METHOD:
+                kinds.append(step)
+    found = {
+        owner: {method: [r.call for r in rs] for method, rs in methods.items()}
+        for owner, methods in calls.items()
+    }
+    return found, steps
+
+
+def _returned(result: CallResult) -> bool:
+    return result.outcome.kind == "return"
+
+
+def _usable_step(result: CallResult, changers: Collection[str]) -> bool:
+    method = result.call.target.partition(".")[2]
+    return (
+        method in changers
+        and can_prefix(method)
+        and not result.call.consume
+        and result.deterministic
+        and _returned(result)
+    )
+
+
+def prefixes_for(
+    method: str,
+    kinds: Mapping[str, Sequence[Step]],
+    offset: int = 0,
+    call: Step | None = None,
+) -> list[tuple[Step, ...]]:
+    """The prefixes to try before ``method``'s ``call``, best first: two of its own steps
+    other than the call (which is then the third of its kind: a full cache evicts), then
+    in turn one step of each kind, three steps of one kind, and two kinds in a row;
+    ``offset`` rotates the turns, so that the methods of a class do not all try the
+    same few."""
+    others = [step for step in kinds.get(method, ()) if step != call]
+    own = [tuple(itertools.islice(itertools.cycle(others), 2))] if others else []
+    firsts = [found[0] for found in kinds.values() if found]
+    singles = [(step,) for step in firsts]
+    triples = [
+        tuple(itertools.islice(itertools.cycle(found), MAX_PREFIX))
+        for found in kinds.values()
+        if found
+    ]
+    pairs = list(itertools.permutations(firsts, 2))
+    groups = [_rotated(group, offset) for group in (singles, triples, pairs)]
+    turns = itertools.zip_longest(*groups)
+    ordered = own + [prefix for turn in turns for prefix in turn if prefix]
+    return list(dict.fromkeys(ordered))
+
+
+def _rotated(items: Sequence[tuple[Step, ...]], offset: int) -> list[tuple[Step, ...]]:
+    if not items:
+        return []
+    start = offset % len(items)
+    return [*items[start:], *items[:start]]
+
+
+def _with_prefix(targets: Sequence[Call], prefix: tuple[Step, ...]) -> Iterator[Call]:
+    """The method's first call after ``prefix``, then given the last step's first argument
+    as its own (the key a ``put`` stored, read back by ``get``), then its first call that
+    returned (when the first raised)."""
+    call = targets[0]
+    yield replace(call, before=prefix)
+    last = prefix[-1].args
+    if call.args and last and last[0] != call.args[0]:
+        yield replace(call, args=(last[0], *call.args[1:]), before=prefix)
+    for other in targets[1:]:
+        yield replace(other, before=prefix)

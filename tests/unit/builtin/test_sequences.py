@@ -1,0 +1,236 @@
+"""Call sequences on one instance: which methods change state, which sequences are planned."""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+
+import pytest
+
+from tddforge.builtin.explore import Call, CallResult, Outcome, Step
+from tddforge.builtin.sequences import (
+    CALLS_PER_METHOD,
+    can_prefix,
+    plan_sequences,
+    prefixes_for,
+    state_changers,
+)
+from tddforge.builtin.writer import write_module
+
+# one class per row: its body, and the methods found to change the instance
+CHANGERS = [
+    ("def put(self, k, v):\n    self.data[k] = v", {"put"}),
+    ("def reset(self):\n    self.count = 0", {"reset"}),
+    ("def bump(self):\n    self.count += 1", {"bump"}),
+    ("def drop(self, k):\n    del self.data[k]", {"drop"}),
+    ("def push(self, x):\n    self.items.append(x)", {"push"}),
+    ("def last(self):\n    return self.items[-1].pop()", {"last"}),
+    ("def fill(self):\n    self.lists[-1].extend([1, 2])", {"fill"}),
+    ("def empty(self):\n    items = self.items\n    items.clear()", {"empty"}),
+    ("def flip(self):\n    for row in self.rows:\n        row.reverse()", {"flip"}),
+    ("def swap(self, i, j):\n    self[i], self[j] = self[j], self[i]", {"swap"}),
+    ("def shift(self, i):\n    item = self.pop(i)\n    return item", {"shift"}),  # inherited
+    ("def name(self, v):\n    setattr(self, 'name', v)", {"name"}),
+    ("def __setitem__(self, k, v):\n    super().__setitem__(k, v)", {"__setitem__"}),
+    ("def __delitem__(self, k):\n    pass", {"__delitem__"}),
+    ("def me(this, v):\n    this.v = v", {"me"}),  # the instance is the first parameter
+    # reading, or changing only local values, changes nothing
+    ("def get(self, k):\n    return self.data.get(k)", set()),
+    ("def size(self):\n    n = len(self.items)\n    n += 1\n    return n", set()),
+    ("def copy(self):\n    out = list(self.items)\n    out.append(1)\n    return out", set()),
+    ("def total(self):\n    count = self.count\n    count += 1\n    return count", set()),
+    ("@staticmethod\ndef make(x):\n    x.data = 1", set()),
+    ("@classmethod\ndef make(cls):\n    cls.made = True", set()),
+    # a method calling one that changes state changes it too, however deep
+    (
+        "def add(self, x):\n    self._grow()\n\ndef _grow(self):\n    self._evict()\n\n"
+        "def _evict(self):\n    self.data.popitem()",
+        {"add", "_grow", "_evict"},
+    ),
+    # an own ``pop`` that changes nothing is not a container's
+    ("def pop(self):\n    return 1\n\ndef take(self):\n    return self.pop()", set()),
+]
+
+
+@pytest.mark.parametrize(("body", "expected"), CHANGERS)
+def test_state_changers(body: str, expected: set[str]) -> None:
+    source = "class Box:\n" + textwrap.indent(body, "    ") + "\n"
+    assert state_changers(source) == {"Box": frozenset(expected)}
+
+
+def test_state_changers_follow_a_class_alias_and_survive_bad_source() -> None:
+    source = "class Cache:\n    def put(self, k):\n        self.k = k\n\n\nLRU = Cache\n"
+    assert state_changers(source) == {"Cache": {"put"}, "LRU": {"put"}}
+    assert state_changers("class (:") == {}
+
+
+@pytest.mark.parametrize(
+    ("method", "expected"),
+    [
+        ("put", True),
+        ("__setitem__", True),
+        ("__delitem__", True),
+        ("__getitem__", False),  # ``box[k]`` alone is a useless expression
+        ("__len__", False),
+        ("__add__", False),
+    ],
+)
+def test_can_prefix(method: str, expected: bool) -> None:
+    assert can_prefix(method) is expected
+
+
+A1, A2, A3 = Step("put", ("'a'", "1")), Step("put", ("'b'", "1")), Step("put", ("'c'", "1"))
+D1 = Step("drop", ("'a'",))
+
+
+@pytest.mark.parametrize(
+    ("method", "kinds", "offset", "call", "expected"),
+    [
+        # nothing changes state: nothing to run first
+        ("get", {}, 0, None, []),
+        # the call's own kind: two other steps first (the call is the third insert)
+        (
+            "put",
+            {"put": [A1, A2, A3]},
+            0,
+            A1,
+            [(A2, A3), (A1,), (A1, A2, A3)],
+        ),
+        # one other step of its kind is repeated
+        ("put", {"put": [A1, A2]}, 0, A1, [(A2, A2), (A1,), (A1, A2, A1)]),
+        # another method: one step, three steps, two kinds in a row, in turn
+        (
+            "get",
+            {"put": [A1, A2], "drop": [D1]},
+            0,
+            None,
+            [(A1,), (A1, A2, A1), (A1, D1), (D1,), (D1, D1, D1), (D1, A1)],
+        ),
+        # the offset rotates the turns
+        (
+            "get",
+            {"put": [A1, A2], "drop": [D1]},
+            1,
+            None,
+            [(D1,), (D1, D1, D1), (D1, A1), (A1,), (A1, A2, A1), (A1, D1)],
+        ),
+    ],
+)
+def test_prefixes_for(
+    method: str,
+    kinds: dict[str, list[Step]],
+    offset: int,
+    call: Step | None,
+    expected: list[tuple[Step, ...]],
+) -> None:
+    assert prefixes_for(method, kinds, offset, call) == expected
+
+
+def result(call: Call, kind: str = "return", deterministic: bool = True) -> CallResult:
+    return CallResult(call, frozenset(), Outcome(kind), deterministic)
+
+
+def on(method: str, *args: str, init: tuple[str, ...] = ()) -> Call:
+    return Call(f"Cache.{method}", args, init_args=init)
+
+
+def test_plan_sequences_prefix_the_methods_with_steps_seen_returning() -> None:
+    seen = [
+        result(Call("Cache", ("2",))),  # a constructor: no instance method
+        result(on("put", "'a'", "1")),
+        result(on("put", "'b'", "1")),
+        result(on("put", "'c'", "1"), deterministic=False),  # never a step
+        result(on("put", "'d'", "1", init=("9",))),  # another instance
+        result(on("get", "'z'"), kind="raise"),
+        result(on("get", "'y'")),  # the first that returned
+        result(on("pop"), kind="raise"),  # raises: never a step
+    ]
+    planned = plan_sequences(seen, {"Cache": {"put", "pop"}})
+    put_a, put_b = Step("put", ("'a'", "1")), Step("put", ("'b'", "1"))
+    assert planned[:3] == [
+        Call("Cache.put", ("'a'", "1"), init_args=(), before=(put_b, put_b)),
+        Call("Cache.put", ("'b'", "1"), init_args=(), before=(put_b, put_b)),
+        Call("Cache.put", ("'a'", "1"), init_args=(), before=(put_a,)),
+    ]
+    gets = [c for c in planned if c.target == "Cache.get"]
+    assert gets[:3] == [
+        Call("Cache.get", ("'z'",), init_args=(), before=(put_a,)),
+        Call("Cache.get", ("'a'",), init_args=(), before=(put_a,)),  # the key stored
+        Call("Cache.get", ("'y'",), init_args=(), before=(put_a,)),
+    ]
+    assert {c.target for c in planned} == {"Cache.put", "Cache.get", "Cache.pop"}
+    assert all(c.init_args == () and c.before for c in planned)
+    assert all(
+        sum(c.target == target for c in planned) <= CALLS_PER_METHOD
+        for target in ("Cache.put", "Cache.get", "Cache.pop")
+    )
+
+
+@pytest.mark.parametrize(
+    ("changers", "done"),
+    [
+        ({}, ()),  # nothing changes state
+        ({"Cache": {"clear"}}, ()),  # no step seen
+        ({"Cache": {"put"}}, ("Cache",)),  # planned already
+        ({"Cache": {"__len__"}}, ()),  # cannot be written as a step
+    ],
+)
+def test_plan_sequences_plans_nothing(changers: dict[str, set[str]], done: tuple[str]) -> None:
+    seen = [result(on("put", "'a'", "1")), result(on("__len__")), result(on("get", "'a'"))]
+    assert plan_sequences(seen, changers, done) == []
+
+
+def test_a_sequence_is_sent_to_the_runner_in_order() -> None:
+    call = Call(
+        "Cache.get",
+        ("'a'",),
+        init_args=(),
+        before=(Step("put", ("'a'", "1"), (("ttl", "2"),)), Step("__delitem__", ("'b'",))),
+    )
+    assert call.to_json(3)["before"] == [
+        {"method": "put", "args": ["'a'", "1"], "kwargs": {"ttl": "2"}},
+        {"method": "__delitem__", "args": ["'b'"], "kwargs": {}},
+    ]
+    assert Call("f").to_json(0)["before"] == []
+
+
+def test_a_sequence_is_written_as_statements_on_one_instance() -> None:
+    got = Outcome("return", "int", "builtins", "1", literal=True, after=(("size", "2"),))
+    missing = Outcome("raise", "KeyError", "builtins", message="'a'")
+    before = (Step("put", ("'a'", "1")), Step("__setitem__", ("'b'", "2")))
+    source = write_module(
+        "caches",
+        [
+            CallResult(
+                Call("LRUCache.get", ("'a'",), (), ("2",), before=before), frozenset(), got, True
+            ),
+            CallResult(
+                Call(
+                    "LRUCache.__getitem__",
+                    ("'a'",),
+                    (),
+                    (),
+                    (("maxsize", "2"),),
+                    before=(Step("__delitem__", ("'a'",)),),
+                ),
+                frozenset(),
+                missing,
+                True,
+            ),
+        ],
+    )
+    assert (
+        "def test_lru_cache_get_after_put_setitem_returns_1() -> None:\n"
+        "    lru_cache = LRUCache(2)\n"
+        "    lru_cache.put('a', 1)\n"
+        "    lru_cache['b'] = 2\n"
+        "    assert lru_cache.get('a') == 1\n"
+        "    assert lru_cache.size == 2\n"
+    ) in source
+    assert (
+        "    lru_cache = LRUCache(maxsize=2)\n"
+        "    del lru_cache['a']\n"
+        "    with pytest.raises(KeyError, match=\"'a'\"):\n"
+        "        lru_cache['a']\n"
+    ) in source
+    ast.parse(source)
