@@ -181,7 +181,8 @@ def pynguin_venv(venv: Path, base_python: Path) -> Path:
 
 
 def copy_root(target: Target, dest: Path, with_tests: bool = False) -> Path:
-    """A scratch import root holding only the module's top-level package (or module);
+    """A scratch import root holding only the module's top-level package (or module) and
+    the distribution's metadata;
     ``with_tests``: the module's upstream test files too, as a project has them (the
     builtin reads their literal inputs; nothing runs them)."""
     top = target.module_rel.split("/")[0]
@@ -192,6 +193,9 @@ def copy_root(target: Target, dest: Path, with_tests: bool = False) -> Path:
         shutil.copytree(source, dest / top, ignore=ignore)
     else:
         shutil.copy2(source, dest / top)
+    for metadata in [*target.root.glob("*.egg-info"), *target.root.glob("*.dist-info")]:
+        # a package reading its own version (importlib.metadata) finds it, as when installed
+        shutil.copytree(metadata, dest / metadata.name, dirs_exist_ok=True)
     for test in target.tests.split() if with_tests else []:
         found = target.dir / test
         rel = Path(os.path.relpath(found, target.root))
