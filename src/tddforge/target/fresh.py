@@ -286,13 +286,19 @@ def start_fresh(
 
 
 def run_fresh(
-    request: Request, measured: Measured, starter: Starter, mutants: list[MutantRecord]
+    request: Request,
+    measured: Measured,
+    starter: Starter,
+    mutants: list[MutantRecord],
+    seeing: dict[str, list[str]] | None = None,
 ) -> None:
-    """Judge fresh mutants, from one started session when nothing imported their target yet."""
+    """Judge fresh mutants, from one started session when nothing imported their target yet
+    (``seeing``: a mutant's tests, when not every test can see it)."""
     if not mutants:
         return
-    handed_back = start_fresh(request, measured, starter, mutants).wait()
-    run_each_fresh(request, measured, starter, [m for m in mutants if m["id"] in handed_back])
+    handed_back = start_fresh(request, measured, starter, mutants, seeing).wait()
+    rest = [m for m in mutants if m["id"] in handed_back]
+    run_each_fresh(request, measured, starter, rest, seeing)
 
 
 def run_each_fresh(

@@ -98,7 +98,7 @@ def _judge(
     fallback = [m for m, _ in found.graft if m["id"] in handed]
     early = fresh_host.wait() if fresh_host is not None else set()
     run_each_fresh(request, measured, starter, [m for m in fresh if m["id"] in early], found.seeing)
-    run_fresh(request, measured, starter, fallback)
+    run_fresh(request, measured, starter, fallback, found.seeing)  # rebind refused some
     return fallback
 
 

@@ -16,7 +16,14 @@ from tddforge.mutation.report import MutantResult
 pytestmark = pytest.mark.integration
 
 FILES = {
-    "pkg/__init__.py": "from .data import lookup\n",
+    "pkg/__init__.py": "from . import registry\nfrom .data import lookup\n\nregistry.fill()\n",
+    # another module fills its registry while importing: rebind refuses such data, and the
+    # fresh path judges it (as toolz's __init__ fills _signatures.signatures)
+    "pkg/registry.py": (
+        "ENTRIES = {}\nDEFAULTS = {'x': 1, 'y': 2}\n\n\n"
+        "def fill():\n    ENTRIES.update(DEFAULTS)\n\n\n"
+        "def entry(key):\n    return ENTRIES[key]\n"
+    ),
     "pkg/data.py": (
         'TABLE = {"a": 1, "b": 2}\n_BASE = 10\n_LIMIT = _BASE + 1\n\n\n'
         "def lookup(key, default=0):\n    return TABLE.get(key, default)\n"
@@ -28,6 +35,9 @@ FILES = {
         "from pkg import lookup\n\n\ndef test_lookup():\n    assert lookup('a') == 1\n\n\n"
         "def test_missing():\n    assert lookup('z') == 0\n"
     ),
+    "tests/test_registry.py": (
+        "from pkg.registry import entry\n\n\ndef test_entry():\n    assert entry('x') == 1\n"
+    ),
     "tests/test_other.py": (
         "import pkg.extra\nfrom pkg.other import double\n\n\n"
         "def test_double():\n    assert double(2) == 4\n"
@@ -37,7 +47,7 @@ FILES = {
         "import pkg.data\n\n\ndef test_limit():\n    assert vars(pkg.data)['_LI' + 'MIT'] == 11\n"
     ),
 }
-MODULES = ("pkg/data.py", "pkg/other.py", "pkg/extra.py")
+MODULES = ("pkg/data.py", "pkg/other.py", "pkg/extra.py", "pkg/registry.py")
 DATA_TESTS = {"tests/test_data.py::test_lookup", "tests/test_data.py::test_missing"}
 
 
@@ -81,6 +91,20 @@ def test_import_time_mutants_run_only_the_tests_that_can_see_them(
     # only a lookup by a computed name sees _LIMIT: the test doing it must run
     limit = [r for r in data if r.mutant.line == 3 and r.mutant.operator == "arithmetic"]
     assert limit and all(r.killer == "tests/test_reflect.py::test_limit" for r in limit)
+
+
+def test_data_rebind_refuses_still_runs_only_the_tests_that_can_see_it(
+    package: Path, settings: Settings
+) -> None:
+    report = score_project(_job(package), settings)
+    registry = _results(report, "pkg/registry.py")
+    unread = [r for r in registry if r.mutant.line == 2 and r.verdict == "survived"]
+    assert unread, [(r.mutant.line, r.mutant.replacement, r.verdict) for r in registry]
+    for result in unread:  # 'y' is never read: the test running the registry and the one
+        # looking names up can see it, no other
+        ran = set(result.ran)
+        assert "tests/test_registry.py::test_entry" in ran
+        assert ran <= {"tests/test_registry.py::test_entry", "tests/test_reflect.py::test_limit"}
 
 
 def test_a_mutant_breaking_an_import_no_kept_test_file_makes_is_still_killed(
