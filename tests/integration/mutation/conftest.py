@@ -82,6 +82,14 @@ def test_table():
 """
 
 
+def write_files(root: Path, files: dict[str, str]) -> Path:
+    """Write ``files`` (project-relative path -> text) under ``root``; ``root``."""
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    return root
+
+
 def write_project(root: Path, module: str = MODULE, tests: str = TESTS) -> Path:
     (root / "tests").mkdir(parents=True, exist_ok=True)
     (root / "sample.py").write_text(textwrap.dedent(module))

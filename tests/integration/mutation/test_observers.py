@@ -13,6 +13,8 @@ from tddforge.mutation.ground_truth import project_differences
 from tddforge.mutation.project import ProjectReport
 from tddforge.mutation.report import MutantResult
 
+from .conftest import write_files
+
 pytestmark = pytest.mark.integration
 
 FILES = {
@@ -53,11 +55,7 @@ DATA_TESTS = {"tests/test_data.py::test_lookup", "tests/test_data.py::test_missi
 
 @pytest.fixture
 def package(tmp_path: Path) -> Path:
-    root = tmp_path / "proj"
-    for name, text in FILES.items():
-        (root / name).parent.mkdir(parents=True, exist_ok=True)
-        (root / name).write_text(text)
-    return root
+    return write_files(tmp_path / "proj", FILES)
 
 
 def _job(root: Path) -> MutationJob:
