@@ -29,6 +29,7 @@ from .protocol import (
     Timing,
     WorkerConfig,
 )
+from .rebind import drifted_targets
 from .request import reached, targets_of
 from .reuse import reusable_baseline
 from .tracing import LineTracer, Targets, TraceFromImport, line_count
@@ -43,8 +44,11 @@ class BaselinePlugin:
         fd: int,
         reusable: dict[str, BaselineRecord] | None = None,
         sources_fd: int | None = None,
+        rebindable: dict[str, str] | None = None,
     ):
         self.targets = Targets(targets)
+        self.rebindable = rebindable or {}  # target -> source: modules with data mutants
+        self.drifted: list[str] = []
         self.fd = fd
         self.sources_fd = sources_fd
         self.reusable = reusable or {}  # nodeid -> a still-valid baseline record
@@ -75,6 +79,9 @@ class BaselinePlugin:
         for target, lines in self.collect.lines.items():
             self.import_lines[target].update(lines)
         self.collect_seconds = time.perf_counter() - self.collect_started
+        rebindable = {t: s for t, s in self.rebindable.items() if t in imported}
+        if rebindable:  # as the collector's children will find them, before any test runs
+            self.drifted = drifted_targets(rebindable)
         if self.sources_fd is not None:  # the parent compiles these while the tests run
             send(self.sources_fd, imported_sources())
             os.close(self.sources_fd)
@@ -107,6 +114,8 @@ class BaselinePlugin:
             collect_seconds=self.collect_seconds,
             collect_errors=self.collect_errors,
             lazy=self.lazy,
+            drifted=self.drifted,
+            checked=sorted(self.rebindable),
         )
         send(self.fd, result)
         os.close(self.fd)
@@ -139,11 +148,13 @@ def run_baseline(
     config: WorkerConfig,
     starter: Starter,
     on_collected: Callable[[Sources], None] | None = None,
+    rebindable: dict[str, str] | None = None,
 ) -> BaselineResult:
     """Fork a child that collects and runs every test once; return what it measured.
 
     ``on_collected`` gets the project files the collection imported as soon as
-    it ends, and runs here while the child runs the tests.
+    it ends, and runs here while the child runs the tests. ``rebindable`` (target ->
+    source): modules with data mutants, checked for drift once collected.
     """
     read_fd, write_fd = os.pipe()
     sources_read, sources_write = os.pipe()
@@ -152,7 +163,7 @@ def run_baseline(
     if pid == 0:
         os.close(read_fd)
         os.close(sources_read)
-        _baseline_child(config, starter, write_fd, sources_write, errors)
+        _baseline_child(config, starter, write_fd, sources_write, errors, rebindable)
     os.close(write_fd)
     os.close(sources_write)
     sources = read_all(sources_read)  # ends when collection does (or the child exits)
@@ -167,12 +178,17 @@ def run_baseline(
 
 
 def _baseline_child(
-    config: WorkerConfig, starter: Starter, fd: int, sources_fd: int, errors: str
+    config: WorkerConfig,
+    starter: Starter,
+    fd: int,
+    sources_fd: int,
+    errors: str,
+    rebindable: dict[str, str] | None,
 ) -> None:
     quiet(stderr_to=errors)
     try:
         reusable = reusable_baseline(config)
-        plugin = BaselinePlugin(targets_of(config), fd, reusable, sources_fd)
+        plugin = BaselinePlugin(targets_of(config), fd, reusable, sources_fd, rebindable)
         code = starter.main(plugin)
         # Reached only when pytest stopped before running tests (usage or collection errors).
         send(fd, BaselineResult(pytest_exit=int(code), collect_errors=plugin.collect_errors))
@@ -243,6 +259,8 @@ class Measured:
     default_target: str = ""  # the target of a mutant that names none
     lazy: frozenset[str] = frozenset()  # targets the collection did not import
     users: dict[str, set[str]] = field(default_factory=dict)  # target -> tests running it
+    drifted: frozenset[str] = frozenset()  # targets whose data rebind would refuse
+    checked: frozenset[str] = frozenset()  # targets the baseline checked for drift
 
     @classmethod
     def of(cls, baseline: BaselineResult, floor: float, factor: float, target: str) -> Measured:
@@ -258,8 +276,21 @@ class Measured:
         for nodeid in durations:
             for name in [*tests[nodeid]["lines"], *tests[nodeid]["imported"]]:
                 users.setdefault(name, set()).add(nodeid)
+        drifted = frozenset(baseline.get("drifted", []))
+        checked = frozenset(baseline.get("checked", []))
         return cls(
-            durations, by_speed, cover, lines, collect_seconds, floor, factor, target, lazy, users
+            durations,
+            by_speed,
+            cover,
+            lines,
+            collect_seconds,
+            floor,
+            factor,
+            target,
+            lazy,
+            users,
+            drifted,
+            checked,
         )
 
     def target(self, m: MutantRecord) -> str:

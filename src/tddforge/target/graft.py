@@ -186,7 +186,10 @@ class GraftPlugin:
             if isinstance(code, Served):
                 code.install()
             elif code is None:
-                rebind(self.request.mutated(m), target, self.request.module_of(m).source)
+                # the baseline checked once whether the module's data drifted; else, here
+                checked = target in self.measured.checked
+                source = None if checked else self.request.module_of(m).source
+                rebind(self.request.mutated(m), target, source)
             elif isinstance(code, Exception):
                 raise code
             else:

@@ -5,7 +5,9 @@ tests is grafted; one without is ``no-coverage``. A fresh mutant in module
 data (or in a function the module calls while importing) is rebound in the
 collector, the tests reading that data first, unless another file reads that
 data while it is imported (``shared``: a value computed from it there would
-keep the unmutated data); any other fresh mutant is imported fresh. A target the collection never imported (its tests import it
+keep the unmutated data) or the module's data drifted after its import
+(``Measured.drifted``: running it again would undo what another module did to
+it); any other fresh mutant is imported fresh. A target the collection never imported (its tests import it
 inside test functions) needs neither: the collector's child serves the
 mutated module to the tests' own import, and only the tests that import it or
 run its code can see it.
@@ -43,6 +45,25 @@ class Plan:
             rebind=rebound - rebound_back,
             fresh=len(self.fresh) + len(fallback),
         )
+
+
+def rebindable(config: WorkerConfig, sources: dict[str, str]) -> dict[str, str]:
+    """The targets (-> their sources) with a mutant on a line ``rebind`` could switch on:
+    the baseline checks once whether their data drifted after the import."""
+    if not config.get("rebind", True):
+        return {}
+    found: dict[str, str] = {}
+    data: dict[str, set[int]] = {}
+    default = next(iter(sources), "")
+    for m in config["mutants"]:
+        target = m.get("target") or default
+        if target in found or target not in sources or m.get("shared"):
+            continue
+        if target not in data:
+            data[target] = set(data_lines(sources[target]))
+        if m["line"] in data[target]:
+            found[target] = sources[target]
+    return found
 
 
 def plan(config: WorkerConfig, sources: dict[str, str], measured: Measured) -> Plan:
@@ -92,7 +113,13 @@ def _place(
             found.graft.append((m, seeing))
         else:
             found.uncovered.append(m)
-    elif m["strategy"] == "fresh" and m["line"] in data and not m.get("shared") and covering:
+    elif (
+        m["strategy"] == "fresh"
+        and m["line"] in data
+        and not m.get("shared")
+        and target not in measured.drifted
+        and covering
+    ):
         # switched on by rebind in the collector (data, or a function the module calls to
         # make it); the tests running the functions that read the mutated data first,
         # then every other test

@@ -238,6 +238,8 @@ class BaselineResult(TypedDict, total=False):
     order: list[str]
     collect_lines: dict[str, list[int]]  # target -> lines run while a target was imported
     lazy: list[str]  # targets the collection did not import (tests import them)
+    drifted: list[str]  # targets whose data rebind must refuse (``rebind.drifted_targets``)
+    checked: list[str]  # the targets checked for drift
     collect_seconds: float
     collect_errors: list[str]
     pytest_exit: int

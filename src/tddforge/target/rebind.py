@@ -129,17 +129,19 @@ def _module_functions(tree: Any) -> dict[str, Any]:
     return functions
 
 
-def rebind(mutated_source: str, target: str, original_source: str | None = None) -> None:
+def rebind(mutated: str | types.CodeType, target: str, original_source: str | None = None) -> None:
     """Switch on a module-level data mutant in a collected process, without re-importing.
 
-    The mutated source runs again in the live module's namespace. The module's
-    functions and classes keep their identity (tests hold them) and read the
-    new data through their globals; a function's defaults are re-evaluated;
-    a list, dict or set changed in place; any other changed value is also
-    rebound in the modules that imported it by name. Raises ``LookupError``
-    when it cannot be done faithfully (the fresh path then runs the mutant),
-    among others when, given ``original_source``, the module's data is no longer
-    what running that source makes of it (``drifted``).
+    The mutated source (or its code, compiled ahead) runs again in the live
+    module's namespace. The module's functions and classes keep their identity
+    (tests hold them) and read the new data through their globals; a function's
+    defaults are re-evaluated, and one that is the module's list, dict or set is
+    the kept object, as in a fresh import; a list, dict or set changed in place;
+    any other changed value is also rebound in the modules that imported it by
+    name. Raises ``LookupError`` when it cannot be done faithfully (the fresh
+    path then runs the mutant), among others when, given ``original_source``,
+    the module's data is no longer what running that source makes of it
+    (``drifted``).
     """
     is_target = SameFile(target)
     module = _live_module(is_target)
@@ -147,17 +149,58 @@ def rebind(mutated_source: str, target: str, original_source: str | None = None)
     if original_source is not None:
         drifted(original_source, target, namespace)
     before = dict(namespace)
-    code = compile(mutated_source, target, "exec", dont_inherit=True)
+    code = mutated if isinstance(mutated, types.CodeType) else _compile(mutated, target)
     exec(code, namespace)  # an exception here is the mutant breaking the import
+    pairs = [(n, before.get(n, namespace), new) for n, new in list(namespace.items())]
+    # containers first: a function's default that is one of them must become the kept one
+    pairs.sort(key=lambda pair: not _merged_in_place(pair[1], pair[2]))
+    kept: dict[int, Any] = {}  # id of a container the mutated run made -> the live one kept
     changed: list[tuple[str, Any, Any]] = []
-    for name, new in list(namespace.items()):
-        old = before.get(name, namespace)
+    for name, old, new in pairs:
         if old is namespace or old is new:
             continue
-        if not _kept(name, old, new, namespace, is_target):
+        if not _kept(name, old, new, namespace, is_target, kept):
             changed.append((name, old, new))
     if changed:
         _rebind_elsewhere(module, changed)
+
+
+def _compile(source: str, target: str) -> types.CodeType:
+    return compile(source, target, "exec", dont_inherit=True)
+
+
+def _merged_in_place(old: Any, new: Any) -> bool:
+    return type(old) is type(new) and type(old) in (list, dict, set) and old is not new
+
+
+def drifted_targets(sources: dict[str, str]) -> list[str]:
+    """The targets (of ``sources``: target -> its text, as imported) whose data ``rebind``
+    must refuse in this process (``drifted``), or that are not imported.
+
+    Whether a module drifted is the same for every mutant of it, and checking it runs
+    the module's source again (tens of milliseconds for a large table), so the worker
+    asks once, right after collection, in a forked child: what running the source
+    changes, this process must not keep. A child that fails refuses them all.
+    """
+    import json
+
+    from .processes import in_fork
+
+    def check() -> bytes:
+        refused = []
+        for target, source in sources.items():
+            try:
+                drifted(source, target, _live_module(SameFile(target)).__dict__)
+            except LookupError:
+                refused.append(target)
+        return json.dumps(refused).encode()
+
+    data, _ = in_fork(check, lambda exc: json.dumps(sorted(sources)).encode(), None)
+    try:
+        found = json.loads(data) if data else sorted(sources)
+    except ValueError:
+        found = sorted(sources)
+    return sorted(str(t) for t in found)
 
 
 def drifted(original_source: str, target: str, namespace: dict[str, Any]) -> None:
@@ -201,30 +244,45 @@ def _live_module(is_target: SameFile) -> Any:
     raise LookupError("the target was not imported during collection")
 
 
-def _kept(name: str, old: Any, new: Any, namespace: dict[str, Any], is_target: SameFile) -> bool:
+def _kept(
+    name: str,
+    old: Any,
+    new: Any,
+    namespace: dict[str, Any],
+    is_target: SameFile,
+    kept: dict[int, Any],
+) -> bool:
     """Keep the live ``old`` under ``name``, given what the mutated run made of it; False when
-    the ``new`` value must replace it (and be rebound where others imported it)."""
+    the ``new`` value must replace it (and be rebound where others imported it).
+    ``kept``: the containers kept so far, by the id of the one the mutated run made."""
     if _defined_in(old, is_target):
-        _carry_over(old, new)
+        _carry_over(old, new, kept)
     elif _defined_in(type(new), is_target):
         raise LookupError(f"{name} is an instance of the module's own class")
     elif not _same_value(old, new):
         if type(old) is not type(new) or type(old) not in (list, dict, set):
             return False
         _update_in_place(old, new)
+        kept[id(new)] = old
     namespace[name] = old
     return True
 
 
-def _carry_over(old: Any, new: Any) -> None:
-    """Give a kept function what the mutated run changed in it (a lambda's code, defaults);
+def _carry_over(old: Any, new: Any, kept: dict[int, Any]) -> None:
+    """Give a kept function what the mutated run changed in it (a lambda's code, defaults,
+    a default that is one of the module's kept containers being that container);
     refuse what cannot be carried over faithfully."""
     if isinstance(old, types.FunctionType) and isinstance(new, types.FunctionType):
         if old.__closure__ or new.__closure__:
             raise LookupError(f"{old.__name__} is a closure made at import time")
         if old.__code__ != new.__code__:
             old.__code__ = new.__code__  # a module-level lambda's body was mutated
-        old.__defaults__, old.__kwdefaults__ = new.__defaults__, new.__kwdefaults__
+        defaults, keywords = new.__defaults__, new.__kwdefaults__
+        if defaults is not None:
+            defaults = tuple(kept.get(id(value), value) for value in defaults)
+        if keywords is not None:
+            keywords = {key: kept.get(id(value), value) for key, value in keywords.items()}
+        old.__defaults__, old.__kwdefaults__ = defaults, keywords
     elif isinstance(old, type) and isinstance(new, type):
         for key, value in vars(new).items():
             if key not in ("__dict__", "__weakref__") and not _same_member(

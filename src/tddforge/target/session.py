@@ -19,7 +19,7 @@ from .fresh import run_each_fresh, run_fresh, start_fresh
 from .graft import start_graft
 from .hosting import Starter
 from .journal import Journal
-from .plan import Plan, plan
+from .plan import Plan, plan, rebindable
 from .protocol import DONE, DoneEvent, MutantRecord, Sources, Timings, WorkerConfig
 from .request import Request
 
@@ -64,7 +64,13 @@ def score(request: Request, starter: Starter) -> None:
     started = time.monotonic()
     gc.collect()
     gc.freeze()  # every child shares this heap instead of copying it on its first collection
-    baseline = run_baseline(request.config, starter, _compile_ahead(request, starter))
+    sources = {t: module.source for t, module in request.modules.items()}
+    baseline = run_baseline(
+        request.config,
+        starter,
+        _compile_ahead(request, starter),
+        rebindable(request.config, sources),
+    )
     timings = Timings(prepare=starter.prepared is not None, baseline=time.monotonic() - started)
     error = baseline_error(baseline)
     if error is not None:
@@ -72,7 +78,6 @@ def score(request: Request, starter: Starter) -> None:
         return
     measured = Measured.of(baseline, request.floor, request.factor, request.target)
     request.journal.emit(baseline_event(baseline["tests"], measured))
-    sources = {t: module.source for t, module in request.modules.items()}
     found = plan(request.config, sources, measured)
     for m, verdict in found.reused:
         request.journal.reused(m, verdict)

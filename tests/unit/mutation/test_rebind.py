@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tddforge.target.rebind import data_lines, rebind
+from tddforge.target.rebind import data_lines, drifted_targets, rebind
 
 SOURCE = """\
 import re
@@ -211,3 +211,65 @@ def test_rebind_refuses_data_changed_after_the_import(
     finally:
         for name in ("registry_target", "registry_user"):
             sys.modules.pop(name, None)
+
+
+@pytest.mark.parametrize(
+    ("after_import", "refused"),
+    [
+        ("registry_target.fill()", True),
+        ("registry_target.TABLE['x'] = 3", True),
+        ("registry_target.STAMP = None", False),
+        ("pass", False),
+    ],
+)
+def test_drift_is_checked_once_in_a_child_that_leaves_the_module_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, after_import: str, refused: bool
+) -> None:
+    """The worker asks once per module, right after collection, instead of once per mutant;
+    running the source again to compare must not change the live process."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "registry_target.py").write_text(REGISTRY, encoding="utf-8")
+    (tmp_path / "registry_user.py").write_text(f"import registry_target\n{after_import}\n")
+    (tmp_path / "never_imported.py").write_text("X = 1\n", encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    try:
+        importlib.import_module("registry_user")
+        target = sys.modules["registry_target"]
+        filled = dict(target.SIGNATURES)
+        path = str(target.__file__)
+        absent = str(tmp_path / "never_imported.py")
+        found = drifted_targets({path: REGISTRY, absent: "X = 1\n"})
+        assert found == sorted([absent, *([path] if refused else [])])
+        assert filled == target.SIGNATURES and target.NAME == "registry"  # left as it was
+    finally:
+        for name in ("registry_target", "registry_user"):
+            sys.modules.pop(name, None)
+
+
+DEFAULTS = """\
+CACHE = {}
+LIMIT = 2
+
+
+def remember(key, value, cache=CACHE):
+    cache[key] = value
+    return len(cache) <= LIMIT
+"""
+
+
+def test_a_default_that_is_the_modules_container_stays_that_container(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As in a fresh import, a default argument bound to the module's dict is the module's
+    dict after a rebind, not a second dict the function writes to alone."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "defaults_target.py").write_text(DEFAULTS, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    try:
+        target = importlib.import_module("defaults_target")
+        rebind(DEFAULTS.replace("LIMIT = 2", "LIMIT = 1"), str(target.__file__), DEFAULTS)
+        assert target.remember.__defaults__[0] is target.CACHE
+        assert target.remember("a", 1) is True
+        assert target.CACHE == {"a": 1}  # what the function wrote is what the module holds
+    finally:
+        sys.modules.pop("defaults_target", None)
