@@ -49,6 +49,7 @@ class BaselinePlugin:
         self.targets = Targets(targets)
         self.rebindable = rebindable or {}  # target -> source: modules with data mutants
         self.drifted: list[str] = []
+        self.names: dict[str, str] = {}  # target -> the name its module was imported by
         self.fd = fd
         self.sources_fd = sources_fd
         self.reusable = reusable or {}  # nodeid -> a still-valid baseline record
@@ -76,6 +77,10 @@ class BaselinePlugin:
             self.collect.lines[target].update(range(1, line_count(target) + 1))
         imported = set(self.targets.imported())
         self.lazy = [t for t in self.targets.names if t not in imported]
+        for name, module in list(sys.modules.items()):
+            found = self.targets(getattr(module, "__file__", None) or "")
+            if found is not None and name != "__main__":
+                self.names.setdefault(found, name)
         for target, lines in self.collect.lines.items():
             self.import_lines[target].update(lines)
         self.collect_seconds = time.perf_counter() - self.collect_started
@@ -116,6 +121,7 @@ class BaselinePlugin:
             lazy=self.lazy,
             drifted=self.drifted,
             checked=sorted(self.rebindable),
+            names=self.names,
         )
         send(self.fd, result)
         os.close(self.fd)
@@ -261,6 +267,7 @@ class Measured:
     users: dict[str, set[str]] = field(default_factory=dict)  # target -> tests running it
     drifted: frozenset[str] = frozenset()  # targets whose data rebind would refuse
     checked: frozenset[str] = frozenset()  # targets the baseline checked for drift
+    names: dict[str, str] = field(default_factory=dict)  # target -> its module's name
 
     @classmethod
     def of(cls, baseline: BaselineResult, floor: float, factor: float, target: str) -> Measured:
@@ -291,6 +298,7 @@ class Measured:
             users,
             drifted,
             checked,
+            dict(baseline.get("names", {})),
         )
 
     def target(self, m: MutantRecord) -> str:

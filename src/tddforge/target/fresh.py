@@ -102,6 +102,7 @@ class FreshPlugin:
         self.order: list[str] = []
         self.only: set[str] | None = None  # the test files to collect (None: all)
         self.target = ""  # the mutated file, imported after collection if nothing did
+        self.name = ""  # its module's name, as the baseline's collection imported it
         self.rootdir = ""
 
     def ignore(self, path: str) -> bool | None:
@@ -130,7 +131,7 @@ class FreshPlugin:
         """Keep the tests of ``order``, in that order; import the target if no collected
         file did (a mutant that breaks its import is killed, as a full collection would)."""
         if self.only is not None and self.target:
-            _import_target(self.target, self.rootdir)
+            _import_target(self.target, self.rootdir, self.name)
         rank = {nodeid: index for index, nodeid in enumerate(self.order)}
         dropped = [item for item in items if item.nodeid not in rank]
         items[:] = sorted((i for i in items if i.nodeid in rank), key=lambda i: rank[i.nodeid])
@@ -147,24 +148,27 @@ class FreshPlugin:
         """Run the tests up to the first failure; deliver the verdict."""
         deliver(run_items(list(session.items)))
 
-    def restrict(self, rootdir: str, target: str) -> None:
-        """Collect only the files of ``order`` (and import ``target`` if they do not)."""
+    def restrict(self, rootdir: str, target: str, name: str = "") -> None:
+        """Collect only the files of ``order`` (and import ``target``, by its module's
+        ``name`` when known, if they do not)."""
         self.only = {
             os.path.realpath(os.path.join(rootdir, n.split("::", 1)[0])) for n in self.order
         }
         self.target = target
+        self.name = name
         self.rootdir = rootdir
 
 
-def _import_target(target: str, rootdir: str) -> None:
-    """Import the (mutated) target by its dotted name unless it is imported already;
-    deliver a kill if importing it fails."""
+def _import_target(target: str, rootdir: str, name: str = "") -> None:
+    """Import the (mutated) target unless it is imported already, by ``name`` (how the
+    collection imported it: right in a namespace package too), else by the dotted name
+    its ``__init__.py`` files give; deliver a kill if importing it fails."""
     real = os.path.realpath(target)
     for module in list(sys.modules.values()):
         if os.path.realpath(getattr(module, "__file__", None) or "") == real:
             return
     try:
-        importlib.import_module(dotted_name(target))
+        importlib.import_module(name or dotted_name(target))
     except BaseException as exc:
         killer = f"collection: {os.path.relpath(target, rootdir)}"
         deliver({"verdict": "killed", "killer": killer, "ran": 0, "detail": repr(exc)[:200]})
@@ -233,7 +237,8 @@ class FreshHost(FreshPlugin):
                 self.order = nodeids
                 if m["id"] in self.seeing:
                     root = getattr(session.config, "rootpath", None) or session.config.rootdir
-                    self.restrict(str(root), self.request.target_of(m))
+                    target = self.request.target_of(m)
+                    self.restrict(str(root), target, self.measured.names.get(target, ""))
                 return  # this child goes on: pytest collects the mutant and runs its tests
         pool.drain(self._done)
         hand_back(self.fd, early)

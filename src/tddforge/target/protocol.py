@@ -240,6 +240,7 @@ class BaselineResult(TypedDict, total=False):
     lazy: list[str]  # targets the collection did not import (tests import them)
     drifted: list[str]  # targets whose data rebind must refuse (``rebind.drifted_targets``)
     checked: list[str]  # the targets checked for drift
+    names: dict[str, str]  # target -> the name the collection imported its module by
     collect_seconds: float
     collect_errors: list[str]
     pytest_exit: int

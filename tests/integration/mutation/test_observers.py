@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from pathlib import Path
 
@@ -113,6 +114,30 @@ def test_a_mutant_breaking_an_import_no_kept_test_file_makes_is_still_killed(
     broken = [r for r in extra if r.mutant.line == 1 and r.mutant.replacement == "None"]
     assert [r.verdict for r in broken] == ["killed"]
     assert (broken[0].killer or "").startswith("collection: ")
+
+
+NAMESPACE = {
+    **FILES,
+    # a namespace package (no __init__.py): its module's name is not what __init__.py
+    # files give ("extra"), and importing it by that name would fail
+    "nspkg/extra.py": "_A = 1\n_B = _A + 1\n",
+    "tests/test_ns.py": "import nspkg.extra\n\n\ndef test_nothing():\n    assert True\n",
+}
+
+
+def test_a_module_of_a_namespace_package_is_imported_by_its_real_name(
+    tmp_path: Path, settings: Settings
+) -> None:
+    root = write_files(tmp_path / "proj", NAMESPACE)
+    job = dataclasses.replace(_job(root), module=root / "nspkg/extra.py", modules=())
+    extra = _results(score_project(job, settings), "nspkg/extra.py")
+    # no test can see _B: its mutants survive, none is killed by a failed import
+    unseen = [r for r in extra if r.mutant.line == 2]
+    assert unseen and {r.verdict for r in unseen} == {"survived"}, [
+        (r.mutant.replacement, r.verdict, r.killer) for r in unseen
+    ]
+    broken = [r for r in extra if r.mutant.line == 1 and r.mutant.replacement == "None"]
+    assert [r.verdict for r in broken] == ["killed"]  # _A + 1 fails while it is imported
 
 
 def test_the_verdicts_are_those_every_test_gives(package: Path, settings: Settings) -> None:
