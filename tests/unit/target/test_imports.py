@@ -26,7 +26,7 @@ EXPECTED = {
     "pytest_plugin": ["coverage"],
     "probe": ["importlib.import_module(module_name)"],
     # the mutated module, when no test file collected for its mutant imported it
-    "fresh": ["importlib.import_module(dotted_name(target))"],
+    "fresh": ["importlib.import_module(name or dotted_name(target))"],
     "signatures": ["importlib.import_module(module_name)"],
     "calls": [
         "importlib.import_module(config['module'])",
