@@ -19,7 +19,11 @@ def reusable(prior: PriorVerdict | None, covering: list[str], unchanged: set[str
     killed: the killing test is unchanged and still covers the mutant.
     survived / no-coverage: every test now covering the mutant is unchanged and
     had already run against it (so no new or edited test can kill it).
-    Timeouts and errors always run again.
+    timeout: likewise, every test now covering it is unchanged and was in the run
+    that timed out: the same code under the same tests loops again (a child's
+    budget is CPU time, which the machine's load does not change). An edited
+    module is a new cache entry, so its timeouts run again.
+    Errors always run again.
     """
     if not prior:
         return None
@@ -31,7 +35,7 @@ def reusable(prior: PriorVerdict | None, covering: list[str], unchanged: set[str
         ):
             return Reused(verdict="killed", killer=killer, ran=prior.get("ran", []), duration=0.0)
         return None
-    if verdict in ("survived", "no-coverage"):
+    if verdict in ("survived", "no-coverage", "timeout"):
         ran = set(prior.get("ran", []))
         if all(is_unchanged(n, unchanged) and n in ran for n in covering):
             return Reused(verdict=verdict, ran=prior.get("ran", []), duration=0.0)

@@ -32,7 +32,10 @@ UNCHANGED = {"t.py::test_a", "t.py::TestK::*", "t.py"}
         ({"verdict": "survived", "ran": [A, B]}, [A, B], None),  # an edited test covers it
         ({"verdict": "no-coverage", "ran": []}, [], "no-coverage"),
         ({"verdict": "no-coverage", "ran": []}, [A], None),  # now covered
-        ({"verdict": "timeout", "ran": [A]}, [A], None),
+        # the same code under the same unchanged tests loops again
+        ({"verdict": "timeout", "ran": [A, C]}, [A, C], "timeout"),
+        ({"verdict": "timeout", "ran": [A]}, [A, C], None),  # a test now covers it that never ran
+        ({"verdict": "timeout", "ran": [A, B]}, [A, B], None),  # an edited test covers it
         ({"verdict": "error", "ran": []}, [A], None),
     ],
 )
