@@ -295,6 +295,11 @@ def _report_build(outcome: Outcome) -> None:
 @click.option("--project", default=".", show_default=True, help="Project root (pytest's rootdir).")
 @click.option("--workers", type=click.IntRange(min=1), help="Parallel mutants (default: cores).")
 @click.option("--since-ref", help="Only mutate lines changed since this git ref.")
+@click.option(
+    "--scope",
+    type=click.Choice(["all", "functions"]),
+    help="functions: only code run inside functions, not at import (default: configured, else all).",
+)
 @click.option("--fail-under", type=click.FloatRange(0, 100), help="Exit 1 if the score is lower.")
 @click.option(
     "--verify", is_flag=True, help="Re-run every mutant in a fresh interpreter; report differences."
@@ -319,6 +324,7 @@ def mutate(
     project: str,
     workers: int | None,
     since_ref: str | None,
+    scope: str | None,
     fail_under: float | None,
     verify: bool,
     no_cache: bool,
@@ -343,6 +349,7 @@ def mutate(
         since_ref,
         timeout,
         not no_cache,
+        scope,
     )
     job, single = job_for(request, settings)
     progress = (_counter("mutants"), _counter("ground truth"))

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -85,6 +85,9 @@ class MutateConfig(_Frozen):
     paths: list[str] = []  # modules, packages, directories; default: the project's packages
     tests: list[str] = []  # default: pytest's testpaths, else tests/ or test/
     exclude: list[str] = []  # globs of files never mutated, relative to the project
+    # "all": import-time code too (module and class bodies, defaults, decorators);
+    # "functions": only code that runs inside functions, as mutmut mutates
+    scope: Literal["all", "functions"] = "all"
 
 
 class SandboxConfig(_Frozen):

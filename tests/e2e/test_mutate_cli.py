@@ -136,6 +136,29 @@ def test_a_package_by_default_with_every_mutant_and_a_step_summary(tmp_path: Pat
     assert "| `pkg/calc.py` |" in text and "| **total** |" in text and "```diff" in text
 
 
+@pytest.mark.parametrize("configured", [False, True])
+def test_scope_functions_leaves_import_time_code_alone(tmp_path: Path, configured: bool) -> None:
+    """As mutmut mutates: a default (``top=10``), module data (``FMT``) are left out."""
+    project = _package(tmp_path / "p")
+    args = ["--json", "--all", "--workers", "2"]
+    if configured:
+        with (project / "pyproject.toml").open("a") as handle:
+            handle.write('\n[tool.tddforge.mutate]\nscope = "functions"\n')
+    else:
+        args += ["--scope", "functions"]
+    result = _mutate(project, *args)
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["scope"] == "functions"
+    assert report["all_mutants"] and {m["strategy"] for m in report["all_mutants"]} == {"graft"}
+    lines = {(m["module"], m["line"]) for m in report["all_mutants"]}
+    assert ("pkg/calc.py", 2) in lines  # a + b, in a function body
+    assert ("pkg/fmt.py", 1) not in lines and ("pkg/calc.py", 5) not in lines  # FMT, top=10
+    assert "function bodies only" in result.stderr
+    everything = json.loads(_mutate(project, "--json", "--all", "--scope", "all").stdout)
+    assert ("pkg/fmt.py", 1) in {(m["module"], m["line"]) for m in everything["all_mutants"]}
+
+
 @pytest.mark.parametrize(
     ("setup", "args", "message"),
     [

@@ -69,6 +69,7 @@ def assemble(
         mutant_seconds=mutant_seconds,
         baseline_seconds=float(phases.get("baseline", 0.0)),
         since_ref=prep.job.since_ref,
+        scope=prep.job.scope,
         strategies=_strategies(done),
     )
 

@@ -57,6 +57,7 @@ class MutationJob:
     use_cache: bool = True
     extra_pytest_args: tuple[str, ...] = ()
     modules: tuple[Path, ...] = ()
+    scope: str = "all"  # or "functions": only code that runs inside functions
 
     @property
     def targets(self) -> tuple[Path, ...]:
@@ -147,6 +148,8 @@ def _target(job: MutationJob, path: Path, starred: set[str]) -> Target:
         raise InputError(f"{rel}: not UTF-8 text") from exc
     except SyntaxError as exc:
         raise InputError(f"{rel}: syntax error at line {exc.lineno}: {exc.msg}") from exc
+    if job.scope == "functions":  # code run at import (module, class bodies, defaults) left out
+        mutants = [m for m in mutants if m.strategy == "graft"]
     changed = None
     if job.since_ref:
         changed = changed_lines(job.project, path, job.since_ref)

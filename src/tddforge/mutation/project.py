@@ -30,6 +30,7 @@ class ProjectReport:
     baseline_seconds: float = 0.0  # the worker's baseline phase: collection and traced run
     warnings: list[str] = field(default_factory=list)
     since_ref: str | None = None
+    scope: str = "all"  # "functions": import-time code was not mutated
     strategies: dict[str, int] = field(default_factory=dict)  # mutants run per strategy
 
     def single(self) -> MutationReport:
@@ -85,6 +86,7 @@ class ProjectReport:
             },
             "tests": self.tests,
             "since_ref": self.since_ref,
+            "scope": self.scope,
             "elapsed": round(self.elapsed, 3),
             "mutants_per_second": round(self.mutants / self.elapsed, 2) if self.elapsed else None,
             "baseline_seconds": round(self.baseline_seconds, 3),
@@ -119,6 +121,8 @@ class ProjectReport:
         lines = ["# Mutation report", ""]
         if self.since_ref:
             lines += [f"Only the lines changed since `{self.since_ref}` were mutated.", ""]
+        if self.scope == "functions":
+            lines += ["Only code that runs inside functions was mutated (`--scope functions`).", ""]
         lines += [
             f"**{self.headline()}**: {self.mutants} mutants in {len(self.rows())} modules,"
             f" {self.tests} tests, {self.elapsed:.1f} s",

@@ -46,6 +46,7 @@ class MutateRequest:
     since_ref: str | None = None
     timeout: float = 3600.0
     use_cache: bool = True
+    scope: str | None = None  # None: the configured one
 
 
 @dataclass(frozen=True)
@@ -75,6 +76,7 @@ def job_for(request: MutateRequest, settings: Settings) -> tuple[MutationJob, bo
         timeout=request.timeout,
         use_cache=request.use_cache,
         modules=() if single else layout.modules,
+        scope=request.scope or settings.mutate.scope,
     )
     return job, single
 
@@ -187,6 +189,7 @@ def _project_lines(data: Any) -> list[str]:
     t = data["totals"]
     c = t["counts"]
     since = f", lines changed since {data['since_ref']}" if data["since_ref"] else ""
+    since += ", function bodies only" if data.get("scope") == "functions" else ""
     lines = [
         f"mutation score {_pct(t['score'])} ({_pct(t['score_counting_equivalent'])} counting"
         f" {t['likely_equivalent']} likely-equivalent survivors; strict {_pct(t['strict_score'])}):"
