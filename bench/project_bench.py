@@ -1,8 +1,9 @@
 """``mutation_vs_mutmut.py --project``: the whole toolz package, mutmut and tddforge side by side.
 
-Each round runs mutmut (from a clean state) and ``tddforge mutate --no-cache``
-alternately on separate copies of the sdist, with the same worker count, the
-tests run by mutmut's venv interpreter for both. Then: the floor of a
+Each round runs mutmut (from a clean state), ``tddforge mutate --no-cache`` and
+``tddforge mutate --no-cache --scope functions`` (function bodies only: the kind of
+mutant mutmut makes) alternately on separate copies of the sdist, with the same
+worker count, the tests run by mutmut's venv interpreter for both. Then: the floor of a
 mutant's cost on this suite (``mutation.floor``) against ours per mutant (the
 mutant phase's core seconds per mutant); a re-run with the cache after a body
 edit of one module; and cosmic-ray, given a fixed number of seconds.
@@ -170,8 +171,10 @@ def run_project_bench(source: Path, mutmut: Path, args: argparse.Namespace) -> N
     python = mutmut.parent / "python"
     med = statistics.median
     m_walls, m_rates, o_walls, o_rates, plains = [], [], [], [], []
+    f_walls: list[float] = []
     m_counts: Counter[str] = Counter()
     o_report: dict[str, Any] = {}
+    f_report: dict[str, Any] = {}
     for round_no in range(args.rounds):
         wall, rate, m_counts = run_mutmut(mutmut, theirs, args.workers)
         m_walls.append(wall)
@@ -179,10 +182,12 @@ def run_project_bench(source: Path, mutmut: Path, args: argparse.Namespace) -> N
         wall, o_report = run_ours(ours, args.workers, python, "--no-cache", "--all")
         o_walls.append(wall)
         o_rates.append(o_report["totals"]["mutants"] / o_report["mutant_seconds"])
+        wall, f_report = run_ours(ours, args.workers, python, "--no-cache", "--scope", "functions")
+        f_walls.append(wall)
         plains.append(run_plain(ours, python, TESTS))
         print(
             f"round {round_no + 1}: mutmut {m_walls[-1]:.1f} s, tddforge {o_walls[-1]:.1f} s, "
-            f"plain pytest {plains[-1]:.2f} s",
+            f"tddforge --scope functions {f_walls[-1]:.1f} s, plain pytest {plains[-1]:.2f} s",
             flush=True,
         )
     totals = o_report["totals"]
@@ -208,6 +213,14 @@ def run_project_bench(source: Path, mutmut: Path, args: argparse.Namespace) -> N
         f"ratio (tddforge / mutmut mutants per second): whole run {o_rate / m_rate:.2f}x, "
         f"mutant phase {med(o_rates) / med(m_rates):.2f}x; one plain pytest run of the suite "
         f"{med(plains):.2f} s"
+    )
+    f_totals = f_report["totals"]
+    f_rate = f_totals["mutants"] / med(f_walls)
+    print(
+        f"tddforge --scope functions (function bodies only, the kind of mutant mutmut makes): "
+        f"{f_totals['mutants']} mutants, score {f_totals['score']:.2f}% {f_totals['counts']}, "
+        f"median wall {med(f_walls):.1f} s, {f_rate:.1f} mutants/s; "
+        f"whole run {f_rate / m_rate:.2f}x mutmut's"
     )
     measured = floor(ours, args.workers, python)
     per_mutant = args.workers / med(o_rates)  # core seconds per mutant in the mutant phase
