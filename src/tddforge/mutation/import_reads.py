@@ -33,6 +33,14 @@ def import_time_reads(source: str) -> set[str]:
     return found
 
 
+def statement_reads(statement: ast.stmt) -> set[str]:
+    """What one top-level statement reads while its module is imported (as
+    ``import_time_reads`` of its source, without printing and parsing it again)."""
+    found: set[str] = set()
+    _visit(statement, found)
+    return found
+
+
 def _visit(node: ast.AST, found: set[str]) -> None:
     if isinstance(node, (*_FUNCTIONS, ast.Lambda)):
         for part in _evaluated_at_definition(node):

@@ -24,7 +24,7 @@ import ast
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tddforge.mutation.import_reads import import_time_reads
+from tddforge.mutation.import_reads import statement_reads
 from tddforge.target.observe import reflective, words
 from tddforge.target.protocol import Observe
 
@@ -73,7 +73,7 @@ def import_time_units(source: str) -> list[Unit]:
         tree = ast.parse(source)
     except SyntaxError:
         return []
-    return [_unit(s, import_time_reads(ast.unparse(s)) | _imported(s)) for s in tree.body]
+    return [_unit(s, statement_reads(s) | _imported(s)) for s in tree.body]
 
 
 def _unit(statement: ast.stmt, reads: set[str]) -> Unit:
