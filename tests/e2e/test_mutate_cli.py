@@ -132,6 +132,7 @@ def test_a_package_by_default_with_every_mutant_and_a_step_summary(tmp_path: Pat
     assert set(row) >= {"module", "verdict", "line", "col", "end_line", "end_col", "killer"}
     assert {"original", "replacement"} <= set(row) and row["killer"].startswith("tests/")
     assert row["strategy"] in ("graft", "fresh") and row["seconds"] > 0
+    assert 0 < row["cpu_seconds"] < 60  # its child's CPU time, measured by the worker
     text = summary.read_text()
     assert "| `pkg/calc.py` |" in text and "| **total** |" in text and "```diff" in text
 

@@ -175,6 +175,7 @@ def _result(mutant: Mutant, row: MutantEvent | None) -> MutantResult:
         duration=float(row.get("duration") or 0.0),
         reused=bool(row.get("reused")),
         detail=row.get("detail"),
+        cpu=float(row.get("cpu") or 0.0),
     )
 
 

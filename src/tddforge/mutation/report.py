@@ -29,6 +29,7 @@ class MutantResult:
     duration: float = 0.0
     reused: bool = False
     detail: str | None = None
+    cpu: float = 0.0  # its child's CPU seconds (0 when reused)
 
 
 @dataclass
@@ -111,6 +112,7 @@ class MutationReport:
                 "killer": r.killer,
                 "strategy": r.mutant.strategy,  # "graft": in a function body; else import time
                 "seconds": round(r.duration, 4),  # its child's wall time (0 when reused)
+                "cpu_seconds": round(r.cpu, 4),  # its child's CPU time: robust to the load
             }
             for r in self.results
         ]

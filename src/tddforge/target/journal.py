@@ -54,17 +54,18 @@ class Journal:
         ran = nodeids[: int(result.get("ran", len(nodeids)))] if judged else nodeids
         killer, detail = result.get("killer"), result.get("detail")
         duration = result.get("wall", time.monotonic() - started)
-        self.emit(
-            MutantEvent(
-                event=MUTANT,
-                id=m["id"],
-                verdict=verdict,
-                killer=killer,
-                ran=ran,
-                detail=detail,
-                duration=duration,
-            )
+        event = MutantEvent(
+            event=MUTANT,
+            id=m["id"],
+            verdict=verdict,
+            killer=killer,
+            ran=ran,
+            detail=detail,
+            duration=duration,
         )
+        if "cpu" in result:
+            event["cpu"] = result["cpu"]
+        self.emit(event)
 
     def uncovered(self, m: MutantRecord) -> None:
         """No test runs the mutant's lines."""

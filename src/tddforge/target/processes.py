@@ -290,9 +290,10 @@ class Pool(Generic[K]):
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
         os.close(fd)
-        _, status = os.waitpid(pid, 0)
+        _, status, usage = os.wait4(pid, 0)
+        cpu = usage.ru_utime + usage.ru_stime
         if timed_out:
-            on_done(key, {"verdict": "timeout", "wall": wall})
+            on_done(key, {"verdict": "timeout", "wall": wall, "cpu": cpu})
             return
         try:
             result: ChildVerdict = json.loads(bytes(buf))
@@ -301,4 +302,5 @@ class Pool(Generic[K]):
             verdict = "timeout" if killed_by in OUT_OF_CPU else "error"
             result = {"verdict": verdict, "detail": f"child ended with status {status}"}
         result["wall"] = wall
+        result["cpu"] = cpu
         on_done(key, result)

@@ -140,6 +140,7 @@ class MutantEvent(_MutantRequired, total=False):
     killer: str | None
     detail: str | None
     reused: bool
+    cpu: float  # its child's CPU seconds: unlike ``duration``, not stretched by a busy machine
 
 
 class _ReusedRequired(TypedDict):
@@ -222,6 +223,7 @@ class ChildVerdict(TypedDict, total=False):
     ran: int
     detail: str
     wall: float  # seconds from its fork to its verdict (the parent adds it)
+    cpu: float  # the CPU seconds it used, its own children's included (the parent adds it)
 
 
 class Sources(TypedDict):

@@ -128,6 +128,8 @@ def test_stdlib_only_modules_import_and_run_under_the_oldest_python(
     assert out["cut"] == ["", True]
     walls = [verdict.pop("wall") for verdict in out["pool"].values()]
     assert all(wall > 0 for wall in walls)  # each child's wall time, from its fork
+    cpus = [verdict.pop("cpu") for verdict in out["pool"].values()]
+    assert all(0 <= cpu < 5 for cpu in cpus)  # and its CPU time (a sleeper uses next to none)
     assert out["pool"] == {
         "quick": {"verdict": "survived", "ran": 1},
         "slow": {"verdict": "timeout"},
