@@ -50,6 +50,11 @@ sample modules:
   following instances built in the test, in ``setUp`` and in fixtures.
 - ``texts.py`` (pure): multi-line texts composed from what the module's
   parsing code compares, splits and indents.
+- ``protocols.py`` (pure): the instances other calls return (``entry = parse(text)``)
+  and the methods and properties planned on them; a comparison's untyped operand
+  hinted as its own class. Attribute syntax (``box.size = 3``, ``del box.size``), the
+  copy and pickle round trips and ``hash`` are special methods the runner calls, and
+  the writer writes, as a test spells them (``target/probe.py``: ``OPERATORS``).
 - ``regex_example.py`` (pure): a string each mined regex matches.
 - ``targeting.py`` (pure): which calls to run against which surviving
   mutant, whether an outcome tells the mutant apart (as the written

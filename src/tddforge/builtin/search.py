@@ -35,11 +35,13 @@ from tddforge.builtin.explore import (
     confirm_calls,
     constructor_calls,
     keep_new_coverage,
+    method_variants,
     object_sources,
     param_options,
     plan_calls,
     run_calls,
 )
+from tddforge.builtin.protocols import calls_on_returned, returned_instances
 from tddforge.builtin.sequences import plan_sequences
 from tddforge.builtin.values import LIMIT, fits, mutations, parse_hint
 from tddforge.sandbox import Sandbox
@@ -233,6 +235,16 @@ def search(
         )
         for name, f in funcs.items()
     }
+    variants = {  # what a method is called with, on whatever instance (see ``protocols``)
+        m.qualname: guard(
+            f"inputs for {m.qualname}",
+            partial(method_variants, m, mined, objects),
+            list[Call](),
+        )
+        for cls in info.classes
+        for m in cls.methods
+    }
+    returned_done: set[str] = set()  # instances returned by calls, whose methods are planned
     planned = (
         guard("planning calls", partial(plan_calls, info, mined, working=working), list[Call]())
         if first is None
@@ -265,7 +277,14 @@ def search(
         plan = partial(plan_sequences, seen, changers or {}, sequenced)
         sequences = guard("planning call sequences", plan, list[Call]())
         sequenced.update(c.target.partition(".")[0] for c in sequences)
-        sequences = [c for c in sequences if c not in tried]
+        returned = returned_instances(seen, info.name, classes)
+        on_returned = guard(
+            "planning calls on returned instances",
+            partial(calls_on_returned, info, returned, variants, returned_done),
+            list[Call](),
+        )
+        returned_done.update(source for sources in returned.values() for source in sources)
+        sequences = [c for c in [*sequences, *on_returned] if c not in tried]
         pending = list(dict.fromkeys([*sequences, *pending]))
         if not new and not pending:
             wider = (

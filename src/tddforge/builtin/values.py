@@ -103,7 +103,7 @@ CALLABLES = (
 
 
 # stdlib value types a hint (or an isinstance check) may name, written through their module
-STDLIB_MODULES = ("datetime", "decimal", "fractions")
+STDLIB_MODULES = ("datetime", "decimal", "fractions", "io")
 _STDLIB: dict[str, tuple[Expr, ...]] = {
     "date": (Expr("datetime.date(2020, 1, 31)"), Expr("datetime.date(2024, 2, 29)")),
     "datetime": (Expr("datetime.datetime(2020, 1, 31, 12, 30)"),),

@@ -557,3 +557,67 @@ def test_a_sequence_runs_its_steps_on_the_same_instance_first(tmp_path: Path) ->
     # the steps' arcs are the call's: ``push`` ran, and ``pop`` took the non-empty way
     assert (-5, 6) in second.arcs and (9, 11) in second.arcs
     assert (-5, 6) not in fresh.arcs and (9, 10) in fresh.arcs
+
+
+RECORDS = """\
+class Record(dict):
+    def __getattr__(self, name):
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(name)
+
+    def __setattr__(self, name, value):
+        self[name] = value
+
+    def __delattr__(self, name):
+        del self[name]
+
+    def __getstate__(self):
+        return dict(self)
+
+    def __setstate__(self, state):
+        self.update(state)
+        self["restored"] = True
+
+    def __copy__(self):
+        return Record(self, copied=True)
+
+    @property
+    def size(self):
+        return len(self)
+
+
+def load(text):
+    key, _, value = text.partition("=")
+    return Record({key: value})
+"""
+
+
+def test_attribute_syntax_round_trips_and_returned_instances_run_as_a_test_runs_them(
+    tmp_path: Path,
+) -> None:
+    project = tmp_path / "proj"
+    project.mkdir()
+    module = project / "records.py"
+    module.write_text(RECORDS, encoding="utf-8")
+    stored = Step("__setattr__", ("'a'", "1"))
+    calls = [
+        Call("Record.__getattr__", ("'a'",), init_args=(), before=(stored,)),
+        Call("Record.__getattr__", ("'missing'",), init_args=()),
+        Call("Record.__delattr__", ("'a'",), init_args=(), before=(stored,)),
+        Call("Record.__getstate__", init_args=("{'a': 1}",)),
+        Call("Record.__copy__", init_args=("{'a': 1}",)),
+        Call("Record.size", attribute=True, via="load('k=v')"),
+        Call("Record.__getattr__", ("'k'",), via="load('k=v')"),
+    ]
+    results = run_calls(project, module, calls, python=PY, sandbox=Sandbox(project, LIMITS))
+    read, missing, deleted, pickled, copied, size, returned = (r.outcome for r in results)
+    assert (read.kind, read.repr) == ("return", "1")  # ``record.a = 1`` then ``record.a``
+    assert (missing.kind, missing.type, missing.message) == ("raise", "AttributeError", "missing")
+    assert (deleted.kind, deleted.repr) == ("return", "None")
+    assert pickled.repr == "{'a': 1, 'restored': True}"  # __getstate__, then __setstate__
+    assert copied.repr == "{'a': 1, 'copied': True}"
+    assert (size.repr, returned.repr) == ("1", "'v'")  # on what ``load('k=v')`` returned
+    assert all(r.deterministic for r in results)
+    assert (-24, 26) in results[5].arcs  # the property ran, traced

@@ -13,7 +13,7 @@ from tddforge.builtin.discover import discover
 from tddforge.builtin.generator import BuiltinSuiteGenerator
 from tddforge.builtin.search import search
 from tddforge.builtin.writer import write_module
-from tddforge.config import Settings
+from tddforge.config import Settings as TddforgeSettings
 from tddforge.cover_contract import CoverTarget
 from tddforge.runner.pytest_run import run_pytest
 from tddforge.sandbox import Limits, Sandbox
@@ -133,7 +133,7 @@ def test_a_stateful_class_is_tested_through_call_sequences(tmp_path: Path) -> No
     target = CoverTarget(
         project, "cache.py", "cache", CACHE, "pytest", "tests/test_cache.py", "", ""
     )
-    writer = BuiltinSuiteGenerator(Settings(), PY, budget=15.0)
+    writer = BuiltinSuiteGenerator(TddforgeSettings(), PY, budget=15.0)
     source = writer.generate(target).code
     (project / "tests" / "test_cache.py").write_text(source, encoding="utf-8")
 
@@ -146,3 +146,83 @@ def test_a_stateful_class_is_tested_through_call_sequences(tmp_path: Path) -> No
     assert cache is not None
     assert (cache.missing_lines, cache.missing_branches) == ((), ()), source
     assert "_after_put_" in source  # ``test_bounded_cache_put_after_put_returns_none``
+
+
+SETTINGS = '''\
+"""Settings read as attributes, and the entries a parser returns."""
+
+
+class Settings(dict):
+    def __getattr__(self, name):
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    def __setattr__(self, name, value):
+        if name.startswith("_"):
+            raise AttributeError("private: " + name)
+        self[name] = value
+
+    def __delattr__(self, name):
+        if name not in self:
+            raise AttributeError(name)
+        del self[name]
+
+    def __getstate__(self):
+        return dict(self)
+
+    def __setstate__(self, state):
+        self.update(state)
+
+
+class _Origin:
+    def __init__(self, text):
+        self.text = text
+
+
+class Entry:
+    def __init__(self, key: str, value: str, origin: _Origin) -> None:
+        self.key = key
+        self.value = value
+        self._origin = origin
+
+    def __repr__(self):
+        return f"Entry({self.key!r}, {self.value!r})"
+
+    @property
+    def source(self):
+        return self._origin.text
+
+
+def parse(text: str) -> Entry:
+    key, _, value = text.partition("=")
+    return Entry(key.strip(), value.strip(), _Origin(text))
+'''
+
+
+def test_attribute_syntax_pickling_and_returned_instances_are_tested(tmp_path: Path) -> None:
+    """``settings.a = 1``, ``del settings.a``, a pickle round trip, and the entry ``parse``
+    returns (whose constructor needs an object no literal builds): each reaches code no
+    call on a fresh instance of a constructor's reaches."""
+    project = tmp_path / "proj"
+    (project / "tests").mkdir(parents=True)
+    (project / "settings.py").write_text(SETTINGS, encoding="utf-8")
+    target = CoverTarget(
+        project, "settings.py", "settings", SETTINGS, "pytest", "tests/test_settings.py", "", ""
+    )
+    writer = BuiltinSuiteGenerator(TddforgeSettings(), PY, budget=15.0)
+    source = writer.generate(target).code
+    (project / "tests" / "test_settings.py").write_text(source, encoding="utf-8")
+
+    box = Sandbox(project, LIMITS)
+    run = run_pytest(project, python=PY, sandbox=box, timeout=60, coverage_source=["settings"])
+    assert run.outcomes and {o.outcome for o in run.outcomes} == {"passed"}, run.output
+    assert run.coverage is not None
+    covered = run.coverage.file("settings.py")
+    assert covered is not None
+    # __setattr__ both ways, __delattr__ both ways, the pickling pair, Entry's repr and property
+    for line in (13, 14, 18, 19, 22, 25, 39, 43):
+        assert line not in covered.missing_lines, (line, source)
+    assert "import pickle" in source and "pickle.loads(pickle.dumps(settings))" in source
+    assert "    entry = parse(" in source
