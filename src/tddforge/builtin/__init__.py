@@ -43,7 +43,8 @@ sample modules:
   covers every branch of the explored functions, and passes ``ruff check``;
   ``generator.py`` formats it with ``ruff format``.
 - ``usage.py`` (pure): hints for unannotated parameters from how the body
-  uses them (called → Callable, ``.items()`` → dict, ...), and from names.
+  uses them (called with two arguments → ``Callable[[Any, Any], Any]``,
+  ``.items()`` → dict, ``.read()`` → ``TextIO``, ...), and from names (``fp``).
 - ``aliases.py`` (pure): the type aliases the module defines, also under
   ``if TYPE_CHECKING:``, written out in the hints that name them.
 - ``from_tests.py`` (pure): literal call shapes read from the project's tests,

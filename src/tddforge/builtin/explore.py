@@ -32,7 +32,7 @@ from typing import Any, NamedTuple
 from tddforge.analysis.project import import_name
 from tddforge.builtin.constants import Constant, constants_for
 from tddforge.builtin.discover import CallableInfo, ClassInfo, ModuleInfo, Param
-from tddforge.builtin.values import Expr, Hint, Value, candidates, parse_hint
+from tddforge.builtin.values import Expr, Hint, Value, candidates, parse_hint, wants_file
 from tddforge.errors import InputError
 from tddforge.runner.pytest_run import project_paths
 from tddforge.runner.ship import entry_argv, ship
@@ -472,11 +472,15 @@ def param_options(
 ) -> dict[str, tuple[Value, ...]]:
     """Each parameter's candidates: the module's objects its hint names, then literals."""
     constants = constants_for(dict(mined), func.qualname)
+    # a file is read by whatever parses it: every scope's composed texts may fill it
+    texts = tuple(c for found in mined.values() for c in found if c.kind == "text")
     options = {}
     for p in func.parameters:
-        named = _hint_names(parse_hint(p.annotation))
+        hint = parse_hint(p.annotation)
+        named = _hint_names(hint)
         built = [Value(Expr(src), "object") for name in named for src in objects.get(name, ())]
-        options[p.name] = (*built, *candidates(p, constants, limit=per_param))[:per_param]
+        pool = (*texts, *constants) if wants_file(hint) else constants
+        options[p.name] = (*built, *candidates(p, pool, limit=per_param))[:per_param]
     if func.name in ATTRIBUTE_METHODS and func.parameters:  # ``box.size``: names, not values
         first = func.parameters[0].name
         options[first] = attribute_names(constants)[:per_param]

@@ -226,3 +226,57 @@ def test_attribute_syntax_pickling_and_returned_instances_are_tested(tmp_path: P
         assert line not in covered.missing_lines, (line, source)
     assert "import pickle" in source and "pickle.loads(pickle.dumps(settings))" in source
     assert "    entry = parse(" in source
+
+
+PAIRS = '''\
+"""Key-value files, with a hook."""
+
+
+def loads(text, hook=None):
+    pairs = {}
+    for line in text.splitlines():
+        if "=" not in line:
+            continue
+        key, _, value = line.partition("=")
+        if hook is not None:
+            kept = hook(len(pairs), key, value)
+            if kept is None:
+                continue
+            key, value = kept
+        pairs[key] = value
+    return pairs
+
+
+def load(fp, hook=None):
+    text = fp.read()
+    if not text:
+        return {}
+    return loads(text, hook=hook)
+'''
+
+
+def test_a_file_argument_gets_an_in_memory_file_and_a_callback_a_lambda_of_its_arity(
+    tmp_path: Path,
+) -> None:
+    """``load(fp)`` reads ``fp``: it is given ``io.StringIO`` holding a text ``loads``
+    parses; ``hook`` is called with three arguments: it is given lambdas of three, one
+    of which returns None (the line skipped)."""
+    project = tmp_path / "proj"
+    (project / "tests").mkdir(parents=True)
+    (project / "pairs.py").write_text(PAIRS, encoding="utf-8")
+    target = CoverTarget(
+        project, "pairs.py", "pairs", PAIRS, "pytest", "tests/test_pairs.py", "", ""
+    )
+    writer = BuiltinSuiteGenerator(TddforgeSettings(), PY, budget=15.0)
+    source = writer.generate(target).code
+    (project / "tests" / "test_pairs.py").write_text(source, encoding="utf-8")
+
+    box = Sandbox(project, LIMITS)
+    run = run_pytest(project, python=PY, sandbox=box, timeout=60, coverage_source=["pairs"])
+    assert run.outcomes and {o.outcome for o in run.outcomes} == {"passed"}, run.output
+    assert run.coverage is not None
+    covered = run.coverage.file("pairs.py")
+    assert covered is not None
+    assert (covered.missing_lines, covered.missing_branches) == ((), ()), source
+    assert "import io\n" in source and "load(io.StringIO(" in source
+    assert "hook=lambda a, b, c: None" in source
