@@ -42,7 +42,7 @@ from tddforge.builtin.explore import (
     run_calls,
 )
 from tddforge.builtin.protocols import calls_on_returned, returned_instances
-from tddforge.builtin.sequences import plan_sequences
+from tddforge.builtin.sequences import PER_METHOD, Known, known_steps, plan_sequences
 from tddforge.builtin.values import LIMIT, fits, mutations, parse_hint
 from tddforge.sandbox import Sandbox
 
@@ -173,7 +173,11 @@ def search(
     among the instance builders), ahead of the planned calls. ``changers`` (class name →
     its methods that change state, ``sequences.state_changers``): once a class's
     state-changing calls are seen returning, its methods are called after a few of
-    them on the same instance (``plan_sequences``), ahead of the next round.
+    them on the same instance (``plan_sequences``), ahead of the next round; the class
+    is planned again whenever more of them work (a step that returned only after
+    another becomes a chain of steps), with twice the prefixes while more than half
+    the budget is left. An instance of the module's class returned by a call
+    (``protocols.returned_instances``) gets its class's methods and properties.
     """
     deadline = clock() + budget
     funcs = {f.qualname: f for f in info.callables()}
@@ -184,7 +188,7 @@ def search(
     rounds = 0
     widenings = 0
     off_hint_done = False
-    sequenced: set[str] = set()  # classes whose sequences are planned
+    sequenced: dict[str, Known] = {}  # class → the steps its sequences were planned from
     guard = Guard()
 
     def result(stopped: str) -> SearchResult:
@@ -274,9 +278,17 @@ def search(
         )
         seen += results
         new, covered = keep_new_coverage(results, covered)
-        plan = partial(plan_sequences, seen, changers or {}, sequenced)
+        # re-planned as more state-changing calls work; more prefixes while time is plenty
+        per_method = PER_METHOD * 2 if deadline - clock() > budget / 2 else PER_METHOD
+        plan = partial(plan_sequences, seen, changers or {}, (), per_method, sequenced, tried)
         sequences = guard("planning call sequences", plan, list[Call]())
-        sequenced.update(c.target.partition(".")[0] for c in sequences)
+        sequenced.update(
+            guard(
+                "steps seen",
+                partial(known_steps, seen, changers or {}),
+                dict[str, Known](),
+            )
+        )
         returned = returned_instances(seen, info.name, classes)
         on_returned = guard(
             "planning calls on returned instances",

@@ -192,11 +192,23 @@ def method_kind(raw: Any) -> str | None:
     return None
 
 
+def class_attributes(cls: type) -> list[tuple[str, Any]]:
+    """The attributes a class defines, then those it inherits from classes of its own
+    module (an override first); never the builtins' (``dict.update``)."""
+    found: dict[str, Any] = {}
+    for klass in cls.__mro__:
+        if klass is cls or getattr(klass, "__module__", None) == cls.__module__:
+            for attr, raw in vars(klass).items():
+                found.setdefault(attr, raw)
+    return list(found.items())
+
+
 def describe_class(name: str, cls: type) -> dict[str, Any]:
-    """A class: its constructor, public methods and properties (own, not inherited)."""
+    """A class: its constructor, public methods and properties (its own, and those of its
+    bases in the same module)."""
     methods = []
     properties = []
-    for attr, raw in vars(cls).items():
+    for attr, raw in class_attributes(cls):
         if attr.startswith("_") and attr not in OPERATORS:
             continue
         if isinstance(raw, property):

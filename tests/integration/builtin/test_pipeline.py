@@ -280,3 +280,57 @@ def test_a_file_argument_gets_an_in_memory_file_and_a_callback_a_lambda_of_its_a
     assert (covered.missing_lines, covered.missing_branches) == ((), ()), source
     assert "import io\n" in source and "load(io.StringIO(" in source
     assert "hook=lambda a, b, c: None" in source
+
+
+TABLE = '''\
+"""A table drawn once it has a header and rows."""
+
+
+class Table:
+    def __init__(self) -> None:
+        self._header: list = []
+        self._rows: list = []
+
+    def header(self, names: list) -> None:
+        if not names:
+            raise ValueError("no names")
+        self._header = list(names)
+
+    def add_row(self, row: list) -> None:
+        if not self._header:
+            raise ValueError("set the header first")
+        if len(row) != len(self._header):
+            raise ValueError("wrong width")
+        self._rows.append(list(row))
+
+    def draw(self) -> str:
+        if not self._rows:
+            return ""
+        lines = [" | ".join(map(str, self._header))]
+        for row in self._rows:
+            lines.append(" | ".join(map(str, row)))
+        return "\\n".join(lines)
+'''
+
+
+def test_a_step_that_works_only_after_another_starts_later_sequences(tmp_path: Path) -> None:
+    """``add_row`` raises on a fresh table and works after ``header``: once seen working,
+    that chain is a prefix, and ``draw`` after it reaches the rows."""
+    project = tmp_path / "proj"
+    (project / "tests").mkdir(parents=True)
+    (project / "table.py").write_text(TABLE, encoding="utf-8")
+    target = CoverTarget(
+        project, "table.py", "table", TABLE, "pytest", "tests/test_table.py", "", ""
+    )
+    writer = BuiltinSuiteGenerator(TddforgeSettings(), PY, budget=15.0)
+    source = writer.generate(target).code
+    (project / "tests" / "test_table.py").write_text(source, encoding="utf-8")
+
+    box = Sandbox(project, LIMITS)
+    run = run_pytest(project, python=PY, sandbox=box, timeout=60, coverage_source=["table"])
+    assert run.outcomes and {o.outcome for o in run.outcomes} == {"passed"}, run.output
+    assert run.coverage is not None
+    covered = run.coverage.file("table.py")
+    assert covered is not None
+    assert (covered.missing_lines, covered.missing_branches) == ((), ()), source
+    assert "def test_table_draw_after_header_add_row_" in source
