@@ -56,6 +56,9 @@ sample modules:
   hinted as its own class. Attribute syntax (``box.size = 3``, ``del box.size``), the
   copy and pickle round trips and ``hash`` are special methods the runner calls, and
   the writer writes, as a test spells them (``target/probe.py``: ``OPERATORS``).
+- ``options.py`` (pure): pairs of optional parameters that act together (tested
+  in one condition, or one inside the branch of the other; a method's ``self.x`` for
+  the constructor's ``x``), planned together and met again among neighbours.
 - ``regex_example.py`` (pure): a string each mined regex matches.
 - ``targeting.py`` (pure): which calls to run against which surviving
   mutant, whether an outcome tells the mutant apart (as the written

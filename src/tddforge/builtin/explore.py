@@ -570,6 +570,7 @@ def _variants(
     calls = [_call(func, base)]
     calls += _star_calls(func, calls[0], constants, per_param)
     calls += _keyword_calls(func, calls[0])
+    calls += _together(func, base, options)
     for param in func.parameters:
         first = 1 if _required(param) else 0
         if param.kind == "positional_only" and not _required(param):
@@ -596,6 +597,21 @@ def _star_calls(
     calls += [replace(base, args=(*base.args, a, b)) for a, b in itertools.pairwise(values)]
     if len(values) >= 2:  # the values as one list: ``merge([d1, d2])`` style APIs
         calls.append(replace(base, args=(*base.args, f"[{values[0]}, {values[1]}]")))
+    return calls
+
+
+def _together(
+    func: CallableInfo, base: Mapping[str, Value], options: Mapping[str, Sequence[Value]]
+) -> list[Call]:
+    """Each pair of options that act together (``func.together``) given two of its
+    candidates each, other than their defaults, in one call."""
+    calls = []
+    for one, other in func.together:
+        firsts = [
+            [v for v in options.get(name, ()) if v.origin != "default"][:2] for name in (one, other)
+        ]
+        for a, b in itertools.product(*firsts):
+            calls.append(_call(func, {**base, one: a, other: b}))
     return calls
 
 

@@ -117,7 +117,8 @@ def neighbours(
             if value != source:
                 kwargs = (*call.kwargs[:i], (name, value), *call.kwargs[i + 1 :])
                 found.append(replace(call, kwargs=kwargs))
-    return list(dict.fromkeys(found + _with_new_keyword(call, func, options)))
+    more = _with_new_keyword(call, func, options) + _with_new_pair(call, func, options)
+    return list(dict.fromkeys(found + more))
 
 
 def _with_new_keyword(
@@ -131,6 +132,24 @@ def _with_new_keyword(
             continue
         for value in options.get(param.name, ())[:_NEW_ARGUMENT_VALUES]:
             found.append(replace(call, kwargs=(*call.kwargs, (param.name, value))))
+    return found
+
+
+def _with_new_pair(
+    call: Call, func: CallableInfo, options: Mapping[str, Sequence[str]]
+) -> list[Call]:
+    """``call`` with a pair of options that act together (``func.together``), both left
+    out, given two of their candidates each: ``Walker(depth=1, callback=...)``."""
+    given = {name for name, _ in call.kwargs}
+    positional = {p.name for p in func.parameters[: len(call.args)]}
+    defaults = {p.name: p.default for p in func.parameters}
+    found: list[Call] = []
+    for one, other in func.together:
+        if {one, other} & (given | positional):
+            continue
+        firsts = [[v for v in options.get(n, ()) if v != defaults.get(n)][:2] for n in (one, other)]
+        for a, b in itertools.product(*firsts):
+            found.append(replace(call, kwargs=(*call.kwargs, (one, a), (other, b))))
     return found
 
 

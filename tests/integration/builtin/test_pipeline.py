@@ -334,3 +334,46 @@ def test_a_step_that_works_only_after_another_starts_later_sequences(tmp_path: P
     assert covered is not None
     assert (covered.missing_lines, covered.missing_branches) == ((), ()), source
     assert "def test_table_draw_after_header_add_row_" in source
+
+
+WALKER = '''\
+"""A walk that reports to a callback below a depth."""
+
+
+class Walker:
+    def __init__(self, depth: int = 0, callback=None) -> None:
+        self.depth = depth
+        self.callback = callback
+
+    def walk(self, tree: dict) -> list:
+        found = []
+        for key in tree:
+            if self.depth and self.callback is not None:
+                found.append(self.callback(key))
+            found.append(key)
+        return found
+'''
+
+
+def test_options_that_act_only_together_are_given_together(tmp_path: Path) -> None:
+    """The callback runs only when a depth is set too: each option alone changes
+    nothing, and an instance built with both reaches it. (The search before pairs
+    reached this too on so small a module, a round later, by adding one keyword to a
+    neighbour; pairs are planned from the first round.)"""
+    project = tmp_path / "proj"
+    (project / "tests").mkdir(parents=True)
+    (project / "walker.py").write_text(WALKER, encoding="utf-8")
+    target = CoverTarget(
+        project, "walker.py", "walker", WALKER, "pytest", "tests/test_walker.py", "", ""
+    )
+    writer = BuiltinSuiteGenerator(TddforgeSettings(), PY, budget=15.0)
+    source = writer.generate(target).code
+    (project / "tests" / "test_walker.py").write_text(source, encoding="utf-8")
+
+    box = Sandbox(project, LIMITS)
+    run = run_pytest(project, python=PY, sandbox=box, timeout=60, coverage_source=["walker"])
+    assert run.outcomes and {o.outcome for o in run.outcomes} == {"passed"}, run.output
+    assert run.coverage is not None
+    covered = run.coverage.file("walker.py")
+    assert covered is not None
+    assert (covered.missing_lines, covered.missing_branches) == ((), ()), source
