@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 
@@ -100,6 +101,34 @@ def test_written_suite_passes_and_covers_every_branch_of_pluralize(
     assert lint.returncode == 0, lint.stdout
 
 
+def generated_and_run(tmp_path: Path, name: str, sample: str, runs: int = 1) -> Suite:
+    """The builtin generator's suite for the module ``name`` (``sample``), written into
+    a project in ``tmp_path`` and run ``runs`` times under coverage, each run green."""
+    project = tmp_path / "proj"
+    (project / "tests").mkdir(parents=True)
+    (project / f"{name}.py").write_text(sample, encoding="utf-8")
+    test_path = f"tests/test_{name}.py"
+    target = CoverTarget(project, f"{name}.py", name, sample, "pytest", test_path, "", "")
+    source = BuiltinSuiteGenerator(TddforgeSettings(), PY, budget=15.0).generate(target).code
+    (project / test_path).write_text(source, encoding="utf-8")
+    box = Sandbox(project, LIMITS)
+    for _ in range(runs):
+        run = run_pytest(project, python=PY, sandbox=box, timeout=60, coverage_source=[name])
+        assert run.outcomes and {o.outcome for o in run.outcomes} == {"passed"}, run.output
+    assert run.coverage is not None
+    covered = run.coverage.file(f"{name}.py")
+    assert covered is not None
+    return Suite(source, covered.missing_lines, covered.missing_branches)
+
+
+class Suite(NamedTuple):
+    """A generated suite's source, and what its run left uncovered."""
+
+    source: str
+    missing_lines: tuple[int, ...]
+    missing_branches: tuple[tuple[int, int], ...]
+
+
 CACHE = '''\
 """A cache that keeps the two keys stored last."""
 
@@ -127,25 +156,9 @@ class BoundedCache:
 def test_a_stateful_class_is_tested_through_call_sequences(tmp_path: Path) -> None:
     """Eviction needs a third key stored on one instance: only a sequence of calls
     reaches it, and ``get`` finds a key only after a ``put``."""
-    project = tmp_path / "proj"
-    (project / "tests").mkdir(parents=True)
-    (project / "cache.py").write_text(CACHE, encoding="utf-8")
-    target = CoverTarget(
-        project, "cache.py", "cache", CACHE, "pytest", "tests/test_cache.py", "", ""
-    )
-    writer = BuiltinSuiteGenerator(TddforgeSettings(), PY, budget=15.0)
-    source = writer.generate(target).code
-    (project / "tests" / "test_cache.py").write_text(source, encoding="utf-8")
-
-    box = Sandbox(project, LIMITS)
-    for _ in range(2):
-        run = run_pytest(project, python=PY, sandbox=box, timeout=60, coverage_source=["cache"])
-        assert run.outcomes and {o.outcome for o in run.outcomes} == {"passed"}, run.output
-    assert run.coverage is not None
-    cache = run.coverage.file("cache.py")
-    assert cache is not None
-    assert (cache.missing_lines, cache.missing_branches) == ((), ()), source
-    assert "_after_put_" in source  # ``test_bounded_cache_put_after_put_returns_none``
+    suite = generated_and_run(tmp_path, "cache", CACHE, runs=2)
+    assert (suite.missing_lines, suite.missing_branches) == ((), ()), suite.source
+    assert "_after_put_" in suite.source  # ``test_bounded_cache_put_after_put_returns_none``
 
 
 SETTINGS = '''\
@@ -205,27 +218,13 @@ def test_attribute_syntax_pickling_and_returned_instances_are_tested(tmp_path: P
     """``settings.a = 1``, ``del settings.a``, a pickle round trip, and the entry ``parse``
     returns (whose constructor needs an object no literal builds): each reaches code no
     call on a fresh instance of a constructor's reaches."""
-    project = tmp_path / "proj"
-    (project / "tests").mkdir(parents=True)
-    (project / "settings.py").write_text(SETTINGS, encoding="utf-8")
-    target = CoverTarget(
-        project, "settings.py", "settings", SETTINGS, "pytest", "tests/test_settings.py", "", ""
-    )
-    writer = BuiltinSuiteGenerator(TddforgeSettings(), PY, budget=15.0)
-    source = writer.generate(target).code
-    (project / "tests" / "test_settings.py").write_text(source, encoding="utf-8")
-
-    box = Sandbox(project, LIMITS)
-    run = run_pytest(project, python=PY, sandbox=box, timeout=60, coverage_source=["settings"])
-    assert run.outcomes and {o.outcome for o in run.outcomes} == {"passed"}, run.output
-    assert run.coverage is not None
-    covered = run.coverage.file("settings.py")
-    assert covered is not None
+    suite = generated_and_run(tmp_path, "settings", SETTINGS)
     # __setattr__ both ways, __delattr__ both ways, the pickling pair, Entry's repr and property
     for line in (13, 14, 18, 19, 22, 25, 39, 43):
-        assert line not in covered.missing_lines, (line, source)
-    assert "import pickle" in source and "pickle.loads(pickle.dumps(settings))" in source
-    assert "    entry = parse(" in source
+        assert line not in suite.missing_lines, (line, suite.source)
+    assert "import pickle" in suite.source
+    assert "pickle.loads(pickle.dumps(settings))" in suite.source
+    assert "    entry = parse(" in suite.source
 
 
 PAIRS = '''\
@@ -261,25 +260,10 @@ def test_a_file_argument_gets_an_in_memory_file_and_a_callback_a_lambda_of_its_a
     """``load(fp)`` reads ``fp``: it is given ``io.StringIO`` holding a text ``loads``
     parses; ``hook`` is called with three arguments: it is given lambdas of three, one
     of which returns None (the line skipped)."""
-    project = tmp_path / "proj"
-    (project / "tests").mkdir(parents=True)
-    (project / "pairs.py").write_text(PAIRS, encoding="utf-8")
-    target = CoverTarget(
-        project, "pairs.py", "pairs", PAIRS, "pytest", "tests/test_pairs.py", "", ""
-    )
-    writer = BuiltinSuiteGenerator(TddforgeSettings(), PY, budget=15.0)
-    source = writer.generate(target).code
-    (project / "tests" / "test_pairs.py").write_text(source, encoding="utf-8")
-
-    box = Sandbox(project, LIMITS)
-    run = run_pytest(project, python=PY, sandbox=box, timeout=60, coverage_source=["pairs"])
-    assert run.outcomes and {o.outcome for o in run.outcomes} == {"passed"}, run.output
-    assert run.coverage is not None
-    covered = run.coverage.file("pairs.py")
-    assert covered is not None
-    assert (covered.missing_lines, covered.missing_branches) == ((), ()), source
-    assert "import io\n" in source and "load(io.StringIO(" in source
-    assert "hook=lambda a, b, c: None" in source
+    suite = generated_and_run(tmp_path, "pairs", PAIRS)
+    assert (suite.missing_lines, suite.missing_branches) == ((), ()), suite.source
+    assert "import io\n" in suite.source and "load(io.StringIO(" in suite.source
+    assert "hook=lambda a, b, c: None" in suite.source
 
 
 TABLE = '''\
@@ -316,24 +300,9 @@ class Table:
 def test_a_step_that_works_only_after_another_starts_later_sequences(tmp_path: Path) -> None:
     """``add_row`` raises on a fresh table and works after ``header``: once seen working,
     that chain is a prefix, and ``draw`` after it reaches the rows."""
-    project = tmp_path / "proj"
-    (project / "tests").mkdir(parents=True)
-    (project / "table.py").write_text(TABLE, encoding="utf-8")
-    target = CoverTarget(
-        project, "table.py", "table", TABLE, "pytest", "tests/test_table.py", "", ""
-    )
-    writer = BuiltinSuiteGenerator(TddforgeSettings(), PY, budget=15.0)
-    source = writer.generate(target).code
-    (project / "tests" / "test_table.py").write_text(source, encoding="utf-8")
-
-    box = Sandbox(project, LIMITS)
-    run = run_pytest(project, python=PY, sandbox=box, timeout=60, coverage_source=["table"])
-    assert run.outcomes and {o.outcome for o in run.outcomes} == {"passed"}, run.output
-    assert run.coverage is not None
-    covered = run.coverage.file("table.py")
-    assert covered is not None
-    assert (covered.missing_lines, covered.missing_branches) == ((), ()), source
-    assert "def test_table_draw_after_header_add_row_" in source
+    suite = generated_and_run(tmp_path, "table", TABLE)
+    assert (suite.missing_lines, suite.missing_branches) == ((), ()), suite.source
+    assert "def test_table_draw_after_header_add_row_" in suite.source
 
 
 WALKER = '''\
@@ -360,20 +329,5 @@ def test_options_that_act_only_together_are_given_together(tmp_path: Path) -> No
     nothing, and an instance built with both reaches it. (The search before pairs
     reached this too on so small a module, a round later, by adding one keyword to a
     neighbour; pairs are planned from the first round.)"""
-    project = tmp_path / "proj"
-    (project / "tests").mkdir(parents=True)
-    (project / "walker.py").write_text(WALKER, encoding="utf-8")
-    target = CoverTarget(
-        project, "walker.py", "walker", WALKER, "pytest", "tests/test_walker.py", "", ""
-    )
-    writer = BuiltinSuiteGenerator(TddforgeSettings(), PY, budget=15.0)
-    source = writer.generate(target).code
-    (project / "tests" / "test_walker.py").write_text(source, encoding="utf-8")
-
-    box = Sandbox(project, LIMITS)
-    run = run_pytest(project, python=PY, sandbox=box, timeout=60, coverage_source=["walker"])
-    assert run.outcomes and {o.outcome for o in run.outcomes} == {"passed"}, run.output
-    assert run.coverage is not None
-    covered = run.coverage.file("walker.py")
-    assert covered is not None
-    assert (covered.missing_lines, covered.missing_branches) == ((), ()), source
+    suite = generated_and_run(tmp_path, "walker", WALKER)
+    assert (suite.missing_lines, suite.missing_branches) == ((), ()), suite.source
