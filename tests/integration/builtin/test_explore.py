@@ -86,6 +86,15 @@ class Box:
 """
 
 
+def sample(tmp_path: Path, name: str, source: str) -> tuple[Path, Path]:
+    """A project in ``tmp_path`` holding the module ``name`` (``source``); both paths."""
+    project = tmp_path / "proj"
+    project.mkdir()
+    module = project / name
+    module.write_text(source, encoding="utf-8")
+    return project, module
+
+
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
     path = tmp_path / "proj"
@@ -253,10 +262,7 @@ def part(doc: dict) -> str:
 
 
 def searched(tmp_path: Path) -> tuple[Path, Path, Sandbox, ModuleInfo]:
-    project = tmp_path / "proj"
-    project.mkdir()
-    module = project / "searched.py"
-    module.write_text(SEARCHED, encoding="utf-8")
+    project, module = sample(tmp_path, "searched.py", SEARCHED)
     box = Sandbox(project, LIMITS)
     return project, module, box, discover(project, module, python=PY, sandbox=box)
 
@@ -383,10 +389,7 @@ def test_inputs_from_the_projects_tests_reach_what_the_search_alone_does_not(
 def test_texts_composed_from_the_parser_reach_its_entries_without_any_test(
     tmp_path: Path,
 ) -> None:
-    project = tmp_path / "proj"
-    project.mkdir()
-    module = project / "sections.py"
-    module.write_text(SECTIONS, encoding="utf-8")
+    project, module = sample(tmp_path, "sections.py", SECTIONS)
     box = Sandbox(project, LIMITS)
     info = discover(project, module, python=PY, sandbox=box)
     mined = mine_constants(SECTIONS)
@@ -427,10 +430,7 @@ def stop(x):
 
 
 def test_calls_run_against_mutants_in_the_sandbox(tmp_path: Path) -> None:
-    project = tmp_path / "proj"
-    project.mkdir()
-    module = project / "mutated.py"
-    module.write_text(MUTATED, encoding="utf-8")
+    project, module = sample(tmp_path, "mutated.py", MUTATED)
     calls = [
         Call("inc", ("1",)),
         Call("inc", ("-1",)),
@@ -490,10 +490,7 @@ class V:
 
 
 def test_special_methods_run_as_operators(tmp_path: Path) -> None:
-    project = tmp_path / "proj"
-    project.mkdir()
-    module = project / "vectors.py"
-    module.write_text(VECTORS, encoding="utf-8")
+    project, module = sample(tmp_path, "vectors.py", VECTORS)
     calls = [
         Call("V.__add__", ("V(2)",), init_args=("1",)),
         Call("V.__add__", ("3",), init_args=()),
@@ -532,10 +529,7 @@ class Stack:
 
 
 def test_a_sequence_runs_its_steps_on_the_same_instance_first(tmp_path: Path) -> None:
-    project = tmp_path / "proj"
-    project.mkdir()
-    module = project / "stack.py"
-    module.write_text(STACK, encoding="utf-8")
+    project, module = sample(tmp_path, "stack.py", STACK)
     push = (Step("push", ("1",)), Step("push", ("2",)))
     calls = [
         Call("Stack.pop", init_args=(), before=push),
@@ -597,10 +591,7 @@ def load(text):
 def test_attribute_syntax_round_trips_and_returned_instances_run_as_a_test_runs_them(
     tmp_path: Path,
 ) -> None:
-    project = tmp_path / "proj"
-    project.mkdir()
-    module = project / "records.py"
-    module.write_text(RECORDS, encoding="utf-8")
+    project, module = sample(tmp_path, "records.py", RECORDS)
     stored = Step("__setattr__", ("'a'", "1"))
     calls = [
         Call("Record.__getattr__", ("'a'",), init_args=(), before=(stored,)),
