@@ -51,6 +51,7 @@ import os
 import re
 import resource
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -215,20 +216,26 @@ def cap_memory() -> None:
 def timed(
     command: list[str], cwd: Path, env: dict[str, str], timeout: float
 ) -> tuple[subprocess.CompletedProcess[str], float]:
-    """``subprocess.run`` under the memory cap with captured text output, and its wall seconds."""
+    """``command`` under the memory cap with captured text output, and its wall seconds;
+    past ``timeout`` its whole process group is killed (Pynguin's search workers too)."""
     started = time.perf_counter()
-    try:
-        done = subprocess.run(
-            command,
-            cwd=cwd,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            preexec_fn=cap_memory,
-        )
-    except subprocess.TimeoutExpired as exc:
-        raise BenchError(f"timed out after {timeout:.0f} s: {command[0]}") from exc
+    with subprocess.Popen(
+        command,
+        cwd=cwd,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=cap_memory,
+        start_new_session=True,
+    ) as proc:
+        try:
+            out, err = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired as exc:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
+            raise BenchError(f"timed out after {timeout:.0f} s: {command[0]}") from exc
+    done = subprocess.CompletedProcess(command, proc.returncode, out, err)
     return done, time.perf_counter() - started
 
 
@@ -458,6 +465,15 @@ def keep_suite(keep: Path, row: Row, generated: Generated, work: Path) -> None:
     (dest / f"{row.tool}.log").write_text(generated.log)
 
 
+def generate(tool: str, target: Target, ctx: Context, work: Path) -> Generated:
+    """``tool``'s suite for ``target``; a step that fails (a generator past its timeout)
+    is the row's error, and the other targets are still measured."""
+    try:
+        return GENERATORS[tool](target, ctx, work)
+    except BenchError as exc:
+        return Generated(None, 0.0, str(exc))
+
+
 def parse_args() -> argparse.Namespace:
     """The command line."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -567,7 +583,7 @@ def main() -> None:
             for target in targets:
                 for tool in tools:
                     work = Path(scratch) / target.id / tool
-                    generated = GENERATORS[tool](target, ctx, work / "generate")
+                    generated = generate(tool, target, ctx, work / "generate")
                     rows.append(measure(target, tool, generated, ctx, work / "measure"))
                     print(row_line(rows[-1]), flush=True)
                     if args.keep:

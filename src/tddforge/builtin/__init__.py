@@ -43,13 +43,22 @@ sample modules:
   covers every branch of the explored functions, and passes ``ruff check``;
   ``generator.py`` formats it with ``ruff format``.
 - ``usage.py`` (pure): hints for unannotated parameters from how the body
-  uses them (called → Callable, ``.items()`` → dict, ...), and from names.
+  uses them (called with two arguments → ``Callable[[Any, Any], Any]``,
+  ``.items()`` → dict, ``.read()`` → ``TextIO``, ...), and from names (``fp``).
 - ``aliases.py`` (pure): the type aliases the module defines, also under
   ``if TYPE_CHECKING:``, written out in the hints that name them.
 - ``from_tests.py`` (pure): literal call shapes read from the project's tests,
   following instances built in the test, in ``setUp`` and in fixtures.
 - ``texts.py`` (pure): multi-line texts composed from what the module's
   parsing code compares, splits and indents.
+- ``protocols.py`` (pure): the instances other calls return (``entry = parse(text)``)
+  and the methods and properties planned on them; a comparison's untyped operand
+  hinted as its own class. Attribute syntax (``box.size = 3``, ``del box.size``), the
+  copy and pickle round trips and ``hash`` are special methods the runner calls, and
+  the writer writes, as a test spells them (``target/probe.py``: ``OPERATORS``).
+- ``options.py`` (pure): pairs of optional parameters that act together (tested
+  in one condition, or one inside the branch of the other; a method's ``self.x`` for
+  the constructor's ``x``), planned together and met again among neighbours.
 - ``regex_example.py`` (pure): a string each mined regex matches.
 - ``targeting.py`` (pure): which calls to run against which surviving
   mutant, whether an outcome tells the mutant apart (as the written

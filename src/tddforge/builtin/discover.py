@@ -76,6 +76,8 @@ class CallableInfo(_Frozen):
     is_async: bool
     is_generator: bool
     lines: tuple[int, int] | None
+    #: Pairs of optional parameters that act together (``options.py``; not the probe's).
+    together: tuple[tuple[str, str], ...] = ()
 
 
 class ClassInfo(_Frozen):

@@ -32,11 +32,12 @@ from typing import Any, NamedTuple
 from tddforge.analysis.project import import_name
 from tddforge.builtin.constants import Constant, constants_for
 from tddforge.builtin.discover import CallableInfo, ClassInfo, ModuleInfo, Param
-from tddforge.builtin.values import Expr, Hint, Value, candidates, parse_hint
+from tddforge.builtin.values import Expr, Hint, Value, candidates, parse_hint, wants_file
 from tddforge.errors import InputError
 from tddforge.runner.pytest_run import project_paths
 from tddforge.runner.ship import entry_argv, ship
 from tddforge.sandbox import Sandbox, SandboxResult
+from tddforge.target.probe import ATTRIBUTE_METHODS, ROUND_TRIPS
 
 _HASH_SEEDS = ("1", "2")
 _PARALLEL = 2  # runner processes side by side (this machine has two cores)
@@ -64,6 +65,12 @@ class Call:
     consume: bool = False  # a generator function: collect what it yields
     attribute: bool = False  # not a call: the value of the module's data ``target``
     before: tuple[Step, ...] = ()  # an instance method: what runs on the instance first
+    via: str | None = None  # an instance method on what this expression returns (``parse(t)``)
+
+    @property
+    def on_instance(self) -> bool:
+        """A method called on an instance (built by its class, or returned by ``via``)."""
+        return self.init_args is not None or self.via is not None
 
     def to_json(self, ident: int) -> dict[str, Any]:
         """The call as the runner reads it."""
@@ -78,6 +85,7 @@ class Call:
             "init": init,
             "consume": self.consume,
             "attribute": self.attribute,
+            "via": self.via,
             "before": [
                 {"method": s.method, "args": list(s.args), "kwargs": dict(s.kwargs)}
                 for s in self.before
@@ -464,12 +472,31 @@ def param_options(
 ) -> dict[str, tuple[Value, ...]]:
     """Each parameter's candidates: the module's objects its hint names, then literals."""
     constants = constants_for(dict(mined), func.qualname)
+    # a file is read by whatever parses it: every scope's composed texts may fill it
+    texts = tuple(c for found in mined.values() for c in found if c.kind == "text")
     options = {}
     for p in func.parameters:
-        named = _hint_names(parse_hint(p.annotation))
+        hint = parse_hint(p.annotation)
+        named = _hint_names(hint)
         built = [Value(Expr(src), "object") for name in named for src in objects.get(name, ())]
-        options[p.name] = (*built, *candidates(p, constants, limit=per_param))[:per_param]
+        pool = (*texts, *constants) if wants_file(hint) else constants
+        options[p.name] = (*built, *candidates(p, pool, limit=per_param))[:per_param]
+    if func.name in ATTRIBUTE_METHODS and func.parameters:  # ``box.size``: names, not values
+        first = func.parameters[0].name
+        options[first] = attribute_names(constants)[:per_param]
     return options
+
+
+def attribute_names(constants: Sequence[Constant]) -> tuple[Value, ...]:
+    """Names to read, set or delete as attributes: the module's identifier strings (the
+    keys it knows), then a plain one and one nothing sets."""
+    found = [
+        c.value
+        for c in constants
+        if isinstance(c.value, str) and c.value.isidentifier() and not c.value.startswith("__")
+    ]
+    names = dict.fromkeys([*found, "a", "missing"])
+    return tuple(Value(name, "attribute") for name in names)
 
 
 def _hint_names(hint: Hint | None) -> list[str]:
@@ -503,11 +530,24 @@ def _class_calls(
                 continue  # no instance can be built from literals
             variants = [_on_instance(v, *init) for v in variants]
         calls += variants
+    if init is not None:  # its properties, read: ``entry.key``
+        reads = [Call(f"{cls.name}.{name}", attribute=True) for name in cls.properties]
+        calls += [_on_instance(read, *init) for read in reads]
     return calls
 
 
 def _on_instance(call: Call, args: tuple[str, ...], kwargs: tuple[tuple[str, str], ...]) -> Call:
     return replace(call, init_args=args, init_kwargs=kwargs)
+
+
+def method_variants(
+    func: CallableInfo,
+    mined: Mapping[str, tuple[Constant, ...]],
+    objects: Mapping[str, list[str]],
+    per_param: int = 8,
+) -> list[Call]:
+    """A callable's planned calls, arguments only (no instance): see ``_variants``."""
+    return _variants(func, mined, per_param, objects)
 
 
 def _variants(
@@ -519,6 +559,8 @@ def _variants(
     """The base call, then each parameter's other candidates, one parameter at a time."""
     if func.is_async:
         return []
+    if func.kind == "method" and func.name in ROUND_TRIPS:  # ``copy.copy(box)``: no arguments
+        return [Call(func.qualname)]
     constants = constants_for(dict(mined), func.qualname)
     options = param_options(func, mined, per_param, objects)
     required = [p for p in func.parameters if _required(p)]
@@ -528,6 +570,7 @@ def _variants(
     calls = [_call(func, base)]
     calls += _star_calls(func, calls[0], constants, per_param)
     calls += _keyword_calls(func, calls[0])
+    calls += _together(func, base, options)
     for param in func.parameters:
         first = 1 if _required(param) else 0
         if param.kind == "positional_only" and not _required(param):
@@ -554,6 +597,21 @@ def _star_calls(
     calls += [replace(base, args=(*base.args, a, b)) for a, b in itertools.pairwise(values)]
     if len(values) >= 2:  # the values as one list: ``merge([d1, d2])`` style APIs
         calls.append(replace(base, args=(*base.args, f"[{values[0]}, {values[1]}]")))
+    return calls
+
+
+def _together(
+    func: CallableInfo, base: Mapping[str, Value], options: Mapping[str, Sequence[Value]]
+) -> list[Call]:
+    """Each pair of options that act together (``func.together``) given two of its
+    candidates each, other than their defaults, in one call."""
+    calls = []
+    for one, other in func.together:
+        firsts = [
+            [v for v in options.get(name, ()) if v.origin != "default"][:2] for name in (one, other)
+        ]
+        for a, b in itertools.product(*firsts):
+            calls.append(_call(func, {**base, one: a, other: b}))
     return calls
 
 

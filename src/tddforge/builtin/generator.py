@@ -39,6 +39,8 @@ from tddforge.builtin.from_tests import (
     package_reexports,
     project_test_sources,
 )
+from tddforge.builtin.options import option_pairs, with_option_pairs
+from tddforge.builtin.protocols import with_instance_hints
 from tddforge.builtin.search import Guard, search
 from tddforge.builtin.sequences import state_changers
 from tddforge.builtin.targeting import (
@@ -103,6 +105,8 @@ class BuiltinSuiteGenerator:
         found_info = discover(target.project, module, python=self.python, sandbox=box)
         info = annotate(found_info, usage_hints(target.source))  # untyped code: hints from use
         info = with_aliases(info, type_aliases(target.source))  # a TYPE_CHECKING alias: its types
+        info = with_instance_hints(info)  # ``a == b``: two instances of the class
+        info = with_option_pairs(info, option_pairs(target.source))  # options given together
         self._info = info
         guard = Guard()  # reading the project's tests never stops the run
         sources = guard(

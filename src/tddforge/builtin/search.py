@@ -35,12 +35,14 @@ from tddforge.builtin.explore import (
     confirm_calls,
     constructor_calls,
     keep_new_coverage,
+    method_variants,
     object_sources,
     param_options,
     plan_calls,
     run_calls,
 )
-from tddforge.builtin.sequences import plan_sequences
+from tddforge.builtin.protocols import calls_on_returned, returned_instances
+from tddforge.builtin.sequences import PER_METHOD, Known, known_steps, plan_sequences
 from tddforge.builtin.values import LIMIT, fits, mutations, parse_hint
 from tddforge.sandbox import Sandbox
 
@@ -115,7 +117,8 @@ def neighbours(
             if value != source:
                 kwargs = (*call.kwargs[:i], (name, value), *call.kwargs[i + 1 :])
                 found.append(replace(call, kwargs=kwargs))
-    return list(dict.fromkeys(found + _with_new_keyword(call, func, options)))
+    more = _with_new_keyword(call, func, options) + _with_new_pair(call, func, options)
+    return list(dict.fromkeys(found + more))
 
 
 def _with_new_keyword(
@@ -129,6 +132,24 @@ def _with_new_keyword(
             continue
         for value in options.get(param.name, ())[:_NEW_ARGUMENT_VALUES]:
             found.append(replace(call, kwargs=(*call.kwargs, (param.name, value))))
+    return found
+
+
+def _with_new_pair(
+    call: Call, func: CallableInfo, options: Mapping[str, Sequence[str]]
+) -> list[Call]:
+    """``call`` with a pair of options that act together (``func.together``), both left
+    out, given two of their candidates each: ``Walker(depth=1, callback=...)``."""
+    given = {name for name, _ in call.kwargs}
+    positional = {p.name for p in func.parameters[: len(call.args)]}
+    defaults = {p.name: p.default for p in func.parameters}
+    found: list[Call] = []
+    for one, other in func.together:
+        if {one, other} & (given | positional):
+            continue
+        firsts = [[v for v in options.get(n, ()) if v != defaults.get(n)][:2] for n in (one, other)]
+        for a, b in itertools.product(*firsts):
+            found.append(replace(call, kwargs=(*call.kwargs, (one, a), (other, b))))
     return found
 
 
@@ -171,7 +192,11 @@ def search(
     among the instance builders), ahead of the planned calls. ``changers`` (class name →
     its methods that change state, ``sequences.state_changers``): once a class's
     state-changing calls are seen returning, its methods are called after a few of
-    them on the same instance (``plan_sequences``), ahead of the next round.
+    them on the same instance (``plan_sequences``), ahead of the next round; the class
+    is planned again whenever more of them work (a step that returned only after
+    another becomes a chain of steps), with twice the prefixes while more than half
+    the budget is left. An instance of the module's class returned by a call
+    (``protocols.returned_instances``) gets its class's methods and properties.
     """
     deadline = clock() + budget
     funcs = {f.qualname: f for f in info.callables()}
@@ -182,7 +207,7 @@ def search(
     rounds = 0
     widenings = 0
     off_hint_done = False
-    sequenced: set[str] = set()  # classes whose sequences are planned
+    sequenced: dict[str, Known] = {}  # class → the steps its sequences were planned from
     guard = Guard()
 
     def result(stopped: str) -> SearchResult:
@@ -233,6 +258,16 @@ def search(
         )
         for name, f in funcs.items()
     }
+    variants = {  # what a method is called with, on whatever instance (see ``protocols``)
+        m.qualname: guard(
+            f"inputs for {m.qualname}",
+            partial(method_variants, m, mined, objects),
+            list[Call](),
+        )
+        for cls in info.classes
+        for m in cls.methods
+    }
+    returned_done: set[str] = set()  # instances returned by calls, whose methods are planned
     planned = (
         guard("planning calls", partial(plan_calls, info, mined, working=working), list[Call]())
         if first is None
@@ -262,10 +297,25 @@ def search(
         )
         seen += results
         new, covered = keep_new_coverage(results, covered)
-        plan = partial(plan_sequences, seen, changers or {}, sequenced)
+        # re-planned as more state-changing calls work; more prefixes while time is plenty
+        per_method = PER_METHOD * 2 if deadline - clock() > budget / 2 else PER_METHOD
+        plan = partial(plan_sequences, seen, changers or {}, (), per_method, sequenced, tried)
         sequences = guard("planning call sequences", plan, list[Call]())
-        sequenced.update(c.target.partition(".")[0] for c in sequences)
-        sequences = [c for c in sequences if c not in tried]
+        sequenced.update(
+            guard(
+                "steps seen",
+                partial(known_steps, seen, changers or {}),
+                dict[str, Known](),
+            )
+        )
+        returned = returned_instances(seen, info.name, classes)
+        on_returned = guard(
+            "planning calls on returned instances",
+            partial(calls_on_returned, info, returned, variants, returned_done),
+            list[Call](),
+        )
+        returned_done.update(source for sources in returned.values() for source in sources)
+        sequences = [c for c in [*sequences, *on_returned] if c not in tried]
         pending = list(dict.fromkeys([*sequences, *pending]))
         if not new and not pending:
             wider = (

@@ -6,7 +6,9 @@ eviction after a third insert, is never reached. ``state_changers`` finds,
 statically, the methods that change their instance; ``plan_sequences`` gives
 each instance method a few calls with a short prefix of those methods run on
 the same instance first (``cache.put("a", 1)`` … ``cache.get("a")``), with
-arguments taken from the calls that were seen to return on their own.
+arguments taken from the calls that were seen to return on their own, and from the
+chains of steps seen working (``add_row`` after ``header``), planned again as more
+of them work.
 """
 
 from __future__ import annotations
@@ -46,10 +48,13 @@ MUTATING = frozenset(
         "__delitem__",
     }
 )
+#: Special methods that store into their instance whatever their body does.
+STORES = frozenset({"__setitem__", "__delitem__", "__setattr__", "__delattr__"})
 MAX_PREFIX = 3  # steps before the call under test
 PER_METHOD = 4  # prefixes tried per method
 CALLS_PER_METHOD = 8  # calls planned per method, over its prefixes
 STEPS_PER_METHOD = 3  # distinct argument lists of one state-changing method used as steps
+MAX_CHAINS = 4  # chains of steps seen working, per class, tried first as prefixes
 
 
 def state_changers(source: str) -> dict[str, frozenset[str]]:
@@ -59,19 +64,21 @@ def state_changers(source: str) -> dict[str, frozenset[str]]:
     A method changes state when it stores into ``self`` (``self.x = …``,
     ``self.x[k] = …``, ``self[k] = …``, ``del self.x[k]``, ``setattr(self, …)``),
     calls a mutating container method on what ``self`` holds (``self.items.append``,
-    also through a local name bound to it), is ``__setitem__`` or ``__delitem__``,
-    or calls a method of ``self`` that does (one of its own, or an inherited
-    container method such as ``self.pop()``).
+    also through a local name bound to it), is ``__setitem__``, ``__delitem__``,
+    ``__setattr__`` or ``__delattr__``, is inherited from a class of the module that
+    changes it, or calls a method of ``self`` that does (one of its own, or an
+    inherited container method such as ``self.pop()``).
     """
     try:
         tree = ast.parse(source)
     except SyntaxError:
         return {}
-    found = {
-        node.name: _class_changers(node)
-        for node in ast.walk(tree)
-        if isinstance(node, ast.ClassDef)
-    }
+    found: dict[str, frozenset[str]] = {}
+    for node in ast.walk(tree):  # a base before its subclasses, as Python needs them
+        if isinstance(node, ast.ClassDef):
+            bases = [b.id for b in node.bases if isinstance(b, ast.Name) and b.id in found]
+            inherited = frozenset().union(*(found[b] for b in bases))
+            found[node.name] = _class_changers(node, inherited)
     for node in tree.body:  # ``BList = BarrelList``
         if (
             isinstance(node, ast.Assign)
@@ -84,16 +91,18 @@ def state_changers(source: str) -> dict[str, frozenset[str]]:
     return found
 
 
-def _class_changers(cls: ast.ClassDef) -> frozenset[str]:
-    """The methods of ``cls`` that change their instance: the direct ones, then every
-    method calling one, until nothing more is added."""
+def _class_changers(cls: ast.ClassDef, inherited: frozenset[str] = frozenset()) -> frozenset[str]:
+    """The methods of ``cls`` that change their instance: the direct ones, those it
+    ``inherited`` from a base of the module that it does not override, then every method
+    calling one, until nothing more is added."""
     methods = {
         node.name: node
         for node in cls.body
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and _is_instance_method(node)
     }
     changers = {name for name, node in methods.items() if _changes_directly(node, methods)}
-    changers |= {"__setitem__", "__delitem__"} & methods.keys()
+    changers |= inherited - methods.keys()
+    changers |= STORES & methods.keys()
     calls = {name: _self_calls(node) for name, node in methods.items()}
     while True:
         more = {name for name in methods if name not in changers and calls[name] & changers}
@@ -200,6 +209,8 @@ def plan_sequences(
     changers: Mapping[str, Collection[str]],
     done: Collection[str] = (),
     per_method: int = PER_METHOD,
+    planned: Mapping[str, Collection[Step | tuple[Step, ...]]] | None = None,
+    tried: Collection[Call] = (),
 ) -> list[Call]:
     """Calls of each instance method with a prefix of state-changing steps, for each class
     of ``changers`` not in ``done`` whose steps were ``seen`` to return.
@@ -209,36 +220,76 @@ def plan_sequences(
     ``STEPS_PER_METHOD`` argument lists each), and each method's call is the first
     seen (and the first seen returning, when that one raised). A method gets at
     most ``per_method`` prefixes (see ``prefixes_for``) and ``CALLS_PER_METHOD``
-    calls: after each prefix, its call, the call given the last step's first
-    argument (``get("a")`` after ``put("a", 1)``), and its returning call.
+    calls not in ``tried``: after each prefix, its call, the call given the last
+    step's first argument (``get("a")`` after ``put("a", 1)``), and its returning call.
+    ``planned`` (class → the steps its sequences were last planned from): a class is
+    planned again only once more of its steps have been seen returning, as calls that
+    failed in the first rounds start to work in later ones.
     """
-    calls, steps = _observed(seen, changers, done)
-    planned: list[Call] = []
+    calls, steps, chains = _observed(seen, changers, done)
+    found: list[Call] = []
     for owner, kinds in steps.items():
+        worked = chains.get(owner, [])
+        if planned is not None and set(planned.get(owner, ())) == _known(kinds, worked):
+            continue  # nothing new to start from
         for index, (method, targets) in enumerate(calls[owner].items()):
             call = Step(method, targets[0].args, targets[0].kwargs)
-            prefixes = prefixes_for(method, kinds, index, call)[:per_method]
+            ordered = [*worked, *prefixes_for(method, kinds, index, call)]  # what worked first
+            prefixes = list(dict.fromkeys(ordered))[:per_method]
             sequences = [c for prefix in prefixes for c in _with_prefix(targets, prefix)]
-            planned += list(dict.fromkeys(sequences))[:CALLS_PER_METHOD]
-    return list(dict.fromkeys(planned))
+            fresh = [c for c in dict.fromkeys(sequences) if c not in tried]
+            found += fresh[:CALLS_PER_METHOD]
+    return list(dict.fromkeys(found))
+
+
+Known = frozenset[Step | tuple[Step, ...]]
+
+
+def known_steps(
+    seen: Iterable[CallResult], changers: Mapping[str, Collection[str]]
+) -> dict[str, Known]:
+    """Class → the steps and chains ``plan_sequences`` would start from now (its
+    ``planned``)."""
+    _, steps, chains = _observed(seen, changers, ())
+    return {owner: _known(kinds, chains.get(owner, [])) for owner, kinds in steps.items()}
+
+
+def _known(kinds: Mapping[str, Sequence[Step]], chains: Sequence[tuple[Step, ...]]) -> Known:
+    return frozenset([*(step for found in kinds.values() for step in found), *chains])
+
+
+Observed = tuple[
+    dict[str, dict[str, list[Call]]],
+    dict[str, dict[str, list[Step]]],
+    dict[str, list[tuple[Step, ...]]],
+]
 
 
 def _observed(
     seen: Iterable[CallResult], changers: Mapping[str, Collection[str]], done: Collection[str]
-) -> tuple[dict[str, dict[str, list[Call]]], dict[str, dict[str, list[Step]]]]:
+) -> Observed:
     """Per class (on its first instance seen): each method's first call (and its first
-    returning call, when the first raised), and the steps each state-changing method
-    offers."""
+    returning call, when the first raised), the steps each state-changing method
+    offers, and the chains of steps seen working (a state-changing call that returned
+    after steps: ``add_row`` once ``header`` ran)."""
     calls: dict[str, dict[str, list[CallResult]]] = {}
     steps: dict[str, dict[str, list[Step]]] = {}
+    chains: dict[str, list[tuple[Step, ...]]] = {}
     for result in seen:
         call = result.call
         owner, _, method = call.target.partition(".")
-        if call.init_args is None or call.before or owner in done or owner not in changers:
+        if call.init_args is None or owner in done or owner not in changers:
             continue
         methods = calls.setdefault(owner, {})
         base = next(iter(methods.values()), [result])[0].call
         if (call.init_args, call.init_kwargs) != (base.init_args, base.init_kwargs):
+            continue
+        if call.before:
+            chain = (*call.before, Step(method, call.args, call.kwargs))
+            found = chains.setdefault(owner, [])
+            usable = _usable_step(result, changers[owner]) and len(chain) <= MAX_PREFIX
+            if usable and chain not in found and len(found) < MAX_CHAINS:
+                found.append(chain)
             continue
         targets = methods.setdefault(method, [result])
         if len(targets) == 1 and _returned(result) and not _returned(targets[0]):
@@ -248,11 +299,11 @@ def _observed(
             step = Step(method, call.args, call.kwargs)
             if step not in kinds and len(kinds) < STEPS_PER_METHOD:
                 kinds.append(step)
-    found = {
+    found_calls = {
         owner: {method: [r.call for r in rs] for method, rs in methods.items()}
         for owner, methods in calls.items()
     }
-    return found, steps
+    return found_calls, steps, chains
 
 
 def _returned(result: CallResult) -> bool:

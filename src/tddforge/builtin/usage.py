@@ -52,6 +52,9 @@ _STR_METHODS = {
     "join",
 }
 _LIST_METHODS = {"append", "extend", "insert", "sort"}
+_ANY_OF_ONE = "Callable[[Any], Any]"
+_ANY_OF_TWO = "Callable[[Any, Any], Any]"
+_FILE_METHODS = {"read", "readline", "readlines", "write", "writelines", "seek", "tell", "flush"}
 _REGEX_METHODS = {"match", "fullmatch", "search", "findall", "finditer", "sub", "subn", "split"}
 _DUCK_TYPES = (
     ({"year", "month", "day"}, ("date", "datetime")),
@@ -119,6 +122,20 @@ _BY_NAME = {
         "string_",
     },
     "int": {"n", "i", "count", "size", "num", "index", "length", "width", "k", "times"},
+    "TextIO": {
+        "fp",
+        "fh",
+        "file",
+        "stream",
+        "infile",
+        "outfile",
+        "fileobj",
+        "file_obj",
+        "fobj",
+        "handle",
+        "in_file",
+        "out_file",
+    },
 }
 _ELEMENT_BY_NAME = {
     "funcs": "Callable",
@@ -231,9 +248,11 @@ class _Uses(ast.NodeVisitor):
         if name == "isinstance" and len(args) == 2:
             types = args[1].elts if isinstance(args[1], ast.Tuple) else [args[1]]
             self.note_types(args[0], [ast.unparse(t) for t in types], checked=True)
-        self.note(callee, 2, "Callable")
-        if name in _CALLERS and args:
-            self.note(args[0], 2, "Callable")
+        self.note(callee, 2, _callable(node))
+        if name == "hasattr" and len(args) == 2 and _literal_text(args[1]) in _FILE_METHODS:
+            self.note_types(args[0], ["TextIO"])  # ``hasattr(source, "read")``: a file will do
+        if name in _CALLERS and args:  # map(f, xs), filter(p, xs): one item; reduce: two
+            self.note(args[0], 2, _ANY_OF_TWO if name == "reduce" else _ANY_OF_ONE)
         if isinstance(callee, ast.Attribute):
             self.method(callee.value, callee.attr, args)
         if name == "len" and args:
@@ -249,12 +268,14 @@ class _Uses(ast.NodeVisitor):
                 self.note(arg.value, _WEAK, "list")
         for keyword in node.keywords:
             if keyword.arg == "key":  # sorted(xs, key=p)
-                self.note(keyword.value, 2, "Callable")
+                self.note(keyword.value, 2, _ANY_OF_ONE)
             elif keyword.arg is None:  # f(**p)
                 self.note(keyword.value, 3, "dict")
 
     def method(self, owner: ast.expr, attr: str, args: list[ast.expr]) -> None:
-        if attr in _DICT_METHODS:
+        if attr in _FILE_METHODS:
+            self.note(owner, 3, "TextIO")
+        elif attr in _DICT_METHODS:
             self.note(owner, 3, "dict")
         elif attr in _STR_METHODS:
             self.note(owner, 4, "str")
@@ -333,6 +354,18 @@ class _Uses(ast.NodeVisitor):
         self.tracked = outer
 
     visit_AsyncFunctionDef = visit_Lambda = visit_FunctionDef
+
+
+def _callable(call: ast.Call) -> str:
+    """The hint for what ``call`` calls: ``Callable[[Any, Any], Any]`` for two positional
+    arguments, plain ``Callable`` when their number is not fixed (``*args``, keywords)."""
+    if call.keywords or any(isinstance(arg, ast.Starred) for arg in call.args):
+        return "Callable"
+    return f"Callable[[{', '.join(['Any'] * len(call.args))}], Any]"
+
+
+def _literal_text(node: ast.expr) -> str | None:
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
 
 
 def _searched_string(owner: ast.expr, attr: str) -> int | None:

@@ -7,8 +7,11 @@ the code (:mod:`tddforge.builtin.constants`) and small mutations of those
 whose ``repr`` evaluates back to an equal value, so it can be sent to the
 target interpreter and written into a test as is.
 
-Callables are the one exception to "plain literals": a ``Callable`` hint gets
-a few builtins and lambdas, as :class:`Expr` values whose ``repr`` is their
+Callables and files are the exceptions to "plain literals": a ``Callable`` hint
+gets a few builtins and lambdas (of its number of arguments, when the hint or
+the module's calls of it say it), and a file hint (``TextIO``, ``IO[bytes]``, or
+a parameter read like one: ``usage.py``) in-memory files holding the module's
+texts (``io.StringIO('...')``), as :class:`Expr` values whose ``repr`` is their
 source. Types the table does not know (the module's own classes, protocols)
 get no candidates here: building objects from the module's constructors
 belongs to exploration, which can call them.
@@ -55,7 +58,16 @@ _ALIASES = {
     "OrderedDict": "dict",
     "defaultdict": "dict",
     "DefaultDict": "dict",
+    "StringIO": "TextIO",
+    "TextIOBase": "TextIO",
+    "TextIOWrapper": "TextIO",
+    "BytesIO": "BinaryIO",
+    "BufferedIOBase": "BinaryIO",
+    "BufferedReader": "BinaryIO",
+    "RawIOBase": "BinaryIO",
 }
+#: File hints, and the in-memory file each is given (``IO`` by its argument: ``IO[bytes]``).
+FILE_TYPES = {"TextIO": "io.StringIO", "BinaryIO": "io.BytesIO", "IO": "io.StringIO"}
 _EXACT_TYPES: dict[str, type] = {
     "int": int,
     "str": str,
@@ -103,7 +115,7 @@ CALLABLES = (
 
 
 # stdlib value types a hint (or an isinstance check) may name, written through their module
-STDLIB_MODULES = ("datetime", "decimal", "fractions")
+STDLIB_MODULES = ("datetime", "decimal", "fractions", "io")
 _STDLIB: dict[str, tuple[Expr, ...]] = {
     "date": (Expr("datetime.date(2020, 1, 31)"), Expr("datetime.date(2024, 2, 29)")),
     "datetime": (Expr("datetime.datetime(2020, 1, 31, 12, 30)"),),
@@ -122,7 +134,7 @@ class Hint:
     name: str  # int, str, ..., list, tuple, dict, set, Union, Literal, Any, or the name as written
     args: tuple[Hint, ...] = ()
     members: tuple[object, ...] = ()
-    variadic: bool = False  # tuple[int, ...]
+    variadic: bool = False  # tuple[int, ...]; a Callable whose arguments are not known
 
 
 @dataclass(frozen=True)
@@ -157,7 +169,8 @@ def _hint(node: ast.expr) -> Hint:
         return Hint("Union", (_hint(node.left), _hint(node.right)))
     if isinstance(node, ast.Subscript):
         return _subscripted(_name(node.value), node.slice)
-    return Hint(_name(node))
+    name = _name(node)
+    return Hint(name, variadic=name == "Callable")  # a bare Callable: any arguments
 
 
 def _name(node: ast.expr) -> str:
@@ -168,6 +181,11 @@ def _name(node: ast.expr) -> str:
 
 def _subscripted(name: str, index: ast.expr) -> Hint:
     items = list(index.elts) if isinstance(index, ast.Tuple) else [index]
+    if name == "Callable":  # Callable[[A, B], R]: its parameters, as args (their number counts)
+        params = items[0] if items else None
+        if not isinstance(params, ast.List):  # Callable[..., R]
+            return Hint("Callable", variadic=True)
+        return Hint("Callable", tuple(map(_hint, params.elts)))
     if name == "Literal":
         return Hint("Literal", members=tuple(ast.literal_eval(item) for item in items))
     if name == "Optional":
@@ -193,6 +211,8 @@ def candidates(
     default = _literal(param.default) if param.default_is_literal else None
     if default is not None:
         found.append(Value(default[0], "default"))
+    if hint is not None and _file_type(hint):  # a file: the texts it could hold
+        return tuple(_file_values(hint, constants))[:limit]
     fitting = [
         Value(c.value, f"constant:{c.kind}")
         for c in constants
@@ -202,7 +222,12 @@ def candidates(
     if hint is None:  # untyped: the module's strings must not crowd out dicts, lists, numbers
         found += [v for pair in itertools.zip_longest(fitting, generic) for v in pair if v]
     elif hint.name == "Union":  # each member in turn: many strings must not crowd out None
-        members = [[v for v in fitting + generic if fits(arg, v.value)] for arg in hint.args]
+        members = [
+            list(_file_values(arg, constants))
+            if _file_type(arg)
+            else [v for v in fitting + generic if fits(arg, v.value)]
+            for arg in hint.args
+        ]
         found += _interleave(members)
     else:
         found += fitting + generic
@@ -228,6 +253,8 @@ def fits(hint: Hint | None, value: object) -> bool:
         return type(value) in (int, float)
     if hint.name == "Callable":
         return isinstance(value, Expr) and value not in _STDLIB_VALUES
+    if _file_type(hint):
+        return isinstance(value, Expr) and value.text.startswith(f"{_file_type(hint)}(")
     if hint.name in _STDLIB:
         return value in _STDLIB[hint.name]
     expected = _EXACT_TYPES.get(hint.name)
@@ -245,10 +272,61 @@ def values_for_hint(hint: Hint | None) -> list[object]:
     if hint.name in _GENERIC:
         return list(_GENERIC[hint.name])
     if hint.name == "Callable":
-        return list(CALLABLES)
+        return list(CALLABLES) if hint.variadic else callables_of(len(hint.args))
+    if _file_type(hint):
+        return [v.value for v in _file_values(hint, ())]
     if hint.name in _STDLIB:
         return list(_STDLIB[hint.name])
     return _containers(hint)
+
+
+def callables_of(arity: int) -> list[object]:
+    """Small callables taking ``arity`` positional arguments, as a test would write them:
+    builtins for one; else lambdas giving back the last argument, the others as a tuple
+    (a callback's ``(key, value)``), nothing, ``True`` or the first; and one taking any
+    number and giving them back."""
+    if arity == 1:
+        return [Expr("str"), Expr("lambda x: x"), Expr("len"), Expr("bool"), Expr("lambda x: None")]
+    anything = Expr("lambda *args: args")
+    if arity == 0:
+        return [Expr("lambda: None"), Expr("lambda: 1"), anything]
+    if arity > 6:
+        return [anything]
+    names = [chr(ord("a") + i) for i in range(arity)]
+    rest = names[1:] if arity > 2 else names
+    bodies = [names[-1], f"({', '.join(rest)})", "None", "True", names[0]]
+    return [*(Expr(f"lambda {', '.join(names)}: {body}") for body in bodies), anything]
+
+
+def wants_file(hint: Hint | None) -> bool:
+    """Whether a hint is a file, or a union with one (``str | TextIO``)."""
+    if hint is None:
+        return False
+    return bool(_file_type(hint)) or any(
+        wants_file(arg) for arg in hint.args if hint.name == "Union"
+    )
+
+
+def _file_type(hint: Hint) -> str | None:
+    """The in-memory file a file hint is given (``io.StringIO``, ``io.BytesIO``), or None."""
+    if hint.name == "IO" and hint.args and hint.args[0].name == "bytes":
+        return "io.BytesIO"
+    return FILE_TYPES.get(hint.name)
+
+
+def _file_values(hint: Hint, constants: Sequence[Constant]) -> Iterator[Value]:
+    """In-memory files holding the module's texts (composed ones first), then an empty one
+    and one short line; bytes for a binary file."""
+    kind = _file_type(hint)
+    binary = kind == "io.BytesIO"
+    texts = sorted(
+        (c for c in constants if isinstance(c.value, bytes if binary else str)),
+        key=lambda c: c.kind != "text",  # composed multi-line texts before the short strings
+    )
+    plain = (b"", b"a\n") if binary else ("", "a\n")
+    contents = [*(c.value for c in texts), *plain]
+    for content in dict.fromkeys(contents):
+        yield Value(Expr(f"{kind}({content!r})"), "file")
 
 
 def _containers(hint: Hint) -> list[object]:

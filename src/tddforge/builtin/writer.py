@@ -22,12 +22,22 @@ from dataclasses import dataclass, field
 
 from tddforge.builtin.explore import Call, CallResult, Outcome, Step
 from tddforge.builtin.values import STDLIB_MODULES
-from tddforge.target.probe import OPERATORS, STATEMENTS
+from tddforge.target.probe import ATTRIBUTE_METHODS, OPERATORS, ROUND_TRIPS, STATEMENTS
 
 _SLUG_MAX = 30
 _BUILTINS = "builtins"
 _REGEX_SPECIAL = re.compile(r"[.^$*+?{}\[\]\\|()]")
 _SINGLETONS = ("True", "False", "None")  # compared with ``is`` (ruff E711/E712)
+# modules the writer's own spellings use (a ``match=``, a round trip), by how they show
+_WRITTEN_MODULES = {
+    "re": re.compile(r"\bre\.escape\("),
+    "copy": re.compile(r"\bcopy\.(?:copy|deepcopy)\("),
+    "pickle": re.compile(r"\bpickle\.loads\(pickle\.dumps\("),
+}
+_ROUND_TRIP_NAMES = {
+    "__copy__": "copy",
+    "__deepcopy__": "deepcopy",
+}  # the others are pickling's
 
 
 @dataclass(frozen=True)
@@ -89,9 +99,10 @@ def write_module(
     """
     style = PYTEST if framework == "pytest" else UNITTEST
     kept, tests, imports = _written(Names(module, homes or {}), results, style)
-    uses_re = any("re.escape(" in line for _, t in tests for line in t.body)
+    body = "\n".join(line for _, t in tests for line in t.body)
+    used = {name for name, pattern in _WRITTEN_MODULES.items() if pattern.search(body)}
     header = ['"""Tests written by tddforge\'s builtin generator from observed behaviour."""', ""]
-    modules = sorted(imports & set(STDLIB_MODULES)) + (["re"] if uses_re else [])
+    modules = sorted((imports & set(STDLIB_MODULES)) | used)
     imports -= set(STDLIB_MODULES)
     stdlib = [f"import {name}" for name in sorted(modules)]
     if style is UNITTEST:
@@ -189,12 +200,13 @@ def _test(
         *call.args,
         *(v for _, v in call.kwargs),
         *(call.init_args or ()),
+        *([call.via] if call.via else []),
         *(v for _, v in call.init_kwargs),
         *(v for step in call.before for v in (*step.args, *(v for _, v in step.kwargs))),
     ]
     imports.update(name for source in sources for name in module_names(source))
     setup, expr = _call_expression(call)
-    statement = call.target.split(".")[-1] in STATEMENTS and call.init_args is not None
+    statement = call.target.split(".")[-1] in STATEMENTS and call.on_instance
     if (statement and outcome.kind == "return") or (
         outcome.after and outcome.repr == "None" and outcome.literal
     ):
@@ -268,17 +280,20 @@ def _call_expression(call: Call) -> tuple[list[str], str]:
     """Lines that build the instance (for a method), and the call itself."""
     arguments = _arguments(call.args, call.kwargs)
     parts = call.target.split(".")
-    if call.attribute:  # the module's data, read: ``PLURALS``
+    if call.attribute and not call.on_instance:  # the module's data, read: ``PLURALS``
         return [], call.target
     if len(parts) == 1:
         return [], f"{parts[0]}({arguments})"
-    if call.init_args is None:  # static or class method
+    if not call.on_instance:  # static or class method
         return [], f"{call.target}({arguments})"
-    init = ", ".join([*call.init_args, *(f"{k}={v}" for k, v in call.init_kwargs)])
+    init = ", ".join([*(call.init_args or ()), *(f"{k}={v}" for k, v in call.init_kwargs)])
     steps = [_arguments(step.args, step.kwargs) for step in call.before]
-    instance = _instance_name(parts[0], ", ".join([init, arguments, *steps]))
-    setup = [f"{instance} = {parts[0]}({init})"]
+    instance = _instance_name(parts[0], ", ".join([init, call.via or "", arguments, *steps]))
+    built = call.via if call.via is not None else f"{parts[0]}({init})"
+    setup = [f"{instance} = {built}"]
     setup += [_method_call(instance, step) for step in call.before]  # state first: a sequence
+    if call.attribute:  # a property of the instance: ``entry.key``
+        return setup, f"{instance}.{parts[1]}"
     return setup, _method_call(instance, Step(parts[1], call.args, call.kwargs))
 
 
@@ -289,12 +304,31 @@ def _arguments(args: Sequence[str], kwargs: Sequence[tuple[str, str]]) -> str:
 def _method_call(instance: str, step: Step) -> str:
     """``instance.method(args)``; a special method as a person writes it (``money + 5``,
     ``box[0:2]``, ``box[k] = v``), not ``money.__add__(5)``."""
+    name = _attribute_name(step)
+    if name is not None:  # ``box.size``, ``box.size = 3``, ``del box.size``
+        value = f" = {step.args[1]}" if step.method == "__setattr__" else ""
+        return f"{'del ' if step.method == '__delattr__' else ''}{instance}.{name}{value}"
     if step.method in OPERATORS and not step.kwargs:
         template, args = OPERATORS[step.method], list(step.args)
         if "{self}[{0}]" in template:  # ``box[0:2]``, not ``box[slice(0, 2)]``
             args[0] = _as_slice(args[0])
         return template.format(*args, self=instance)
     return f"{instance}.{step.method}({_arguments(step.args, step.kwargs)})"
+
+
+def _attribute_name(step: Step) -> str | None:
+    """The attribute a ``__getattr__``/``__setattr__``/``__delattr__`` step names, when a
+    person could write it after a dot (an identifier, no keyword); else None."""
+    arity = 2 if step.method == "__setattr__" else 1
+    if step.method not in ATTRIBUTE_METHODS or step.kwargs or len(step.args) != arity:
+        return None
+    try:
+        name = ast.literal_eval(step.args[0])
+    except (ValueError, SyntaxError):
+        return None
+    if not isinstance(name, str) or not name.isidentifier() or keyword.iskeyword(name):
+        return None
+    return name
 
 
 def _instance_name(cls: str, arguments: str) -> str:
@@ -339,9 +373,10 @@ def _assertions(
 ) -> list[str]:
     if outcome.kind == "raise":
         exc = _type_name(outcome, module, imports)
+        line = f"    _ = {expr}" if _reads_attribute(expr) else f"    {expr}"  # not a bare read
         if outcome.message:
-            return [style.raises_matching.format(exc, _pattern(outcome.message)), f"    {expr}"]
-        return [style.raises.format(exc), f"    {expr}"]
+            return [style.raises_matching.format(exc, _pattern(outcome.message)), line]
+        return [style.raises.format(exc), line]
     value = f"list({expr})" if consume else expr
     if outcome.literal:
         return [_compare(style, value, outcome.repr)]
@@ -351,6 +386,15 @@ def _assertions(
     if outcome.type_module in (_BUILTINS, module.module) and "." not in outcome.type:
         return [*lines, style.instance.format("result", _type_name(outcome, module, imports))]
     return [*lines, style.equal.format("type(result).__name__", repr(outcome.type))]
+
+
+def _reads_attribute(expr: str) -> bool:
+    """Whether ``expr`` only reads an attribute (``box.missing``), which a linter calls a
+    useless expression when it stands alone."""
+    try:
+        return isinstance(ast.parse(expr, mode="eval").body, ast.Attribute)
+    except SyntaxError:
+        return False
 
 
 def _compare(style: Style, left: str, right: str) -> str:
@@ -382,9 +426,10 @@ def _pattern(message: str) -> str:
 
 
 def _unique_name(call: Call, outcome: Outcome, names: set[str]) -> str:
-    target = "_".join(
-        part.strip("_") for part in call.target.split(".")
-    )  # Money.__add__: money_add
+    parts = call.target.split(".")
+    if parts[-1] in ROUND_TRIPS:  # ``Box.__getstate__``: box_pickle_round_trip
+        parts[-1] = _ROUND_TRIP_NAMES.get(parts[-1], "pickle_round_trip")
+    target = "_".join(part.strip("_") for part in parts)  # Money.__add__: money_add
     base = f"test_{_snake(target)}_{_after(call.before)}{_scenario(call, outcome)}"
     name = base
     if name in names:
@@ -403,7 +448,7 @@ def _after(steps: Sequence[Step]) -> str:
 
 
 def _scenario(call: Call, outcome: Outcome) -> str:
-    if call.attribute:
+    if call.attribute and not call.on_instance:  # the module's data; a property returns
         return "value"
     if outcome.kind == "raise":
         return f"raises_{_snake(outcome.type.split('.')[-1])}"

@@ -27,10 +27,12 @@ from __future__ import annotations
 
 import ast
 import builtins
+import copy
 import importlib
 import io
 import itertools
 import json
+import pickle
 import random
 import signal
 import sys
@@ -40,7 +42,7 @@ from .probe import OPERATORS, STATEMENTS, is_literal
 from .processes import in_fork
 
 MAX_REPR = 2000
-STDLIB_MODULES = ("datetime", "decimal", "fractions")  # as values.STDLIB_MODULES
+STDLIB_MODULES = ("datetime", "decimal", "fractions", "io")  # as values.STDLIB_MODULES
 MAX_ITEMS = 1000  # a generator is consumed up to this many items
 
 
@@ -62,20 +64,25 @@ def literal(source: str, module: Any = None) -> Any:
 
 
 def resolve(module: Any, call: dict[str, Any]) -> tuple[Any, Any]:
-    """The callable a call names (a function, a class, or a method of a fresh instance),
-    and that instance (None for functions, classes and static or class methods)."""
+    """The callable a call names (a function, a class, or a method of a fresh instance,
+    built by the class or by the expression ``via``), and that instance (None for
+    functions, classes and static or class methods)."""
     parts = call["target"].split(".")
     obj = getattr(module, parts[0])
     if len(parts) == 1:
         return obj, None
     init = call.get("init")
-    if init is None:
+    if call.get("via"):  # an instance another call returns (``parse(text).method()``)
+        instance = literal(call["via"], module)
+    elif init is None:
         return getattr(obj, parts[1]), None
-    # an instance method: build the instance first
-    instance = obj(
-        *(literal(a, module) for a in init["args"]),
-        **{k: literal(v, module) for k, v in init["kwargs"].items()},
-    )
+    else:  # an instance method: build the instance first
+        instance = obj(
+            *(literal(a, module) for a in init["args"]),
+            **{k: literal(v, module) for k, v in init["kwargs"].items()},
+        )
+    if call.get("attribute"):  # a property: read when the call runs, traced
+        return lambda: getattr(instance, parts[1]), instance
     return bound(instance, parts[1]), instance
 
 
@@ -89,7 +96,9 @@ def bound(instance: Any, name: str) -> Any:
 
     def operate(*args: Any) -> Any:
         names = {_arg(i): a for i, a in enumerate(args)}
-        return run(template.format(*names, self="_self"), {"_self": instance, **names})
+        # copy and pickle: the round trips (``copy.copy(box)``) call them
+        scope = {"_self": instance, "copy": copy, "pickle": pickle, **names}
+        return run(template.format(*names, self="_self"), scope)
 
     return operate
 
@@ -201,7 +210,10 @@ def run_call(
             sys.settrace(tracer)
         try:
             run_before(module, instance, call.get("before") or ())
-            value = func if call.get("attribute") else func(*args, **kwargs)
+            if call.get("attribute"):  # data is the value; an instance's property is read
+                value = func() if instance is not None else func
+            else:
+                value = func(*args, **kwargs)
             if call.get("consume"):
                 value = list(itertools.islice(value, MAX_ITEMS))
         finally:

@@ -55,8 +55,29 @@ OPERATORS = {
     "__rmul__": "({0} * {self})",
     "__setitem__": "{self}[{0}] = {1}",
     "__delitem__": "del {self}[{0}]",
+    "__hash__": "hash({self})",
+    # attribute syntax: the writer spells a name as ``box.name`` (``box.name = 1``, ``del
+    # box.name``); the runner goes through the builtins, which take any string
+    "__getattr__": "getattr({self}, {0})",
+    "__setattr__": "setattr({self}, {0}, {1})",
+    "__delattr__": "delattr({self}, {0})",
+    # the copy and pickle protocols, through the functions a test calls (their arguments,
+    # such as ``__deepcopy__``'s memo, are the protocol's to give)
+    "__copy__": "copy.copy({self})",
+    "__deepcopy__": "copy.deepcopy({self})",
+    "__getstate__": "pickle.loads(pickle.dumps({self}))",
+    "__setstate__": "pickle.loads(pickle.dumps({self}))",
+    "__reduce__": "pickle.loads(pickle.dumps({self}))",
+    "__reduce_ex__": "pickle.loads(pickle.dumps({self}))",
 }
-STATEMENTS = frozenset({"__setitem__", "__delitem__"})  # run with exec, written as a line
+# run with exec, written as a line
+STATEMENTS = frozenset({"__setitem__", "__delitem__", "__setattr__", "__delattr__"})
+#: Special methods reached through the name of an attribute (their first argument).
+ATTRIBUTE_METHODS = frozenset({"__getattr__", "__setattr__", "__delattr__"})
+#: Special methods a round trip reaches (``copy.copy(box)``): called with no argument.
+ROUND_TRIPS = frozenset(
+    {"__copy__", "__deepcopy__", "__getstate__", "__setstate__", "__reduce__", "__reduce_ex__"}
+)
 
 #: How ``inspect`` names a parameter's kind, as the host reads it.
 PARAM_KINDS = {
@@ -171,11 +192,23 @@ def method_kind(raw: Any) -> str | None:
     return None
 
 
+def class_attributes(cls: type) -> list[tuple[str, Any]]:
+    """The attributes a class defines, then those it inherits from classes of its own
+    module (an override first); never the builtins' (``dict.update``)."""
+    found: dict[str, Any] = {}
+    for klass in cls.__mro__:
+        if klass is cls or getattr(klass, "__module__", None) == cls.__module__:
+            for attr, raw in vars(klass).items():
+                found.setdefault(attr, raw)
+    return list(found.items())
+
+
 def describe_class(name: str, cls: type) -> dict[str, Any]:
-    """A class: its constructor, public methods and properties (own, not inherited)."""
+    """A class: its constructor, public methods and properties (its own, and those of its
+    bases in the same module)."""
     methods = []
     properties = []
-    for attr, raw in vars(cls).items():
+    for attr, raw in class_attributes(cls):
         if attr.startswith("_") and attr not in OPERATORS:
             continue
         if isinstance(raw, property):

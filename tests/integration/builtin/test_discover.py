@@ -302,3 +302,34 @@ def failing_at(project: Path, module: str) -> str:
     with pytest.raises(InputError) as caught:
         run_discover(project, module)
     return str(caught.value)
+
+
+def test_a_class_offers_what_it_inherits_from_the_module_not_from_the_builtins(
+    tmp_path: Path,
+) -> None:
+    source = textwrap.dedent(
+        """\
+        class Base:
+            def add(self, x):
+                self.x = x
+
+            def __eq__(self, other):
+                return self.x == other.x
+
+            @property
+            def twice(self):
+                return self.x * 2
+
+        class Sub(Base, dict):
+            def add(self, x):
+                super().add(x + 1)
+
+            def __setattr__(self, name, value):
+                self[name] = value
+        """
+    )
+    info = run_discover(project_with(tmp_path, {"kin.py": source}), "kin.py")
+    sub = next(c for c in info.classes if c.name == "Sub")
+    assert [m.qualname for m in sub.methods] == ["Sub.add", "Sub.__setattr__", "Sub.__eq__"]
+    assert sub.methods[0].lines == (13, 14)  # its own ``add``, not the base's
+    assert sub.properties == ("twice",)

@@ -86,6 +86,15 @@ class Box:
 """
 
 
+def sample(tmp_path: Path, name: str, source: str) -> tuple[Path, Path]:
+    """A project in ``tmp_path`` holding the module ``name`` (``source``); both paths."""
+    project = tmp_path / "proj"
+    project.mkdir()
+    module = project / name
+    module.write_text(source, encoding="utf-8")
+    return project, module
+
+
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
     path = tmp_path / "proj"
@@ -253,10 +262,7 @@ def part(doc: dict) -> str:
 
 
 def searched(tmp_path: Path) -> tuple[Path, Path, Sandbox, ModuleInfo]:
-    project = tmp_path / "proj"
-    project.mkdir()
-    module = project / "searched.py"
-    module.write_text(SEARCHED, encoding="utf-8")
+    project, module = sample(tmp_path, "searched.py", SEARCHED)
     box = Sandbox(project, LIMITS)
     return project, module, box, discover(project, module, python=PY, sandbox=box)
 
@@ -383,10 +389,7 @@ def test_inputs_from_the_projects_tests_reach_what_the_search_alone_does_not(
 def test_texts_composed_from_the_parser_reach_its_entries_without_any_test(
     tmp_path: Path,
 ) -> None:
-    project = tmp_path / "proj"
-    project.mkdir()
-    module = project / "sections.py"
-    module.write_text(SECTIONS, encoding="utf-8")
+    project, module = sample(tmp_path, "sections.py", SECTIONS)
     box = Sandbox(project, LIMITS)
     info = discover(project, module, python=PY, sandbox=box)
     mined = mine_constants(SECTIONS)
@@ -427,10 +430,7 @@ def stop(x):
 
 
 def test_calls_run_against_mutants_in_the_sandbox(tmp_path: Path) -> None:
-    project = tmp_path / "proj"
-    project.mkdir()
-    module = project / "mutated.py"
-    module.write_text(MUTATED, encoding="utf-8")
+    project, module = sample(tmp_path, "mutated.py", MUTATED)
     calls = [
         Call("inc", ("1",)),
         Call("inc", ("-1",)),
@@ -490,10 +490,7 @@ class V:
 
 
 def test_special_methods_run_as_operators(tmp_path: Path) -> None:
-    project = tmp_path / "proj"
-    project.mkdir()
-    module = project / "vectors.py"
-    module.write_text(VECTORS, encoding="utf-8")
+    project, module = sample(tmp_path, "vectors.py", VECTORS)
     calls = [
         Call("V.__add__", ("V(2)",), init_args=("1",)),
         Call("V.__add__", ("3",), init_args=()),
@@ -532,10 +529,7 @@ class Stack:
 
 
 def test_a_sequence_runs_its_steps_on_the_same_instance_first(tmp_path: Path) -> None:
-    project = tmp_path / "proj"
-    project.mkdir()
-    module = project / "stack.py"
-    module.write_text(STACK, encoding="utf-8")
+    project, module = sample(tmp_path, "stack.py", STACK)
     push = (Step("push", ("1",)), Step("push", ("2",)))
     calls = [
         Call("Stack.pop", init_args=(), before=push),
@@ -557,3 +551,64 @@ def test_a_sequence_runs_its_steps_on_the_same_instance_first(tmp_path: Path) ->
     # the steps' arcs are the call's: ``push`` ran, and ``pop`` took the non-empty way
     assert (-5, 6) in second.arcs and (9, 11) in second.arcs
     assert (-5, 6) not in fresh.arcs and (9, 10) in fresh.arcs
+
+
+RECORDS = """\
+class Record(dict):
+    def __getattr__(self, name):
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(name)
+
+    def __setattr__(self, name, value):
+        self[name] = value
+
+    def __delattr__(self, name):
+        del self[name]
+
+    def __getstate__(self):
+        return dict(self)
+
+    def __setstate__(self, state):
+        self.update(state)
+        self["restored"] = True
+
+    def __copy__(self):
+        return Record(self, copied=True)
+
+    @property
+    def size(self):
+        return len(self)
+
+
+def load(text):
+    key, _, value = text.partition("=")
+    return Record({key: value})
+"""
+
+
+def test_attribute_syntax_round_trips_and_returned_instances_run_as_a_test_runs_them(
+    tmp_path: Path,
+) -> None:
+    project, module = sample(tmp_path, "records.py", RECORDS)
+    stored = Step("__setattr__", ("'a'", "1"))
+    calls = [
+        Call("Record.__getattr__", ("'a'",), init_args=(), before=(stored,)),
+        Call("Record.__getattr__", ("'missing'",), init_args=()),
+        Call("Record.__delattr__", ("'a'",), init_args=(), before=(stored,)),
+        Call("Record.__getstate__", init_args=("{'a': 1}",)),
+        Call("Record.__copy__", init_args=("{'a': 1}",)),
+        Call("Record.size", attribute=True, via="load('k=v')"),
+        Call("Record.__getattr__", ("'k'",), via="load('k=v')"),
+    ]
+    results = run_calls(project, module, calls, python=PY, sandbox=Sandbox(project, LIMITS))
+    read, missing, deleted, pickled, copied, size, returned = (r.outcome for r in results)
+    assert (read.kind, read.repr) == ("return", "1")  # ``record.a = 1`` then ``record.a``
+    assert (missing.kind, missing.type, missing.message) == ("raise", "AttributeError", "missing")
+    assert (deleted.kind, deleted.repr) == ("return", "None")
+    assert pickled.repr == "{'a': 1, 'restored': True}"  # __getstate__, then __setstate__
+    assert copied.repr == "{'a': 1, 'copied': True}"
+    assert (size.repr, returned.repr) == ("1", "'v'")  # on what ``load('k=v')`` returned
+    assert all(r.deterministic for r in results)
+    assert (-24, 26) in results[5].arcs  # the property ran, traced

@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 
@@ -13,7 +14,7 @@ from tddforge.builtin.discover import discover
 from tddforge.builtin.generator import BuiltinSuiteGenerator
 from tddforge.builtin.search import search
 from tddforge.builtin.writer import write_module
-from tddforge.config import Settings
+from tddforge.config import Settings as TddforgeSettings
 from tddforge.cover_contract import CoverTarget
 from tddforge.runner.pytest_run import run_pytest
 from tddforge.sandbox import Limits, Sandbox
@@ -100,6 +101,34 @@ def test_written_suite_passes_and_covers_every_branch_of_pluralize(
     assert lint.returncode == 0, lint.stdout
 
 
+def generated_and_run(tmp_path: Path, name: str, sample: str, runs: int = 1) -> Suite:
+    """The builtin generator's suite for the module ``name`` (``sample``), written into
+    a project in ``tmp_path`` and run ``runs`` times under coverage, each run green."""
+    project = tmp_path / "proj"
+    (project / "tests").mkdir(parents=True)
+    (project / f"{name}.py").write_text(sample, encoding="utf-8")
+    test_path = f"tests/test_{name}.py"
+    target = CoverTarget(project, f"{name}.py", name, sample, "pytest", test_path, "", "")
+    source = BuiltinSuiteGenerator(TddforgeSettings(), PY, budget=15.0).generate(target).code
+    (project / test_path).write_text(source, encoding="utf-8")
+    box = Sandbox(project, LIMITS)
+    for _ in range(runs):
+        run = run_pytest(project, python=PY, sandbox=box, timeout=60, coverage_source=[name])
+        assert run.outcomes and {o.outcome for o in run.outcomes} == {"passed"}, run.output
+    assert run.coverage is not None
+    covered = run.coverage.file(f"{name}.py")
+    assert covered is not None
+    return Suite(source, covered.missing_lines, covered.missing_branches)
+
+
+class Suite(NamedTuple):
+    """A generated suite's source, and what its run left uncovered."""
+
+    source: str
+    missing_lines: tuple[int, ...]
+    missing_branches: tuple[tuple[int, int], ...]
+
+
 CACHE = '''\
 """A cache that keeps the two keys stored last."""
 
@@ -127,22 +156,178 @@ class BoundedCache:
 def test_a_stateful_class_is_tested_through_call_sequences(tmp_path: Path) -> None:
     """Eviction needs a third key stored on one instance: only a sequence of calls
     reaches it, and ``get`` finds a key only after a ``put``."""
-    project = tmp_path / "proj"
-    (project / "tests").mkdir(parents=True)
-    (project / "cache.py").write_text(CACHE, encoding="utf-8")
-    target = CoverTarget(
-        project, "cache.py", "cache", CACHE, "pytest", "tests/test_cache.py", "", ""
-    )
-    writer = BuiltinSuiteGenerator(Settings(), PY, budget=15.0)
-    source = writer.generate(target).code
-    (project / "tests" / "test_cache.py").write_text(source, encoding="utf-8")
+    suite = generated_and_run(tmp_path, "cache", CACHE, runs=2)
+    assert (suite.missing_lines, suite.missing_branches) == ((), ()), suite.source
+    assert "_after_put_" in suite.source  # ``test_bounded_cache_put_after_put_returns_none``
 
-    box = Sandbox(project, LIMITS)
-    for _ in range(2):
-        run = run_pytest(project, python=PY, sandbox=box, timeout=60, coverage_source=["cache"])
-        assert run.outcomes and {o.outcome for o in run.outcomes} == {"passed"}, run.output
-    assert run.coverage is not None
-    cache = run.coverage.file("cache.py")
-    assert cache is not None
-    assert (cache.missing_lines, cache.missing_branches) == ((), ()), source
-    assert "_after_put_" in source  # ``test_bounded_cache_put_after_put_returns_none``
+
+SETTINGS = '''\
+"""Settings read as attributes, and the entries a parser returns."""
+
+
+class Settings(dict):
+    def __getattr__(self, name):
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    def __setattr__(self, name, value):
+        if name.startswith("_"):
+            raise AttributeError("private: " + name)
+        self[name] = value
+
+    def __delattr__(self, name):
+        if name not in self:
+            raise AttributeError(name)
+        del self[name]
+
+    def __getstate__(self):
+        return dict(self)
+
+    def __setstate__(self, state):
+        self.update(state)
+
+
+class _Origin:
+    def __init__(self, text):
+        self.text = text
+
+
+class Entry:
+    def __init__(self, key: str, value: str, origin: _Origin) -> None:
+        self.key = key
+        self.value = value
+        self._origin = origin
+
+    def __repr__(self):
+        return f"Entry({self.key!r}, {self.value!r})"
+
+    @property
+    def source(self):
+        return self._origin.text
+
+
+def parse(text: str) -> Entry:
+    key, _, value = text.partition("=")
+    return Entry(key.strip(), value.strip(), _Origin(text))
+'''
+
+
+def test_attribute_syntax_pickling_and_returned_instances_are_tested(tmp_path: Path) -> None:
+    """``settings.a = 1``, ``del settings.a``, a pickle round trip, and the entry ``parse``
+    returns (whose constructor needs an object no literal builds): each reaches code no
+    call on a fresh instance of a constructor's reaches."""
+    suite = generated_and_run(tmp_path, "settings", SETTINGS)
+    # __setattr__ both ways, __delattr__ both ways, the pickling pair, Entry's repr and property
+    for line in (13, 14, 18, 19, 22, 25, 39, 43):
+        assert line not in suite.missing_lines, (line, suite.source)
+    assert "import pickle" in suite.source
+    assert "pickle.loads(pickle.dumps(settings))" in suite.source
+    assert "    entry = parse(" in suite.source
+
+
+PAIRS = '''\
+"""Key-value files, with a hook."""
+
+
+def loads(text, hook=None):
+    pairs = {}
+    for line in text.splitlines():
+        if "=" not in line:
+            continue
+        key, _, value = line.partition("=")
+        if hook is not None:
+            kept = hook(len(pairs), key, value)
+            if kept is None:
+                continue
+            key, value = kept
+        pairs[key] = value
+    return pairs
+
+
+def load(fp, hook=None):
+    text = fp.read()
+    if not text:
+        return {}
+    return loads(text, hook=hook)
+'''
+
+
+def test_a_file_argument_gets_an_in_memory_file_and_a_callback_a_lambda_of_its_arity(
+    tmp_path: Path,
+) -> None:
+    """``load(fp)`` reads ``fp``: it is given ``io.StringIO`` holding a text ``loads``
+    parses; ``hook`` is called with three arguments: it is given lambdas of three, one
+    of which returns None (the line skipped)."""
+    suite = generated_and_run(tmp_path, "pairs", PAIRS)
+    assert (suite.missing_lines, suite.missing_branches) == ((), ()), suite.source
+    assert "import io\n" in suite.source and "load(io.StringIO(" in suite.source
+    assert "hook=lambda a, b, c: None" in suite.source
+
+
+TABLE = '''\
+"""A table drawn once it has a header and rows."""
+
+
+class Table:
+    def __init__(self) -> None:
+        self._header: list = []
+        self._rows: list = []
+
+    def header(self, names: list) -> None:
+        if not names:
+            raise ValueError("no names")
+        self._header = list(names)
+
+    def add_row(self, row: list) -> None:
+        if not self._header:
+            raise ValueError("set the header first")
+        if len(row) != len(self._header):
+            raise ValueError("wrong width")
+        self._rows.append(list(row))
+
+    def draw(self) -> str:
+        if not self._rows:
+            return ""
+        lines = [" | ".join(map(str, self._header))]
+        for row in self._rows:
+            lines.append(" | ".join(map(str, row)))
+        return "\\n".join(lines)
+'''
+
+
+def test_a_step_that_works_only_after_another_starts_later_sequences(tmp_path: Path) -> None:
+    """``add_row`` raises on a fresh table and works after ``header``: once seen working,
+    that chain is a prefix, and ``draw`` after it reaches the rows."""
+    suite = generated_and_run(tmp_path, "table", TABLE)
+    assert (suite.missing_lines, suite.missing_branches) == ((), ()), suite.source
+    assert "def test_table_draw_after_header_add_row_" in suite.source
+
+
+WALKER = '''\
+"""A walk that reports to a callback below a depth."""
+
+
+class Walker:
+    def __init__(self, depth: int = 0, callback=None) -> None:
+        self.depth = depth
+        self.callback = callback
+
+    def walk(self, tree: dict) -> list:
+        found = []
+        for key in tree:
+            if self.depth and self.callback is not None:
+                found.append(self.callback(key))
+            found.append(key)
+        return found
+'''
+
+
+def test_options_that_act_only_together_are_given_together(tmp_path: Path) -> None:
+    """The callback runs only when a depth is set too: each option alone changes
+    nothing, and an instance built with both reaches it. (The search before pairs
+    reached this too on so small a module, a round later, by adding one keyword to a
+    neighbour; pairs are planned from the first round.)"""
+    suite = generated_and_run(tmp_path, "walker", WALKER)
+    assert (suite.missing_lines, suite.missing_branches) == ((), ()), suite.source

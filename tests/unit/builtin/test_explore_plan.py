@@ -367,3 +367,22 @@ def test_without_subsumed_counts_what_coverage_reports_when_given_the_source() -
     assert [r.call.args[0] for r in without_subsumed([ok, zero])] == ["1", "0"]
     # 10 // 20 is 0: the branch 3 -> 5 is its own, so that call stays
     assert [r.call.args[0] for r in without_subsumed([ok, big], source=source)] == ["1", "20"]
+
+
+def test_attribute_methods_are_given_names_and_round_trips_no_arguments() -> None:
+    """``box.size``: the module's identifier strings and a name nothing sets; a round trip
+    (``copy.copy(box)``) takes no argument, whatever its protocol method's signature."""
+    ctor = func("Box", kind="constructor")
+    get = func("Box.__getattr__", param("k"), kind="method")
+    deep = func("Box.__deepcopy__", param("memo"), kind="method")
+    mined = {"Box.__getattr__": (Constant("size", "compare"), Constant("a b", "compare"))}
+    box = klass("Box", ctor, get, deep) | {"properties": ["area"]}
+    calls = plan_calls(module([], [box]), mined, per_param=4)
+    assert calls == [
+        Call("Box", init_args=None),
+        Call("Box.__getattr__", ("'size'",), init_args=()),
+        Call("Box.__getattr__", ("'a'",), init_args=()),
+        Call("Box.__getattr__", ("'missing'",), init_args=()),
+        Call("Box.__deepcopy__", (), init_args=()),
+        Call("Box.area", init_args=(), attribute=True),
+    ]

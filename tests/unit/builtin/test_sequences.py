@@ -11,6 +11,7 @@ from tddforge.builtin.explore import Call, CallResult, Outcome, Step
 from tddforge.builtin.sequences import (
     CALLS_PER_METHOD,
     can_prefix,
+    known_steps,
     plan_sequences,
     prefixes_for,
     state_changers,
@@ -33,6 +34,8 @@ CHANGERS = [
     ("def name(self, v):\n    setattr(self, 'name', v)", {"name"}),
     ("def __setitem__(self, k, v):\n    super().__setitem__(k, v)", {"__setitem__"}),
     ("def __delitem__(self, k):\n    pass", {"__delitem__"}),
+    ("def __setattr__(self, k, v):\n    self[k] = v", {"__setattr__"}),
+    ("def __delattr__(self, k):\n    pass", {"__delattr__"}),
     ("def me(this, v):\n    this.v = v", {"me"}),  # the instance is the first parameter
     # reading, or changing only local values, changes nothing
     ("def get(self, k):\n    return self.data.get(k)", set()),
@@ -234,3 +237,56 @@ def test_a_sequence_is_written_as_statements_on_one_instance() -> None:
         "        lru_cache['a']\n"
     ) in source
     ast.parse(source)
+
+
+def test_a_subclass_changes_state_through_what_it_inherits_from_the_module() -> None:
+    source = textwrap.dedent(
+        """\
+        class Base:
+            def add(self, x):
+                self.items.append(x)
+
+            def size(self):
+                return len(self.items)
+
+        class Sub(Base):
+            def add_two(self, x):
+                self.add(x)
+                self.add(x)
+
+            def size(self):
+                return 2
+
+        class Other(dict):
+            def first(self):
+                return self.pop()
+        """
+    )
+    assert state_changers(source) == {
+        "Base": frozenset({"add"}),
+        "Sub": frozenset({"add", "add_two"}),  # its own ``size`` changes nothing
+        "Other": frozenset({"first"}),  # an inherited container method
+    }
+
+
+def test_a_class_is_planned_again_once_more_steps_work() -> None:
+    """``add_row`` raises on a fresh table and returns after ``header``: that chain is a
+    prefix from then on, tried first, and ``draw`` is called after it; a class whose
+    steps did not change is not planned again, and what was tried is not planned."""
+    header = Step("header", ("['a']",))
+    first = [
+        result(Call("Table.header", ("['a']",), init_args=())),
+        result(Call("Table.add_row", ("['x']",), init_args=()), kind="raise"),
+        result(Call("Table.draw", init_args=())),
+    ]
+    changers = {"Table": {"header", "add_row"}}
+    planned = known_steps(first, changers)
+    assert planned == {"Table": frozenset({header})}
+    assert plan_sequences(first, changers, planned=planned) == []  # nothing new
+    later = [*first, result(Call("Table.add_row", ("['x']",), init_args=(), before=(header,)))]
+    chain = (header, Step("add_row", ("['x']",)))
+    again = plan_sequences(later, changers, planned=planned, tried={c.call for c in later})
+    draws = [c for c in again if c.target == "Table.draw"]
+    assert draws[0] == Call("Table.draw", init_args=(), before=chain)
+    assert Call("Table.add_row", ("['x']",), init_args=(), before=(header,)) not in again
+    assert known_steps(later, changers) == {"Table": frozenset({header, chain})}

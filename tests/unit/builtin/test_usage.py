@@ -51,11 +51,23 @@ def get_in(keys, coll, default=None, no_default=False):
         ),
         ("def f(x):\n    return x.days * 86400 + x.seconds", {"x": "timedelta"}),
         # 2. called, or handed over as a callable
-        ("def f(x):\n    return x(1)", {"x": "Callable"}),
-        ("def f(x, y):\n    return list(map(x, y))", {"x": "Callable"}),
-        ("def f(x, y):\n    return filter(x, y)", {"x": "Callable"}),
-        ("def f(x, y):\n    return functools.reduce(x, y)", {"x": "Callable"}),
-        ("def f(x, y):\n    return sorted(y, key=x)", {"x": "Callable"}),
+        ("def f(x):\n    return x(1)", {"x": "Callable[[Any], Any]"}),  # called with one
+        ("def f(x):\n    return x(1, 2)", {"x": "Callable[[Any, Any], Any]"}),
+        ("def f(x, y):\n    return x(*y)", {"x": "Callable", "y": "list"}),  # not fixed
+        ("def f(x):\n    return x(1, k=2)", {"x": "Callable"}),
+        ("def f(x, y):\n    return list(map(x, y))", {"x": "Callable[[Any], Any]"}),
+        ("def f(x, y):\n    return filter(x, y)", {"x": "Callable[[Any], Any]"}),
+        ("def f(x, y):\n    return functools.reduce(x, y)", {"x": "Callable[[Any, Any], Any]"}),
+        # 3. read or written as a file, or checked for a file's method beside other types
+        ("def f(x):\n    return x.read()", {"x": "TextIO"}),
+        ("def f(x):\n    x.write('a')", {"x": "TextIO"}),
+        ("def f(x):\n    return [line for line in x.readlines()]", {"x": "TextIO"}),
+        (
+            "def f(x):\n    if isinstance(x, str):\n        return x\n    if hasattr(x, 'read'):\n"
+            "        return x.read()",
+            {"x": "str | TextIO | None"},
+        ),
+        ("def f(x, y):\n    return sorted(y, key=x)", {"x": "Callable[[Any], Any]"}),
         # 3. dict use
         ("def f(x):\n    return x.items()", {"x": "dict"}),
         ("def f(x):\n    x.setdefault(1, 2)", {"x": "dict"}),
@@ -104,7 +116,7 @@ def test_each_kind_of_evidence(source: str, expected: dict[str, str]) -> None:
     ("source", "param", "expected"),
     [
         # the strongest kind wins, wherever it appears
-        ("def f(x):\n    for v in x:\n        pass\n    return x()", "x", "Callable"),
+        ("def f(x):\n    for v in x:\n        pass\n    return x()", "x", "Callable[[], Any]"),
         ("def f(x):\n    x.append(1)\n    return isinstance(x, Foo)", "x", "Foo | None"),
         ("def f(x):\n    x[0]\n    return x.items()", "x", "dict"),
         ("def f(x):\n    x + 1\n    return x.split()", "x", "str"),
@@ -135,6 +147,8 @@ def test_priority(source: str, param: str, expected: str) -> None:
     ("name", "expected"),
     [
         ("predicate", "Callable"),
+        ("fp", "TextIO"),
+        ("stream", "TextIO"),
         ("key", "Callable"),
         ("mapping", "dict"),
         ("coll", "list"),
@@ -156,7 +170,7 @@ def test_name_fallback(name: str, expected: str | None) -> None:
         # nested functions and lambdas count for the callable around them
         (
             "def f(x, y):\n    def g():\n        return x.items()\n    return lambda: y(1)",
-            {"f": {"x": "dict", "y": "Callable"}},
+            {"f": {"x": "dict", "y": "Callable[[Any], Any]"}},
         ),
         # ...unless their own parameter hides the outer one
         ("def f(x):\n    return lambda x: x.items()", {}),
@@ -196,7 +210,11 @@ def test_name_fallback(name: str, expected: str | None) -> None:
         (
             TOOLZ,
             {
-                "valmap": {"func": "Callable", "d": "dict", "factory": "Callable"},
+                "valmap": {
+                    "func": "Callable[[Any], Any]",
+                    "d": "dict",
+                    "factory": "Callable[[], Any]",
+                },
                 "get_in": {"keys": "list", "coll": "list", "no_default": "bool"},
             },
         ),

@@ -81,7 +81,30 @@ def test_fits(hint: str | None, value: object, expected: bool) -> None:
         ("set[list[int]]", [set()]),  # unhashable elements: only the empty set
         ("Literal['x', 'y']", ["x", "y"]),
         ("Box", []),
-        ("Callable[[int], int]", list(CALLABLES)),
+        ("Callable", list(CALLABLES)),
+        ("Callable[..., int]", list(CALLABLES)),
+        # one argument: builtins and lambdas of one; three: lambdas of three, and one of any
+        (
+            "Callable[[int], int]",
+            [Expr("str"), Expr("lambda x: x"), Expr("len"), Expr("bool"), Expr("lambda x: None")],
+        ),
+        (
+            "Callable[[str, str, int], bool]",
+            [
+                Expr("lambda a, b, c: c"),
+                Expr("lambda a, b, c: (b, c)"),  # a postprocessor's (key, value)
+                Expr("lambda a, b, c: None"),
+                Expr("lambda a, b, c: True"),
+                Expr("lambda a, b, c: a"),
+                Expr("lambda *args: args"),
+            ],
+        ),
+        (
+            "Callable[[], int]",
+            [Expr("lambda: None"), Expr("lambda: 1"), Expr("lambda *args: args")],
+        ),
+        ("TextIO", [Expr("io.StringIO('')"), Expr("io.StringIO('a\\n')")]),
+        ("IO[bytes]", [Expr("io.BytesIO(b'')"), Expr("io.BytesIO(b'a\\n')")]),
         (
             "datetime.timedelta",
             [Expr("datetime.timedelta(days=1, seconds=30)"), Expr("datetime.timedelta(0)")],
@@ -180,3 +203,45 @@ def test_candidates_for_an_unknown_class_come_only_from_fitting_sources() -> Non
     # no literal can stand for a Box: only exploration can build one
     assert candidates(param("Box"), [Constant(1, "compare"), Constant("a", "string")]) == ()
     assert values(candidates(param("Optional[Box]"), [Constant(1, "compare")])) == [None]
+
+
+@pytest.mark.parametrize(
+    ("annotation", "expected"),
+    [
+        # composed texts first, then the module's strings, then an empty file and a line
+        (
+            "TextIO",
+            [
+                "io.StringIO('[s]\\nk = v\\n')",
+                "io.StringIO('a=1')",
+                "io.StringIO('')",
+                "io.StringIO('a\\n')",
+            ],
+        ),
+        (
+            "StringIO",
+            [
+                "io.StringIO('[s]\\nk = v\\n')",
+                "io.StringIO('a=1')",
+                "io.StringIO('')",
+                "io.StringIO('a\\n')",
+            ],
+        ),
+        ("BinaryIO", ["io.BytesIO(b'ab')", "io.BytesIO(b'')", "io.BytesIO(b'a\\n')"]),
+        # a union: each member in turn, the file holding the texts too
+        (
+            "str | TextIO",
+            ["'a=1'", "io.StringIO('[s]\\nk = v\\n')", "'[s]\\nk = v\\n'", "io.StringIO('a=1')"],
+        ),
+    ],
+)
+def test_a_file_is_an_in_memory_file_holding_the_modules_texts(
+    annotation: str, expected: list[str]
+) -> None:
+    constants = [
+        Constant("a=1", "compare"),
+        Constant("[s]\nk = v\n", "text"),
+        Constant(b"ab", "compare"),
+    ]
+    found = candidates(param(annotation), constants, limit=4)
+    assert [v.source for v in found] == expected

@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import pytest
 
-from tddforge.builtin.explore import Call, CallResult, Outcome
+from tddforge.builtin.explore import Call, CallResult, Outcome, Step
 from tddforge.builtin.writer import (
     _as_slice,
     _isort_key,
@@ -510,3 +510,75 @@ def test_a_test_that_would_not_compile_is_left_out_and_the_rest_is_kept() -> Non
     ast.parse(source)
     assert source.count("def test_") == 1
     assert "classify(1)" in source
+
+
+def test_attribute_syntax_is_written_as_a_person_writes_it() -> None:
+    """``box.size = 3``, ``del box.size``, ``box.size``; a name no dot can take goes
+    through the builtin, and a read that raises is not a bare expression."""
+    stored = CallResult(
+        Call("Box.__setattr__", ("'size'", "3"), init_args=()),
+        frozenset(),
+        Outcome("return", "NoneType", "builtins", "None", literal=True, after=(("size", "3"),)),
+        True,
+    )
+    results = [
+        stored,
+        raised(Call("Box.__delattr__", ("'size'",), init_args=()), "AttributeError", "size"),
+        raised(Call("Box.__getattr__", ("'missing'",), init_args=()), "AttributeError", "missing"),
+        returned(
+            Call(
+                "Box.__getattr__",
+                ("'size'",),
+                init_args=(),
+                before=(Step("__setattr__", ("'size'", "3")),),
+            ),
+            "3",
+        ),
+        returned(Call("Box.__getattr__", ("'hello world'",), init_args=()), "1"),
+        returned(Call("Box.__getattr__", ("'class'",), init_args=()), "2"),
+    ]
+    source = write_module("shapes", results)
+    assert "    box = Box()\n    box.size = 3\n    assert box.size == 3\n" in source
+    assert "        del box.size\n" in source
+    assert (
+        "    with pytest.raises(AttributeError, match='missing'):\n        _ = box.missing\n"
+        in source
+    )
+    assert "    box = Box()\n    box.size = 3\n    assert box.size == 3\n" in source
+    assert "    assert getattr(box, 'hello world') == 1\n" in source
+    assert "    assert getattr(box, 'class') == 2\n" in source  # a keyword takes no dot
+    assert "__" not in source.split("import")[-1]
+    ast.parse(source)
+
+
+def test_copy_and_pickle_round_trips_import_what_they_use_and_say_so_in_the_name() -> None:
+    results = [
+        obj(Call("Box.__getstate__", (), init_args=("2",)), "Box", (("size", "2"),)),
+        obj(Call("Box.__copy__", (), init_args=("2",)), "Box", (("size", "2"),)),
+        obj(Call("Box.__deepcopy__", (), init_args=("2",)), "Box", (("size", "2"),)),
+    ]
+    source = write_module("shapes", results)
+    assert source.startswith(
+        '"""Tests written by tddforge\'s builtin generator from observed behaviour."""\n\n'
+        "import copy\nimport pickle\n\nfrom shapes import Box\n"
+    )
+    assert "def test_box_pickle_round_trip_returns_box() -> None:" in source
+    assert "    result = pickle.loads(pickle.dumps(box))\n    assert result.size == 2\n" in source
+    assert "def test_box_copy_returns_box() -> None:" in source
+    assert "    result = copy.copy(box)\n" in source
+    assert "    result = copy.deepcopy(box)\n" in source
+
+
+def test_a_method_on_an_instance_another_call_returns() -> None:
+    """``entry = parse('a=1')`` then what is asked of it: a property, an operator."""
+    results = [
+        returned(Call("Entry.key", attribute=True, via="parse('a=1')"), "'a'"),
+        returned(Call("Entry.__eq__", ("Entry('a', '1')",), via="parse('a=1')"), "True"),
+        raised(Call("Entry.value", attribute=True, via="parse('#')"), "ValueError", "comment"),
+    ]
+    source = write_module("props", results)
+    assert "from props import Entry, parse\n" in source
+    assert "    entry = parse('a=1')\n    assert entry.key == 'a'\n" in source
+    assert "    assert (entry == Entry('a', '1')) is True\n" in source
+    assert "        _ = entry.value\n" in source
+    ast.parse(source)

@@ -1,0 +1,80 @@
+"""Instances as a test handles them: compared with their own kind, taken from the calls
+that return them."""
+
+from __future__ import annotations
+
+import pytest
+
+from tddforge.builtin.explore import Call, CallResult, Outcome
+from tddforge.builtin.protocols import (
+    call_source,
+    calls_on_returned,
+    returned_instances,
+    with_instance_hints,
+)
+from tests.unit.builtin.test_explore_plan import func, klass, module, param
+
+
+def result(
+    call: Call, type_: str, module_: str = "m", *, kind: str = "return", ok: bool = True
+) -> CallResult:
+    return CallResult(call, frozenset(), Outcome(kind, type_, module_, repr="<x>"), ok)
+
+
+@pytest.mark.parametrize(
+    ("call", "source"),
+    [
+        (Call("parse", ("'a=1'",)), "parse('a=1')"),
+        (Call("parse", ("'a'",), (("strict", "True"),)), "parse('a', strict=True)"),
+        (Call("Entry.of", ("1",)), "Entry.of(1)"),  # a class method
+        (Call("Entry.copy", init_args=()), None),  # on an instance: not one expression
+        (Call("parse", consume=True), None),  # a generator: its items, not one value
+        (Call("TABLE", attribute=True), None),
+    ],
+)
+def test_call_source(call: Call, source: str | None) -> None:
+    assert call_source(call) == source
+
+
+def test_returned_instances_are_the_calls_returning_the_modules_own_classes() -> None:
+    seen = [
+        result(Call("parse", ("'a=1'",)), "Entry"),
+        result(Call("parse", ("'b=2'",)), "Entry"),
+        result(Call("parse", ("'c=3'",)), "Entry"),  # two per class are enough
+        result(Call("Entry", ("'a'", "'1'")), "Entry"),  # built by its class: planned already
+        result(Call("load", ("'x'",)), "dict", "builtins"),
+        result(Call("parse", ("'#'",)), "ValueError", kind="raise"),
+        result(Call("tick", ()), "Entry", ok=False),  # not deterministic
+        result(Call("hidden", ()), "_Private"),
+    ]
+    found = returned_instances(seen, "m", {"Entry"})
+    assert found == {"Entry": ["parse('a=1')", "parse('b=2')"]}
+
+
+def test_calls_on_returned_move_each_methods_calls_and_read_each_property() -> None:
+    eq = func("Entry.__eq__", param("other"), kind="method")
+    of = func("Entry.of", param("n"), kind="classmethod")
+    info = module([], [klass("Entry", None, eq, of) | {"properties": ["key"]}])
+    variants = {
+        "Entry.__eq__": [Call("Entry.__eq__", ("1",), init_args=("'x'",))],
+        "Entry.of": [Call("Entry.of", ("1",))],
+    }
+    returned = {"Entry": ["parse('a=1')", "parse('b=2')"]}
+    calls = calls_on_returned(info, returned, variants, done={"parse('b=2')"})
+    assert calls == [
+        Call("Entry.key", attribute=True, via="parse('a=1')"),
+        Call("Entry.__eq__", ("1",), via="parse('a=1')"),
+    ]
+
+
+def test_a_comparisons_untyped_operand_is_hinted_as_its_own_class() -> None:
+    eq = func("Version.__eq__", param("other"), kind="method")
+    lt = func("Version.__lt__", param("other", "int"), kind="method")
+    add = func("Version.__add__", param("other"), kind="method")
+    info = with_instance_hints(module([], [klass("Version", None, eq, lt, add)]))
+    hints = {m.qualname: m.parameters[0].annotation for m in info.classes[0].methods}
+    assert hints == {
+        "Version.__eq__": "Version | None",
+        "Version.__lt__": "int",  # annotated: kept
+        "Version.__add__": None,  # not a comparison
+    }
