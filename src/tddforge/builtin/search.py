@@ -308,7 +308,11 @@ def search(
                 dict[str, Known](),
             )
         )
-        returned = returned_instances(seen, info.name, classes)
+        returned = guard(
+            "finding returned instances",
+            partial(returned_instances, seen, info.name, classes),
+            dict[str, list[str]](),
+        )
         on_returned = guard(
             "planning calls on returned instances",
             partial(calls_on_returned, info, returned, variants, returned_done),
