@@ -15,24 +15,60 @@ asks the model to kill. The rules:
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
+from functools import cached_property
 
 from tddforge.mutation.generate import typing_only_names
 from tddforge.mutation.mutant import Mutant
 
-Rule = Callable[[Mutant, ast.Module], "str | None"]
+
+class Facts:
+    """What the rules read of one module, each found once however many survivors ask
+    (a module can have hundreds)."""
+
+    def __init__(self, tree: ast.Module):
+        self.tree = tree
+
+    @cached_property
+    def split_calls(self) -> list[ast.Call]:
+        """Every ``x.split(...)`` and ``x.rsplit(...)``."""
+        return [
+            node
+            for node in ast.walk(self.tree)
+            if isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in ("split", "rsplit")
+        ]
+
+    @cached_property
+    def alias_assignments(self) -> list[tuple[int, int, list[str]]]:
+        """(first, last line of the value, names) of each assignment whose targets are all
+        names the module reads only in annotations (``__all__`` may export them)."""
+        names = typing_only_names(self.tree, exported_too=True)
+        found = []
+        for node in ast.walk(self.tree):
+            if not isinstance(node, (ast.Assign, ast.AnnAssign)) or node.value is None:
+                continue
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            named = [t.id for t in targets if isinstance(t, ast.Name)]
+            if named and len(named) == len(targets) and set(named) <= names:
+                found.append((node.value.lineno, node.value.end_lineno or 0, named))
+        return found
+
+
+Rule = Callable[[Mutant, Facts], "str | None"]
 
 
 def likely_equivalent(mutants: list[Mutant], source: str) -> dict[str, str]:
     """Mutant id → why it is likely equivalent, for those of ``mutants`` a rule matches."""
     try:
-        tree = ast.parse(source)
+        facts = Facts(ast.parse(source))
     except SyntaxError:
         return {}
     found = {}
     for mutant in mutants:
         for rule in RULES:
-            reason = rule(mutant, tree)
+            reason = rule(mutant, facts)
             if reason:
                 found[mutant.id] = reason
                 break
@@ -54,11 +90,11 @@ def _split_limit(call: ast.Call) -> ast.expr | None:
     return next((k.value for k in call.keywords if k.arg == "maxsplit"), None)
 
 
-def maxsplit_raised(mutant: Mutant, tree: ast.Module) -> str | None:
+def maxsplit_raised(mutant: Mutant, facts: Facts) -> str | None:
     """``s.split(sep, n)`` → ``s.split(sep, n + 1)``, for n ≥ 1."""
     if mutant.operator != "number":
         return None
-    for call in _calls(tree, ("split", "rsplit")):
+    for call in facts.split_calls:
         limit = _split_limit(call)
         if limit is None or not _at(limit, mutant) or not isinstance(limit, ast.Constant):
             continue
@@ -73,26 +109,10 @@ def maxsplit_raised(mutant: Mutant, tree: ast.Module) -> str | None:
     return None
 
 
-def _calls(tree: ast.Module, methods: tuple[str, ...]) -> Iterator[ast.Call]:
-    for node in ast.walk(tree):
-        if (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Attribute)
-            and node.func.attr in methods
-        ):
-            yield node
-
-
-def exported_type_alias(mutant: Mutant, tree: ast.Module) -> str | None:
+def exported_type_alias(mutant: Mutant, facts: Facts) -> str | None:
     """An assignment to a name ``__all__`` exports that the module reads only in annotations."""
-    names = typing_only_names(tree, exported_too=True)
-    for node in ast.walk(tree):
-        if not isinstance(node, (ast.Assign, ast.AnnAssign)) or node.value is None:
-            continue
-        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-        inside = node.value.lineno <= mutant.line <= (node.value.end_lineno or 0)
-        named = [t.id for t in targets if isinstance(t, ast.Name)]
-        if inside and named and len(named) == len(targets) and set(named) <= names:
+    for first, last, named in facts.alias_assignments:
+        if first <= mutant.line <= last:
             return (
                 f"{', '.join(named)} is read only in type annotations here (other modules may"
                 " read it: __all__ exports it)"

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
+from functools import lru_cache
 
 from tddforge.target import source
 from tddforge.target.protocol import MutantRecord
@@ -83,12 +84,17 @@ def apply_mutant(text: str, mutant: Mutant, offsets: list[int] | None = None) ->
     return source.apply_mutant(text, offsets or source.line_offsets(text), mutant.to_data())
 
 
+@lru_cache(maxsize=16)
+def _offsets(text: str) -> list[int]:
+    """``line_offsets``, once per module text however many survivors a report shows."""
+    return source.line_offsets(text)
+
+
 def diff_line(text: str, mutant: Mutant) -> tuple[str, str]:
     """The touched lines before and after the mutation, for reports."""
-    lines = text.splitlines()
-    before = "\n".join(lines[mutant.line - 1 : mutant.end_line])
-    after_source = apply_mutant(text, mutant)
-    after_lines = after_source.splitlines()
-    extra = len(after_lines) - len(lines)
-    after = "\n".join(after_lines[mutant.line - 1 : mutant.end_line + extra])
-    return before, after
+    offsets = _offsets(text)
+    first, last = mutant.line, mutant.end_line
+    stop = offsets[last] if last < len(offsets) else len(text)
+    before = text[offsets[first - 1] : stop]
+    after = source.mutated_lines(text, offsets, mutant.to_data(), first, last)
+    return "\n".join(before.splitlines()), "\n".join(after.splitlines())

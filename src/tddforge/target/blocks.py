@@ -16,7 +16,7 @@ import types
 from typing import Tuple
 
 from .protocol import MutantRecord
-from .source import apply_mutant
+from .source import mutated_lines
 
 Key = Tuple[str, int]  # (co_name, co_firstlineno) of a graft scope
 Header = Tuple[int, str]  # (column, stand-in header) of an enclosing statement
@@ -110,10 +110,7 @@ class Blocks:
         raise LookupError(f"mutant {m['id']} is in no top-level statement")
 
     def _mutated_lines(self, m: MutantRecord, first: int, last: int) -> str:
-        begin = self.offsets[first - 1]
-        stop = self.offsets[last] if last < len(self.offsets) else len(self.source)
-        grown = len(str(m["replacement"])) - len(m["original"])
-        return apply_mutant(self.source, self.offsets, m)[begin : stop + grown]
+        return mutated_lines(self.source, self.offsets, m, first, last)
 
     def _compiled(self, text: str, target: str) -> types.CodeType:
         code: types.CodeType = compile(text, target, "exec", flags=self.flags, dont_inherit=True)

@@ -24,3 +24,14 @@ def apply_mutant(source: str, offsets: list[int], m: MutantRecord) -> str:
     if source[start:end] != m["original"]:
         raise ValueError(f"mutant {m['id']} does not match the source it was made from")
     return source[:start] + str(m["replacement"]) + source[end:]
+
+
+def mutated_lines(source: str, offsets: list[int], m: MutantRecord, first: int, last: int) -> str:
+    """Lines ``first`` to ``last`` of the source with mutant ``m`` (inside them) applied:
+    ``apply_mutant``'s result for those lines, without copying the whole module."""
+    start = offsets[m["line"] - 1] + m["col"]
+    end = offsets[m["end_line"] - 1] + m["end_col"]
+    if source[start:end] != m["original"]:
+        raise ValueError(f"mutant {m['id']} does not match the source it was made from")
+    stop = offsets[last] if last < len(offsets) else len(source)
+    return source[offsets[first - 1] : start] + str(m["replacement"]) + source[end:stop]
