@@ -32,7 +32,7 @@ from .protocol import (
 from .rebind import drifted_targets
 from .request import reached, targets_of
 from .reuse import reusable_baseline
-from .tracing import LineTracer, Targets, TraceFromImport, line_count
+from .tracing import LineTracer, Targets, TraceFromImport, line_count, untraced_rewriting
 
 
 class BaselinePlugin:
@@ -60,6 +60,7 @@ class BaselinePlugin:
         self.lazy: list[str] = []
         self.import_lines: dict[str, set[int]] = {t: set() for t in targets}
         self.skipped = False  # whether the running test's reports include a skip
+        untraced_rewriting()
         # No target line can run before a target is imported: trace from then on.
         self.watch = TraceFromImport(self.targets, self.collect.trace)
         if self.targets.imported():
