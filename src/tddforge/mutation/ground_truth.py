@@ -25,6 +25,8 @@ STARTUP_ALLOWANCE = 3.0  # a fresh interpreter: start-up, pytest import, collect
 # The reference reports a failing test the way plain pytest does (the engine's children
 # skip that report): a fresh interpreter's first traceback report costs up to a second.
 REPORT_ALLOWANCE = 1.0
+# The engine's floor at its most (a suite of fast tests gets less there: an endless loop
+# ends sooner); a verdict the lower floor changed shows up as a difference.
 REFERENCE_FLOOR = TIMEOUT_FLOOR + REPORT_ALLOWANCE
 
 

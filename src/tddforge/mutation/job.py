@@ -38,7 +38,7 @@ from tddforge.target.protocol import (
 from tddforge.workspace.git import Git
 
 # The worker's timeout rule (target.baseline.Measured): floor + factor x the covering tests' time.
-TIMEOUT_FLOOR = 1.0
+TIMEOUT_FLOOR = 1.0  # at most: lower for a suite of fast tests (target.baseline.timeout_floor)
 TIMEOUT_FACTOR = 5.0
 
 

@@ -247,13 +247,29 @@ def baseline_event(tests: dict[str, BaselineRecord], measured: Measured) -> Base
 
 Line = Tuple[str, int]  # (target, line number)
 
+FLOOR_LEAST = 0.25  # CPU seconds: a child's own start (fork, switching on) many times over
+
+
+def timeout_floor(durations: Iterable[float], cap: float) -> float:
+    """The CPU seconds every child's budget starts with, whatever tests it runs.
+
+    A child may redo work the baseline timed in a test it does not run: a shared
+    fixture's setup is timed in the first test that used it, and costs at most that
+    test's whole run. So the floor is twice the slowest passing test (for noise)
+    above ``FLOOR_LEAST``, and never more than ``cap`` (the configured floor). A
+    suite of fast tests gets a low floor, and an endless loop there ends sooner.
+    """
+    slowest = max(durations, default=0.0)
+    return min(cap, FLOOR_LEAST + 2 * slowest)
+
 
 @dataclass(frozen=True)
 class Measured:
     """What the baseline measured of the passing tests, and the CPU budgets it gives.
 
     Only passing tests can kill a mutant; skipped and xfailed ones never fail.
-    A child's budget is ``floor + factor x`` the baseline time of the tests it runs.
+    A child's budget is ``floor + factor x`` the baseline time of the tests it runs;
+    ``floor`` is ``timeout_floor`` of the configured one.
     """
 
     durations: dict[str, float]
@@ -284,6 +300,7 @@ class Measured:
         for nodeid in durations:
             for name in [*tests[nodeid]["lines"], *tests[nodeid]["imported"]]:
                 users.setdefault(name, set()).add(nodeid)
+        floor = timeout_floor(durations.values(), floor)
         drifted = frozenset(baseline.get("drifted", []))
         checked = frozenset(baseline.get("checked", []))
         return cls(

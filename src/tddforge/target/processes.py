@@ -65,9 +65,11 @@ def wall_limit(cpu_seconds: float) -> float:
     The CPU limit decides what is slow: it does not depend on how busy the
     machine is, and the reference run (``--verify``) judges by CPU time too. The
     wall limit only catches a child that waits without computing (a sleep, a
-    blocked read), with room for a machine whose cores are shared.
+    blocked read), with room for a machine whose cores are shared. It never drops
+    below 4 s: a low CPU floor (a suite of fast tests) ends an endless loop sooner,
+    not a wait.
     """
-    return 3 * cpu_seconds + 1.0
+    return 3 * max(cpu_seconds, 1.0) + 1.0
 
 
 def send(fd: int, data: Mapping[str, object]) -> None:
