@@ -6,10 +6,11 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import select
 import sys
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Tuple
+from typing import Any, Callable, Iterable, Iterator, Tuple
 
 import pytest
 
@@ -156,12 +157,14 @@ def run_baseline(
     starter: Starter,
     on_collected: Callable[[Sources], None] | None = None,
     rebindable: dict[str, str] | None = None,
+    meanwhile: Iterator[None] | None = None,
 ) -> BaselineResult:
     """Fork a child that collects and runs every test once; return what it measured.
 
     ``on_collected`` gets the project files the collection imported as soon as
     it ends, and runs here while the child runs the tests. ``rebindable`` (target ->
     source): modules with data mutants, checked for drift once collected.
+    ``meanwhile``: work taken step by step here while the child collects, no longer.
     """
     read_fd, write_fd = os.pipe()
     sources_read, sources_write = os.pipe()
@@ -173,6 +176,8 @@ def run_baseline(
         _baseline_child(config, starter, write_fd, sources_write, errors, rebindable)
     os.close(write_fd)
     os.close(sources_write)
+    if meanwhile is not None:
+        _until_readable(sources_read, meanwhile)
     sources = read_all(sources_read)  # ends when collection does (or the child exits)
     if sources and on_collected is not None:
         with contextlib.suppress(ValueError):
@@ -182,6 +187,13 @@ def run_baseline(
     if "tests" not in result and not result.get("stderr"):
         result["stderr"] = _tail(errors)
     return result
+
+
+def _until_readable(fd: int, steps: Iterator[None]) -> None:
+    """Take ``steps`` while ``fd`` has nothing to read."""
+    for _ in steps:
+        if select.select([fd], [], [], 0)[0]:
+            return
 
 
 def _baseline_child(

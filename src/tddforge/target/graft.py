@@ -15,10 +15,11 @@ would, without collecting again.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import time
 import types
-from typing import TYPE_CHECKING, Any, Dict, List, Tuple, Union
+from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Tuple, Union
 
 import pytest
 
@@ -87,6 +88,38 @@ def graft(statement_code: types.CodeType, m: MutantRecord, target: str, live: Li
         function.__code__ = code  # ValueError if the closure's shape changed
 
 
+class CompiledAhead:
+    """Graft mutants' functions compiled before the collector needs them.
+
+    The worker's process waits while the baseline collects, with a core to spare:
+    compiling there, one mutant per step, spares the collector that work (about a
+    millisecond a mutant), which otherwise shares a core with its children. The
+    collector inherits what was done and compiles the rest itself.
+    """
+
+    def __init__(self, request: Request):
+        self.request = request
+        self.code: dict[str, types.CodeType] = {}
+        self.blocks: dict[str, Blocks] = {}
+
+    def steps(self) -> Iterator[None]:
+        """Compile one graft mutant per step."""
+        for m in self.request.config["mutants"]:
+            if m.get("strategy") != "graft":
+                continue
+            target = self.request.target_of(m)
+            with contextlib.suppress(Exception):  # the collector compiles it again, and decides
+                self.code[m["id"]] = self.block(target).compile(m, target)
+            yield
+
+    def block(self, target: str) -> Blocks:
+        """The target's ``Blocks``, made once."""
+        if target not in self.blocks:
+            module = self.request.modules[target]
+            self.blocks[target] = Blocks(module.source, module.offsets)
+        return self.blocks[target]
+
+
 class GraftPlugin:
     """In the collector child: never runs a test; forks one grandchild per mutant."""
 
@@ -96,6 +129,7 @@ class GraftPlugin:
         measured: Measured,
         work: list[tuple[MutantRecord, list[str]]],
         fd: int,
+        ahead: CompiledAhead | None = None,
     ):
         self.request = request
         self.measured = measured
@@ -103,7 +137,7 @@ class GraftPlugin:
         self.fd = fd
         self.fallback: list[str] = []  # the ids of mutants handed to the fresh path
         self.neighbours = Neighbours(request.target_of)
-        self.blocks: dict[str, Blocks] = {}
+        self.ahead = ahead or CompiledAhead(request)
         self.module_code: dict[str, types.CodeType] = {}
         self.lazy: set[str] = set()
 
@@ -154,15 +188,14 @@ class GraftPlugin:
                 return self._served(m, target)
             if m["strategy"] == "fresh":
                 return None
-            return self._blocks(target).compile(m, target)
+            return self._compiled(m, target)
         except Exception as exc:  # raised again in the child, which decides its meaning
             return exc
 
-    def _blocks(self, target: str) -> Blocks:
-        if target not in self.blocks:
-            module = self.request.modules[target]
-            self.blocks[target] = Blocks(module.source, module.offsets)
-        return self.blocks[target]
+    def _compiled(self, m: MutantRecord, target: str) -> types.CodeType:
+        """The code holding ``m``'s mutated function: compiled ahead, or now."""
+        code = self.ahead.code.pop(m["id"], None)
+        return code if code is not None else self.ahead.block(target).compile(m, target)
 
     def _served(self, m: MutantRecord, target: str) -> Served:
         """The mutated module for the tests' import: the module's code with the mutated
@@ -173,7 +206,7 @@ class GraftPlugin:
             source = self.request.modules[target].source
             self.module_code[target] = compile(source, target, "exec", dont_inherit=True)
         key = (m["graft_name"], m["graft_firstlineno"])
-        function = find_code(self._blocks(target).compile(m, target), *key)
+        function = find_code(self._compiled(m, target), *key)
         whole = None if function is None else replace_code(self.module_code[target], key, function)
         if whole is None:
             raise LookupError(f"no function {key[0]} at line {key[1]}")
@@ -220,8 +253,9 @@ def start_graft(
     measured: Measured,
     starter: Starter,
     work: list[tuple[MutantRecord, list[str]]],
+    ahead: CompiledAhead | None = None,
 ) -> Hosted:
     """Start judging graft, rebind and served mutants from a collector child; its ``wait``
-    gives the ids of those that need the fresh path."""
+    gives the ids of those that need the fresh path. ``ahead``: code compiled already."""
     ids = [m["id"] for m, _ in work]
-    return Hosted.start(starter, lambda fd: GraftPlugin(request, measured, work, fd), ids)
+    return Hosted.start(starter, lambda fd: GraftPlugin(request, measured, work, fd, ahead), ids)

@@ -16,7 +16,7 @@ from typing import Callable
 from .baseline import Measured, baseline_error, baseline_event, run_baseline
 from .codecache import CODE_CACHE
 from .fresh import run_each_fresh, run_fresh, start_fresh
-from .graft import start_graft
+from .graft import CompiledAhead, start_graft
 from .hosting import Starter
 from .journal import Journal
 from .plan import Plan, plan, rebindable
@@ -65,11 +65,13 @@ def score(request: Request, starter: Starter) -> None:
     gc.collect()
     gc.freeze()  # every child shares this heap instead of copying it on its first collection
     sources = {t: module.source for t, module in request.modules.items()}
+    ahead = CompiledAhead(request)
     baseline = run_baseline(
         request.config,
         starter,
         _compile_ahead(request, starter),
         rebindable(request.config, sources),
+        ahead.steps(),
     )
     timings = Timings(prepare=starter.prepared is not None, baseline=time.monotonic() - started)
     error = baseline_error(baseline)
@@ -84,7 +86,7 @@ def score(request: Request, starter: Starter) -> None:
     for m in found.uncovered:
         request.journal.uncovered(m)
     mark = time.monotonic()
-    fallback = _judge(request, measured, starter, found)
+    fallback = _judge(request, measured, starter, found, ahead)
     timings["mutants"] = time.monotonic() - mark
     elapsed = time.monotonic() - started
     counts = found.counts(fallback)
@@ -92,12 +94,12 @@ def score(request: Request, starter: Starter) -> None:
 
 
 def _judge(
-    request: Request, measured: Measured, starter: Starter, found: Plan
+    request: Request, measured: Measured, starter: Starter, found: Plan, ahead: CompiledAhead
 ) -> list[MutantRecord]:
     """The collector's mutants and the fresh ones side by side, sharing the worker slots;
     then what either handed back. The mutants the collector handed to the fresh path."""
     fresh = sorted(found.fresh, key=lambda m: (request.target_of(m), m["line"], m["col"]))
-    collector = start_graft(request, measured, starter, found.graft) if found.graft else None
+    collector = start_graft(request, measured, starter, found.graft, ahead) if found.graft else None
     fresh_host = start_fresh(request, measured, starter, fresh, found.seeing) if fresh else None
     handed = collector.wait() if collector is not None else set()
     fallback = [m for m, _ in found.graft if m["id"] in handed]
