@@ -79,22 +79,22 @@ def mutant_id(operator: str, span: tuple[int, int, int, int], replacement: str) 
     return f"{operator}@{span[0]}:{span[1]}#{digest}"
 
 
-def apply_mutant(text: str, mutant: Mutant, offsets: list[int] | None = None) -> str:
-    """The module's source with ``mutant`` applied; checks the original text is there."""
-    return source.apply_mutant(text, offsets or source.line_offsets(text), mutant.to_data())
-
-
 @lru_cache(maxsize=16)
 def _offsets(text: str) -> list[int]:
-    """``line_offsets``, once per module text however many survivors a report shows."""
+    """``line_offsets``, once per module text however many of its mutants are applied."""
     return source.line_offsets(text)
+
+
+def apply_mutant(text: str, mutant: Mutant, offsets: list[int] | None = None) -> str:
+    """The module's source with ``mutant`` applied; checks the original text is there."""
+    return source.apply_mutant(text, offsets or _offsets(text), mutant.to_data())
 
 
 def diff_line(text: str, mutant: Mutant) -> tuple[str, str]:
     """The touched lines before and after the mutation, for reports."""
     offsets = _offsets(text)
     first, last = mutant.line, mutant.end_line
-    stop = offsets[last] if last < len(offsets) else len(text)
-    before = text[offsets[first - 1] : stop]
+    begin, stop = source.line_span(text, offsets, first, last)
+    before = text[begin:stop]
     after = source.mutated_lines(text, offsets, mutant.to_data(), first, last)
     return "\n".join(before.splitlines()), "\n".join(after.splitlines())
