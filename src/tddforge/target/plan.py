@@ -53,15 +53,12 @@ def rebindable(config: WorkerConfig, sources: dict[str, str]) -> dict[str, str]:
     if not config.get("rebind", True):
         return {}
     found: dict[str, str] = {}
-    data: dict[str, set[int]] = {}
     default = next(iter(sources), "")
     for m in config["mutants"]:
         target = m.get("target") or default
         if target in found or target not in sources or m.get("shared"):
             continue
-        if target not in data:
-            data[target] = set(data_lines(sources[target]))
-        if m["line"] in data[target]:
+        if m["line"] in data_lines(sources[target]):
             found[target] = sources[target]
     return found
 

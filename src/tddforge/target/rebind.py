@@ -9,6 +9,7 @@ instance of the module's class) raises ``LookupError``: the fresh path runs it.
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 import types
@@ -19,6 +20,7 @@ from .tracing import SameFile
 _SIMPLE_STATEMENTS = ("Assign", "AnnAssign", "AugAssign", "Expr")
 
 
+@functools.lru_cache(maxsize=64)
 def data_lines(source: str) -> dict[int, set[int]]:
     """Lines of simple top-level statements (assignments and calls, not defs, classes or
     imports), where a mutant only changes the module's data, which ``rebind`` can switch on;
@@ -29,6 +31,8 @@ def data_lines(source: str) -> dict[int, set[int]]:
     That function's own lines count too: a mutant there changes what the call made while
     the module was imported, and ``rebind`` runs the call again with the mutant on.
     Only the order in which tests run depends on this: every test still runs.
+    Computed once per source (the plan asks again after the baseline): read it, never
+    change it.
     """
     import ast
 
@@ -129,11 +133,10 @@ def _module_functions(tree: Any) -> dict[str, Any]:
     return functions
 
 
-def rebind(mutated: str | types.CodeType, target: str, original_source: str | None = None) -> None:
+def rebind(mutated_source: str, target: str, original_source: str | None = None) -> None:
     """Switch on a module-level data mutant in a collected process, without re-importing.
 
-    The mutated source (or its code, compiled ahead) runs again in the live
-    module's namespace. The module's functions and classes keep their identity
+    The mutated source runs again in the live module's namespace. The module's functions and classes keep their identity
     (tests hold them) and read the new data through their globals; a function's
     defaults are re-evaluated, and one that is the module's list, dict or set is
     the kept object, as in a fresh import; a list, dict or set changed in place;
@@ -149,7 +152,7 @@ def rebind(mutated: str | types.CodeType, target: str, original_source: str | No
     if original_source is not None:
         drifted(original_source, target, namespace)
     before = dict(namespace)
-    code = mutated if isinstance(mutated, types.CodeType) else _compile(mutated, target)
+    code = compile(mutated_source, target, "exec", dont_inherit=True)
     exec(code, namespace)  # an exception here is the mutant breaking the import
     pairs = [(n, before.get(n, namespace), new) for n, new in list(namespace.items())]
     # containers first: a function's default that is one of them must become the kept one
@@ -163,10 +166,6 @@ def rebind(mutated: str | types.CodeType, target: str, original_source: str | No
             changed.append((name, old, new))
     if changed:
         _rebind_elsewhere(module, changed)
-
-
-def _compile(source: str, target: str) -> types.CodeType:
-    return compile(source, target, "exec", dont_inherit=True)
 
 
 def _merged_in_place(old: Any, new: Any) -> bool:
