@@ -11,6 +11,9 @@ A method call is kept when its instance was built from literals, so the construc
 arguments come along: in the same test (``game = Game(3)`` then ``game.roll(5)``), in
 the test class's ``setUp`` or any of its methods (``self.parser = Parser()`` then
 ``self.parser.parse("a.b")``), or in a pytest fixture the test asks for by name.
+
+Tests inside a package import it relatively (``from .._headers import normalize``); such
+an import is resolved against the test file's path in the project, so those calls count.
 """
 
 from __future__ import annotations
@@ -73,14 +76,14 @@ def calls_from_tests(
     package, _, last = import_name.rpartition(".")
     words = [last, package.rsplit(".", 1)[-1]] if package and reexported else [last]
     calls: list[Call] = []
-    for text in sources.values():
+    for path, text in sources.items():
         if not any(word in text for word in words):
             continue  # a test file that never names the module
         try:
             tree = ast.parse(text)
         except SyntaxError:
             continue
-        names = _imported_names(tree, import_name, reexported)
+        names = _imported_names(tree, import_name, reexported, _dotted(path))
         if names.local or names.modules or names.packages:
             calls += _calls_in(tree, names, known)
     return list(dict.fromkeys(calls))[:MAX_CALLS]
@@ -97,13 +100,47 @@ class _Names:
         self.reexported: frozenset[str] = frozenset()
 
 
-def _imported_names(tree: ast.Module, import_name: str, reexported: frozenset[str]) -> _Names:
+def _dotted(path: str) -> str:
+    """A test file's relative path as the dotted name it is imported under from the
+    project's root (``h11/tests/test_headers.py``: ``h11.tests.test_headers``)."""
+    parts = Path(path).with_suffix("").parts
+    return ".".join(parts[:-1] if parts and parts[-1] == "__init__" else parts)
+
+
+def _absolute(node: ast.ImportFrom, here: str) -> str | None:
+    """The module an ``import from`` names, a relative one resolved against the test
+    file's dotted name ``here``: ``from .._headers import x`` in ``h11.tests.test_headers``
+    is ``h11._headers``. None when it climbs out of the file's packages."""
+    if not node.level:
+        return node.module
+    parts = here.split(".") if here else []
+    if node.level >= len(parts):
+        return None
+    base = parts[: len(parts) - node.level]
+    return ".".join([*base, *([node.module] if node.module else [])])
+
+
+def _names_module(node: ast.ImportFrom, found: str | None, dotted: str) -> bool:
+    """Whether ``node`` imports from the module ``dotted``. A relative import was resolved
+    from the test file's path, which may carry a prefix (``src.``); an absolute one is
+    the module only when it says so exactly."""
+    if not (found and dotted):
+        return False
+    return found == dotted or (node.level > 0 and found.endswith("." + dotted))
+
+
+def _imported_names(
+    tree: ast.Module, import_name: str, reexported: frozenset[str], here: str = ""
+) -> _Names:
+    """How the test file ``here`` (its dotted name) refers to the module, absolute
+    imports and relative ones (``from .._headers import normalize``) alike."""
     names = _Names()
     package, _, last = import_name.rpartition(".")
     for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.module == import_name and not node.level:
+        found = _absolute(node, here) if isinstance(node, ast.ImportFrom) else None
+        if isinstance(node, ast.ImportFrom) and _names_module(node, found, import_name):
             names.local.update((a.asname or a.name, a.name) for a in node.names)
-        elif isinstance(node, ast.ImportFrom) and package and node.module == package:
+        elif isinstance(node, ast.ImportFrom) and package and _names_module(node, found, package):
             names.modules.update(a.asname or a.name for a in node.names if a.name == last)
             names.local.update(
                 (a.asname or a.name, a.name)

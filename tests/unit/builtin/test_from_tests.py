@@ -135,6 +135,61 @@ def test_calls_from_tests(case: str, source: str, expected: list[Call]) -> None:
     assert calls_from_tests("pkg.docs", INFO, {"tests/test_docs.py": source}) == expected
 
 
+RELATIVE = [
+    (
+        "a test inside the package, two levels up",
+        "pkg/tests/test_docs.py",
+        "from ..docs import parse\n\ndef test_a():\n    parse('a: b')\n",
+        [Call("parse", ("'a: b'",))],
+    ),
+    (
+        "a sibling test module, one level",
+        "pkg/test_docs.py",
+        "from .docs import Game\n\ndef test_a():\n    g = Game(2)\n    g.roll(3)\n",
+        [Call("Game", ("2",)), Call("Game.roll", ("3",), (), ("2",), ())],
+    ),
+    (
+        "the module from its package, relatively",
+        "pkg/tests/test_docs.py",
+        "from .. import docs\n\ndef test_a():\n    docs.parse('x')\n",
+        [Call("parse", ("'x'",))],
+    ),
+    (
+        "under a src directory",
+        "src/pkg/tests/test_docs.py",
+        "from ..docs import parse\n\ndef test_a():\n    parse('s')\n",
+        [Call("parse", ("'s'",))],
+    ),
+    (
+        "another module of the package",
+        "pkg/tests/test_docs.py",
+        "from ..other import parse\n\ndef test_a():\n    parse('no')\n",
+        [],
+    ),
+    (
+        "climbing out of the file's packages",
+        "tests/test_docs.py",
+        "from ...docs import parse\n\ndef test_a():\n    parse('no')\n",
+        [],
+    ),
+    (
+        "an absolute import is the module only when it names it exactly",
+        "tests/test_docs.py",
+        "from other.pkg.docs import parse\n\ndef test_a():\n    parse('no')\n",
+        [],
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("case", "path", "source", "expected"), RELATIVE, ids=[c[0] for c in RELATIVE]
+)
+def test_relative_imports_resolve_from_the_test_files_path(
+    case: str, path: str, source: str, expected: list[Call]
+) -> None:
+    assert calls_from_tests("pkg.docs", INFO, {path: source}) == expected
+
+
 def test_the_projects_test_files_are_found_and_ours_left_out(tmp_path: Path) -> None:
     for rel in (
         "tests/test_a.py",
