@@ -22,7 +22,13 @@ from dataclasses import dataclass, field
 
 from tddforge.builtin.explore import Call, CallResult, Outcome, Step
 from tddforge.builtin.values import STDLIB_MODULES
-from tddforge.target.probe import ATTRIBUTE_METHODS, OPERATORS, ROUND_TRIPS, STATEMENTS
+from tddforge.target.probe import (
+    ATTRIBUTE_METHODS,
+    CALL,
+    OPERATORS,
+    ROUND_TRIPS,
+    STATEMENTS,
+)
 
 _SLUG_MAX = 30
 _BUILTINS = "builtins"
@@ -308,6 +314,8 @@ def _method_call(instance: str, step: Step) -> str:
     if name is not None:  # ``box.size``, ``box.size = 3``, ``del box.size``
         value = f" = {step.args[1]}" if step.method == "__setattr__" else ""
         return f"{'del ' if step.method == '__delattr__' else ''}{instance}.{name}{value}"
+    if step.method == CALL:  # ``query(document)``, not ``query.__call__(document)``
+        return f"{instance}({_arguments(step.args, step.kwargs)})"
     if step.method in OPERATORS and not step.kwargs:
         template, args = OPERATORS[step.method], list(step.args)
         if "{self}[{0}]" in template:  # ``box[0:2]``, not ``box[slice(0, 2)]``

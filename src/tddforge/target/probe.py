@@ -41,7 +41,15 @@ OPERATORS = {
     "__le__": "({self} <= {0})",
     "__gt__": "({self} > {0})",
     "__ge__": "({self} >= {0})",
+    "__and__": "({self} & {0})",
+    "__or__": "({self} | {0})",
+    "__xor__": "({self} ^ {0})",
+    "__lshift__": "({self} << {0})",
+    "__rshift__": "({self} >> {0})",
+    "__matmul__": "({self} @ {0})",
     "__neg__": "(-{self})",
+    "__pos__": "(+{self})",
+    "__invert__": "(~{self})",
     "__abs__": "abs({self})",
     "__len__": "len({self})",
     "__str__": "str({self})",
@@ -53,9 +61,15 @@ OPERATORS = {
     "__radd__": "({0} + {self})",
     "__rsub__": "({0} - {self})",
     "__rmul__": "({0} * {self})",
+    "__rand__": "({0} & {self})",
+    "__ror__": "({0} | {self})",
+    "__rxor__": "({0} ^ {self})",
     "__setitem__": "{self}[{0}] = {1}",
     "__delitem__": "del {self}[{0}]",
     "__hash__": "hash({self})",
+    "__int__": "int({self})",
+    "__float__": "float({self})",
+    "__reversed__": "list(reversed({self}))",
     # attribute syntax: the writer spells a name as ``box.name`` (``box.name = 1``, ``del
     # box.name``); the runner goes through the builtins, which take any string
     "__getattr__": "getattr({self}, {0})",
@@ -70,6 +84,9 @@ OPERATORS = {
     "__reduce__": "pickle.loads(pickle.dumps({self}))",
     "__reduce_ex__": "pickle.loads(pickle.dumps({self}))",
 }
+#: Calling an instance (``query(document)``): any arguments, so no template; the runner
+#: calls the bound ``__call__`` and the writer spells it ``query(...)``.
+CALL = "__call__"
 # run with exec, written as a line
 STATEMENTS = frozenset({"__setitem__", "__delitem__", "__setattr__", "__delattr__"})
 #: Special methods reached through the name of an attribute (their first argument).
@@ -209,7 +226,7 @@ def describe_class(name: str, cls: type) -> dict[str, Any]:
     methods = []
     properties = []
     for attr, raw in class_attributes(cls):
-        if attr.startswith("_") and attr not in OPERATORS:
+        if attr.startswith("_") and attr not in OPERATORS and attr != CALL:
             continue
         if isinstance(raw, property):
             properties.append(attr)

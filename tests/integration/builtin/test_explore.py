@@ -510,6 +510,58 @@ def test_special_methods_run_as_operators(tmp_path: Path) -> None:
     assert (deleted.repr, deleted.after) == ("None", (("x", "0"),))
 
 
+QUERIES = """\
+class Q:
+    def __init__(self, key):
+        self.key = key
+
+    def __call__(self, doc, default=False):
+        return self.key in doc or default
+
+    def __and__(self, other):
+        return Both(self, other)
+
+    def __invert__(self):
+        return Not(self)
+
+
+class Both(Q):
+    def __init__(self, left, right):
+        self.left, self.right = left, right
+
+    def __call__(self, doc):
+        return self.left(doc) and self.right(doc)
+
+
+class Not(Q):
+    def __init__(self, inner):
+        self.inner = inner
+
+    def __call__(self, doc):
+        return not self.inner(doc)
+"""
+
+
+def test_calling_an_instance_and_bitwise_operators_run_as_a_test_writes_them(
+    tmp_path: Path,
+) -> None:
+    project, module = sample(tmp_path, "queries.py", QUERIES)
+    info = discover(project, module, python=PY, sandbox=Sandbox(project, LIMITS))
+    (q,) = [c for c in info.classes if c.name == "Q"]
+    assert {"__call__", "__and__", "__invert__"} <= {m.name for m in q.methods}
+    calls = [
+        Call("Q.__call__", ("{'a': 1}",), init_args=("'a'",)),
+        Call("Q.__call__", ("{}",), (("default", "True"),), init_args=("'a'",)),
+        Call("Q.__and__", ("Q('b')",), init_args=("'a'",)),
+        Call("Q.__invert__", (), init_args=("'a'",)),
+    ]
+    results = run_calls(project, module, calls, python=PY, sandbox=Sandbox(project, LIMITS))
+    called, defaulted, both, negated = (r.outcome for r in results)
+    assert (called.kind, called.repr) == ("return", "True")
+    assert (defaulted.kind, defaulted.repr) == ("return", "True")
+    assert (both.kind, both.type, negated.type) == ("return", "Both", "Not")
+
+
 STACK = """\
 class Stack:
     def __init__(self):

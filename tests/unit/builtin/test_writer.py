@@ -373,6 +373,25 @@ def test_stdlib_values_import_their_module() -> None:
     assert "assert weekday(datetime.date(2020, 1, 31)) == 4" in source
 
 
+def test_bitwise_operators_and_calling_an_instance_are_written_as_a_test_writes_them() -> None:
+    source = write_module(
+        "query",
+        [
+            returned(Call("Query.__and__", ("Query(2)",), init_args=("1",)), "False"),
+            returned(Call("Query.__invert__", (), init_args=("1",)), "False"),
+            returned(Call("Query.__ror__", ("4",), init_args=("1",)), "5"),
+            returned(Call("Query.__call__", ("{'a': 1}",), (("strict", "True"),), ("1",)), "True"),
+            returned(Call("Query.size", init_args=("1",), before=(Step("__call__", ("3",)),)), "3"),
+        ],
+    )
+    assert "    query = Query(1)\n    assert (query & Query(2)) is False\n" in source
+    assert "    assert (~query) is False\n" in source
+    assert "    assert (4 | query) == 5\n" in source
+    assert "    assert query({'a': 1}, strict=True) is True\n" in source
+    assert "    query(3)\n    assert query.size() == 3\n" in source
+    assert "__call__" not in source
+
+
 def test_reflected_operators_put_the_instance_on_the_right() -> None:
     source = write_module(
         "shop",
