@@ -9,20 +9,26 @@ classes, as the source of that call (``parse('a=1')``); ``calls_on_returned``
 plans each method and property of the class on such an instance (``entry =
 parse('a=1')`` … ``entry.key``). ``with_instance_hints`` gives an unannotated
 ``other`` of a comparison its own class, so ``a == b`` is tried with two instances
-and not only with literals.
+and not only with literals. An instance returned by a call on another instance
+(``where('a') == 1`` gives a query object) is followed the same way, a level per round.
 """
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import replace
+from itertools import zip_longest
 
 from tddforge.builtin.discover import CallableInfo, ModuleInfo
-from tddforge.builtin.explore import Call, CallResult
+from tddforge.builtin.explore import Call, CallResult, Step
+from tddforge.builtin.writer import method_call
+from tddforge.target.probe import ROUND_TRIPS, STATEMENTS
 
 COMPARISONS = frozenset({"__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__"})
-PER_CLASS = 2  # returned instances used per class
+PER_CLASS = 3  # returned instances used per class
 CALLS_PER_INSTANCE = 40  # calls planned on one returned instance
+MAX_SOURCE = 120  # the longest expression an instance is taken from
 
 
 def with_instance_hints(info: ModuleInfo) -> ModuleInfo:
@@ -43,21 +49,46 @@ def with_instance_hints(info: ModuleInfo) -> ModuleInfo:
 
 
 def call_source(call: Call) -> str | None:
-    """``call`` as an expression a test can write, when it is a plain call of a function
-    or a static or class method (no instance, no steps); else None."""
-    if call.on_instance or call.attribute or call.consume or call.before:
+    """``call`` as one expression a test can write, or None: a plain call of a function or
+    a static or class method (``parse('a=1')``), or a method or property of an instance
+    built in place or returned by another expression (``where('a') == 1``,
+    ``Query().name``), so that what such a call returns is followed in its turn. Not a
+    sequence (its steps are statements), a statement, a round trip, or a text longer than
+    ``MAX_SOURCE``."""
+    if call.consume or call.before or (call.attribute and not call.on_instance):
         return None
     arguments = ", ".join([*call.args, *(f"{k}={v}" for k, v in call.kwargs)])
-    return f"{call.target}({arguments})"
+    if not call.on_instance:
+        return f"{call.target}({arguments})"
+    owner, _, member = call.target.partition(".")
+    if member in STATEMENTS or member in ROUND_TRIPS:
+        return None
+    if call.via is not None:
+        base = call.via
+    else:
+        init = ", ".join([*(call.init_args or ()), *(f"{k}={v}" for k, v in call.init_kwargs)])
+        base = f"{owner}({init})"
+    if call.attribute:
+        source = f"{base}.{member}"
+    else:
+        source = method_call(base, Step(member, call.args, call.kwargs))
+    return source if len(source) <= MAX_SOURCE else None
 
 
 def returned_instances(
     seen: Iterable[CallResult], module: str, classes: Collection[str], per_class: int = PER_CLASS
 ) -> dict[str, list[str]]:
     """Class name → the sources of calls seen returning one of its instances
-    deterministically (the class's own constructor excluded: those are built already)."""
-    found: dict[str, list[str]] = {}
-    for result in seen:
+    deterministically (the class's own constructor excluded: those are built already).
+
+    Instances made by different callables hold different state (``field('a') == 1`` and
+    ``check & other`` each close over their own test), so each callable that returns the
+    class gets one source before any gets a second; plain calls first, then calls on an
+    instance (``where('a') == 1``), and calls given only literals before those given an
+    object (whose address a repr may carry into the instance's state), each in the order
+    seen."""
+    by_maker: dict[str, dict[str, list[str]]] = {}  # class → maker → sources
+    for result in sorted(seen, key=_source_rank):  # stable: in the order seen
         outcome = result.outcome
         if not (result.deterministic and outcome.kind == "return"):
             continue
@@ -66,10 +97,27 @@ def returned_instances(
         source = call_source(result.call)
         if source is None or result.call.target == outcome.type:
             continue
-        sources = found.setdefault(outcome.type, [])
-        if source not in sources and len(sources) < per_class:
+        sources = by_maker.setdefault(outcome.type, {}).setdefault(result.call.target, [])
+        if source not in sources:
             sources.append(source)
+    found: dict[str, list[str]] = {}
+    for cls, makers in by_maker.items():
+        turns = zip_longest(*makers.values())  # the first of each maker, then the second...
+        found[cls] = [source for turn in turns for source in turn if source][:per_class]
     return found
+
+
+def _source_rank(result: CallResult) -> tuple[bool, bool]:
+    call = result.call
+    return call.on_instance, not all(map(_is_literal, [*call.args, *(v for _, v in call.kwargs)]))
+
+
+def _is_literal(source: str) -> bool:
+    try:
+        ast.literal_eval(source)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return False
+    return True
 
 
 def calls_on_returned(

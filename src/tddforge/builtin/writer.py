@@ -297,17 +297,17 @@ def _call_expression(call: Call) -> tuple[list[str], str]:
     instance = _instance_name(parts[0], ", ".join([init, call.via or "", arguments, *steps]))
     built = call.via if call.via is not None else f"{parts[0]}({init})"
     setup = [f"{instance} = {built}"]
-    setup += [_method_call(instance, step) for step in call.before]  # state first: a sequence
+    setup += [method_call(instance, step) for step in call.before]  # state first: a sequence
     if call.attribute:  # a property of the instance: ``entry.key``
         return setup, f"{instance}.{parts[1]}"
-    return setup, _method_call(instance, Step(parts[1], call.args, call.kwargs))
+    return setup, method_call(instance, Step(parts[1], call.args, call.kwargs))
 
 
 def _arguments(args: Sequence[str], kwargs: Sequence[tuple[str, str]]) -> str:
     return ", ".join([*args, *(f"{k}={v}" for k, v in kwargs)])
 
 
-def _method_call(instance: str, step: Step) -> str:
+def method_call(instance: str, step: Step) -> str:
     """``instance.method(args)``; a special method as a person writes it (``money + 5``,
     ``box[0:2]``, ``box[k] = v``), not ``money.__add__(5)``."""
     name = _attribute_name(step)

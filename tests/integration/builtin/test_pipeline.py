@@ -331,3 +331,61 @@ def test_options_that_act_only_together_are_given_together(tmp_path: Path) -> No
     neighbour; pairs are planned from the first round.)"""
     suite = generated_and_run(tmp_path, "walker", WALKER)
     assert (suite.missing_lines, suite.missing_branches) == ((), ()), suite.source
+
+
+FILTERS = '''\
+"""Filters over records: a field compared gives a check, checks combine with & and ~
+and are called on a record."""
+
+
+class Field:
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __eq__(self, value):
+        def test(record):
+            return record.get(self.name) == value
+
+        return Check(test, f"{self.name} == {value!r}")
+
+    __hash__ = None
+
+
+class Check:
+    def __init__(self, test, text: str) -> None:
+        self._test = test
+        self.text = text
+
+    def __call__(self, record: dict) -> bool:
+        if not isinstance(record, dict):
+            raise TypeError("a record is a dict")
+        return bool(self._test(record))
+
+    def __and__(self, other: "Check") -> "Check":
+        def both(record):
+            return self(record) and other(record)
+
+        return Check(both, f"{self.text} and {other.text}")
+
+    def __invert__(self) -> "Check":
+        def negated(record):
+            return not self(record)
+
+        return Check(negated, f"not {self.text}")
+
+
+def field(name: str) -> Field:
+    if not name:
+        raise ValueError("a field has a name")
+    return Field(name)
+'''
+
+
+def test_an_instance_returned_by_an_operator_is_called_and_combined(tmp_path: Path) -> None:
+    """``field('a') == 1`` gives a check only calling it runs: its test (line 11) runs
+    when the check returned by a call on another instance is itself called, and the
+    combined checks' tests (30, 36) when what ``&`` and ``~`` return is called in turn."""
+    suite = generated_and_run(tmp_path, "filters", FILTERS)
+    for line in (11, 26, 30, 36):
+        assert line not in suite.missing_lines, (line, suite.source)
+    assert "__call__" not in suite.source and "__and__" not in suite.source

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tddforge.builtin.explore import Call, CallResult, Outcome
+from tddforge.builtin.explore import Call, CallResult, Outcome, Step
 from tddforge.builtin.protocols import (
     call_source,
     calls_on_returned,
@@ -27,7 +27,21 @@ def result(
         (Call("parse", ("'a=1'",)), "parse('a=1')"),
         (Call("parse", ("'a'",), (("strict", "True"),)), "parse('a', strict=True)"),
         (Call("Entry.of", ("1",)), "Entry.of(1)"),  # a class method
-        (Call("Entry.copy", init_args=()), None),  # on an instance: not one expression
+        (Call("Entry.copy", init_args=()), "Entry().copy()"),  # built in place
+        (
+            Call("Entry.copy", ("1",), init_args=("'a'",), init_kwargs=(("b", "2"),)),
+            "Entry('a', b=2).copy(1)",
+        ),
+        (Call("Query.__eq__", ("1",), via="where('a')"), "(where('a') == 1)"),  # an operator
+        (Call("Query.__invert__", via="(where('a') == 1)"), "(~(where('a') == 1))"),
+        (Call("Query.__getattr__", ("'name'",), init_args=()), "Query().name"),
+        (Call("Query.__getitem__", ("'a b'",), init_args=()), "Query()['a b']"),
+        (Call("Query.__call__", ("{}",), via="where('a')"), "where('a')({})"),
+        (Call("Entry.key", attribute=True, via="parse('a=1')"), "parse('a=1').key"),
+        (Call("Entry.__setitem__", ("0", "1"), init_args=()), None),  # a statement
+        (Call("Entry.__copy__", init_args=()), None),  # a round trip: the same instance
+        (Call("Entry.grow", init_args=(), before=(Step("push", ("1",)),)), None),  # steps
+        (Call("Entry.copy", ("'" + "x" * 200 + "'",), init_args=()), None),  # too long
         (Call("parse", consume=True), None),  # a generator: its items, not one value
         (Call("TABLE", attribute=True), None),
     ],
@@ -40,15 +54,35 @@ def test_returned_instances_are_the_calls_returning_the_modules_own_classes() ->
     seen = [
         result(Call("parse", ("'a=1'",)), "Entry"),
         result(Call("parse", ("'b=2'",)), "Entry"),
-        result(Call("parse", ("'c=3'",)), "Entry"),  # two per class are enough
+        result(Call("parse", ("'c=3'",)), "Entry"),  # past the cap of two per class
         result(Call("Entry", ("'a'", "'1'")), "Entry"),  # built by its class: planned already
         result(Call("load", ("'x'",)), "dict", "builtins"),
         result(Call("parse", ("'#'",)), "ValueError", kind="raise"),
         result(Call("tick", ()), "Entry", ok=False),  # not deterministic
         result(Call("hidden", ()), "_Private"),
     ]
-    found = returned_instances(seen, "m", {"Entry"})
+    found = returned_instances(seen, "m", {"Entry"}, per_class=2)
     assert found == {"Entry": ["parse('a=1')", "parse('b=2')"]}
+
+
+def test_an_instance_returned_by_a_call_on_another_is_followed_after_plain_calls() -> None:
+    seen = [
+        result(Call("Query.__eq__", ("Query()",), via="where('a')"), "QueryInstance"),
+        result(Call("Query.__eq__", ("1",), via="where('a')"), "QueryInstance"),
+        result(Call("Query.__eq__", ("2",), via="where('a')"), "QueryInstance"),
+        result(Call("Query.__getattr__", ("'b'",), init_args=()), "Query"),
+        result(Call("where", ("'a'",)), "Query"),
+        result(Call("QueryInstance.__and__", ("1",), init_args=("'x'",)), "QueryInstance"),
+        result(Call("QueryInstance.__invert__", init_args=("'y'",)), "QueryInstance"),
+    ]
+    found = returned_instances(seen, "m", {"Query", "QueryInstance"}, per_class=3)
+    assert found == {  # one per callable that makes the class before a second of any
+        "QueryInstance": ["(where('a') == 1)", "(QueryInstance('x') & 1)", "(~QueryInstance('y'))"],
+        "Query": ["where('a')", "Query().b"],  # the plain call first
+    }
+    again = returned_instances(seen, "m", {"Query", "QueryInstance"}, per_class=5)
+    # literals before an object, whose repr (an address) may leak into the state
+    assert again["QueryInstance"][-2:] == ["(where('a') == 2)", "(where('a') == Query())"]
 
 
 def test_calls_on_returned_move_each_methods_calls_and_read_each_property() -> None:
