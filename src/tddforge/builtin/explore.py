@@ -66,6 +66,7 @@ class Call:
     attribute: bool = False  # not a call: the value of the module's data ``target``
     before: tuple[Step, ...] = ()  # an instance method: what runs on the instance first
     via: str | None = None  # an instance method on what this expression returns (``parse(t)``)
+    env: tuple[tuple[str, str | None], ...] = ()  # variables set (None: unset) for the call
 
     @property
     def on_instance(self) -> bool:
@@ -86,6 +87,7 @@ class Call:
             "consume": self.consume,
             "attribute": self.attribute,
             "via": self.via,
+            "env": [list(pair) for pair in self.env],
             "before": [
                 {"method": s.method, "args": list(s.args), "kwargs": dict(s.kwargs)}
                 for s in self.before

@@ -25,6 +25,7 @@ from tddforge.analysis.static import format_source
 from tddforge.builtin.aliases import type_aliases, with_aliases
 from tddforge.builtin.constants import Constant, mine_constants, with_texts
 from tddforge.builtin.discover import ModuleInfo, discover
+from tddforge.builtin.environ import EnvRead, env_reads
 from tddforge.builtin.explore import (
     Call,
     CallResult,
@@ -132,6 +133,11 @@ class BuiltinSuiteGenerator:
             partial(state_changers, target.source),
             dict[str, frozenset[str]](),
         )
+        environ = guard(
+            "finding environment variables read",
+            partial(env_reads, target.source),
+            dict[str, EnvRead](),
+        )
         found = search(
             target.project,
             module,
@@ -143,6 +149,7 @@ class BuiltinSuiteGenerator:
             clock=self.clock,
             seeded=seeded,
             changers=changers,
+            environ=environ,
         )
         self._kept = smallest_cover(found.kept, target.source)
         # the calls the cover left out reached something new when found: aimed at first

@@ -53,9 +53,9 @@ def call_source(call: Call) -> str | None:
     a static or class method (``parse('a=1')``), or a method or property of an instance
     built in place or returned by another expression (``where('a') == 1``,
     ``Query().name``), so that what such a call returns is followed in its turn. Not a
-    sequence (its steps are statements), a statement, a round trip, or a text longer than
-    ``MAX_SOURCE``."""
-    if call.consume or call.before or (call.attribute and not call.on_instance):
+    sequence (its steps are statements), a statement, a round trip, a call made with an
+    environment variable set, or a text longer than ``MAX_SOURCE``."""
+    if call.consume or call.before or call.env or (call.attribute and not call.on_instance):
         return None
     arguments = ", ".join([*call.args, *(f"{k}={v}" for k, v in call.kwargs)])
     if not call.on_instance:

@@ -28,6 +28,7 @@ from typing import TypeVar
 
 from tddforge.builtin.constants import Constant
 from tddforge.builtin.discover import CallableInfo, ModuleInfo, Param
+from tddforge.builtin.environ import EnvRead, env_variants
 from tddforge.builtin.explore import (
     Arc,
     Call,
@@ -185,6 +186,7 @@ def search(
     clock: Callable[[], float] = time.monotonic,
     seeded: Sequence[Call] = (),
     changers: Mapping[str, Collection[str]] | None = None,
+    environ: Mapping[str, EnvRead] | None = None,
 ) -> SearchResult:
     """Search within ``budget`` seconds; ``first`` replaces the planned round 0 (for tests).
 
@@ -197,6 +199,8 @@ def search(
     another becomes a chain of steps), with twice the prefixes while more than half
     the budget is left. An instance of the module's class returned by a call
     (``protocols.returned_instances``) gets its class's methods and properties.
+    ``environ`` (``environ.env_reads``): a kept call that ran a function reading an
+    environment variable runs again with it set to each of its values, and unset.
     """
     deadline = clock() + budget
     funcs = {f.qualname: f for f in info.callables()}
@@ -268,6 +272,7 @@ def search(
         for m in cls.methods
     }
     returned_done: set[str] = set()  # instances returned by calls, whose methods are planned
+    env_done: set[Call] = set()  # kept calls already run with each variable they read set
     planned = (
         guard("planning calls", partial(plan_calls, info, mined, working=working), list[Call]())
         if first is None
@@ -319,7 +324,13 @@ def search(
             list[Call](),
         )
         returned_done.update(source for sources in returned.values() for source in sources)
-        sequences = [c for c in [*sequences, *on_returned] if c not in tried]
+        varied: list[Call] = []
+        if environ:
+            kept_now = keep_new_coverage(seen)[0]
+            plan_env = partial(env_variants, kept_now, environ, env_done)
+            varied = guard("planning environment variables", plan_env, list[Call]())
+            env_done.update(r.call for r in kept_now)
+        sequences = [c for c in [*sequences, *on_returned, *varied] if c not in tried]
         pending = list(dict.fromkeys([*sequences, *pending]))
         if not new and not pending:
             wider = (

@@ -39,7 +39,9 @@ _WRITTEN_MODULES = {
     "re": re.compile(r"\bre\.escape\("),
     "copy": re.compile(r"\bcopy\.(?:copy|deepcopy)\("),
     "pickle": re.compile(r"\bpickle\.loads\(pickle\.dumps\("),
+    "os": re.compile(r"\bos\.environ\b"),
 }
+_FIXTURE_TYPES = {"monkeypatch": "pytest.MonkeyPatch"}
 _ROUND_TRIP_NAMES = {
     "__copy__": "copy",
     "__deepcopy__": "deepcopy",
@@ -48,10 +50,12 @@ _ROUND_TRIP_NAMES = {
 
 @dataclass(frozen=True)
 class WrittenTest:
-    """One test function: its name and its source lines (without the ``def`` line)."""
+    """One test function: its name and its source lines (without the ``def`` line), and
+    the pytest fixtures it asks for (``monkeypatch``, for a variable it sets)."""
 
     name: str
     body: tuple[str, ...]
+    fixtures: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -113,7 +117,9 @@ def write_module(
     stdlib = [f"import {name}" for name in sorted(modules)]
     if style is UNITTEST:
         stdlib.append("import unittest")
-    uses_pytest = style is PYTEST and any(r.outcome.kind == "raise" for r in kept)
+        stdlib += ["import unittest.mock"] if "unittest.mock." in body else []
+    fixtures = any(t.fixtures for _, t in tests)
+    uses_pytest = style is PYTEST and (fixtures or any(r.outcome.kind == "raise" for r in kept))
     third = ["import pytest"] if uses_pytest else []
     elsewhere = {name for name in imports if ":" in name}  # ``home:Name``, not the module's
     imports -= elsewhere
@@ -178,7 +184,9 @@ def _compiles(test: WrittenTest) -> bool:
 def _pytest_functions(tests: Sequence[tuple[str, WrittenTest]]) -> list[str]:
     lines: list[str] = []
     for _, test in tests:
-        lines += ["", f"def {test.name}() -> None:", *(f"    {line}" for line in test.body), ""]
+        params = ", ".join(f"{name}: {_FIXTURE_TYPES[name]}" for name in test.fixtures)
+        lines += ["", f"def {test.name}({params}) -> None:"]
+        lines += [*(f"    {line}" for line in test.body), ""]
     return lines
 
 
@@ -224,7 +232,31 @@ def _test(
     instance = setup[0].split(" = ")[0] if setup else ""
     effects = [_compare(style, f"{instance}.{name}", text) for name, text in outcome.after]
     body = [*setup, *checks, *effects]
-    return WrittenTest(_unique_name(call, outcome, names), tuple(body))
+    name = _unique_name(call, outcome, names)
+    if not call.env:
+        return WrittenTest(name, tuple(body))
+    if style is PYTEST:  # the variables first, as ``monkeypatch`` sets them
+        return WrittenTest(name, (*_monkeypatched(call.env), *body), ("monkeypatch",))
+    return WrittenTest(name, _patched_environ(call.env, body))
+
+
+def _monkeypatched(env: Sequence[tuple[str, str | None]]) -> list[str]:
+    return [
+        f"monkeypatch.delenv({name!r}, raising=False)"
+        if value is None
+        else f"monkeypatch.setenv({name!r}, {value!r})"
+        for name, value in env
+    ]
+
+
+def _patched_environ(env: Sequence[tuple[str, str | None]], body: Sequence[str]) -> tuple[str, ...]:
+    """A unittest body run with the variables set: ``unittest.mock.patch.dict`` puts
+    ``os.environ`` back as it was, a variable popped inside it too."""
+    values = {name: value for name, value in env if value is not None}
+    patched = f"os.environ, {values!r}" if values else "os.environ"
+    popped = [f"os.environ.pop({name!r}, None)" for name, value in env if value is None]
+    inner = [*popped, *body]
+    return (f"with unittest.mock.patch.dict({patched}):", *(f"    {line}" for line in inner))
 
 
 def public_homes(module: str, source: str, package_source: str | None = None) -> dict[str, str]:
@@ -439,6 +471,7 @@ def _unique_name(call: Call, outcome: Outcome, names: set[str]) -> str:
         parts[-1] = _ROUND_TRIP_NAMES.get(parts[-1], "pickle_round_trip")
     target = "_".join(part.strip("_") for part in parts)  # Money.__add__: money_add
     base = f"test_{_snake(target)}_{_after(call.before)}{_scenario(call, outcome)}"
+    base += _environment(call.env)
     name = base
     if name in names:
         name = f"{base}_with_{_slug(', '.join(call.args + tuple(v for _, v in call.kwargs)))}"
@@ -447,6 +480,16 @@ def _unique_name(call: Call, outcome: Outcome, names: set[str]) -> str:
         name, counter = f"{base}_{counter}", counter + 1
     names.add(name)
     return name
+
+
+def _environment(env: Sequence[tuple[str, str | None]]) -> str:
+    """``_when_no_color_is_1``, ``_when_term_is_empty``, ``_when_ci_unset``: the
+    variables a test sets, in its name."""
+    said = [
+        f"{_slug(name)}_unset" if value is None else f"{_slug(name)}_is_{_slug(value) or 'empty'}"
+        for name, value in env
+    ]
+    return f"_when_{'_and_'.join(said)}" if said else ""
 
 
 def _after(steps: Sequence[Step]) -> str:

@@ -32,6 +32,7 @@ import importlib
 import io
 import itertools
 import json
+import os
 import pickle
 import random
 import signal
@@ -202,6 +203,7 @@ def run_call(
 
     signal.signal(signal.SIGALRM, alarm)
     signal.setitimer(signal.ITIMER_REAL, timeout)
+    saved = set_environment(call.get("env") or ())
     try:
         func, instance = resolve(module, call)
         args = [literal(a, module) for a in call["args"]]
@@ -229,7 +231,22 @@ def run_call(
         outcome = describe_error(exc)
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
+        set_environment(saved)
     return {"arcs": sorted(tracer.arcs), "outcome": outcome}
+
+
+def set_environment(pairs: Any) -> list[list[Any]]:
+    """Set each ``[name, value]`` in ``os.environ`` (a value of None unsets it), as a test's
+    ``monkeypatch`` does; returns the pairs that put back what was there."""
+    saved = []
+    for name, value in pairs:
+        saved.append([name, os.environ.get(name)])
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
+    saved.reverse()  # a name set twice is put back to what it was first
+    return saved
 
 
 def in_child(module: Any, call: dict[str, Any], timeout: float) -> dict[str, Any]:

@@ -389,3 +389,37 @@ def test_an_instance_returned_by_an_operator_is_called_and_combined(tmp_path: Pa
     for line in (11, 26, 30, 36):
         assert line not in suite.missing_lines, (line, suite.source)
     assert "__call__" not in suite.source and "__and__" not in suite.source
+
+
+COLOURS = '''\
+"""Colour codes for a terminal, unless the environment says otherwise."""
+
+import os
+
+
+def can_colour(tty: bool) -> bool:
+    if "NO_COLOR" in os.environ:
+        return False
+    if os.environ.get("FORCE_COLOR", "").lower() in ("yes", "always"):
+        return True
+    if os.getenv("TERM") == "dumb":
+        return False
+    return tty
+
+
+def paint(text: str, code: int, tty: bool = True) -> str:
+    if not can_colour(tty):
+        return text
+    return f"\\033[{code}m{text}\\033[0m"
+'''
+
+
+def test_branches_on_environment_variables_are_tested_with_monkeypatch(tmp_path: Path) -> None:
+    """Each variable read at run time is set (``NO_COLOR`` to anything, ``FORCE_COLOR`` to
+    a value it is compared with, ``TERM`` to ``dumb``) by ``monkeypatch`` in the test, so
+    the branches behind them (lines 8, 10, 12) run; the suite passes run after run."""
+    suite = generated_and_run(tmp_path, "colours", COLOURS, runs=2)
+    for line in (8, 10, 12):
+        assert line not in suite.missing_lines, (line, suite.source)
+    assert "monkeypatch: pytest.MonkeyPatch" in suite.source
+    assert 'monkeypatch.setenv("TERM", "dumb")' in suite.source
