@@ -423,9 +423,21 @@ def _assertions(
     lines = [f"result = {value}"]
     if outcome.state:
         return lines + [_compare(style, f"result.{name}", text) for name, text in outcome.state]
-    if outcome.type_module in (_BUILTINS, module.module) and "." not in outcome.type:
+    if _importable_type(outcome, module):
         return [*lines, style.instance.format("result", _type_name(outcome, module, imports))]
     return [*lines, style.equal.format("type(result).__name__", repr(outcome.type))]
+
+
+def _importable_type(outcome: Outcome, module: Names) -> bool:
+    """Whether a test can name the returned value's type: a class of the module's own, or
+    a builtin one (``dict``), not one the builtins do not bind (``generator``)."""
+    if "." in outcome.type:
+        return False
+    if outcome.type_module == module.module:
+        return True
+    return outcome.type_module == _BUILTINS and isinstance(
+        getattr(builtins, outcome.type, None), type
+    )
 
 
 def _reads_attribute(expr: str) -> bool:
@@ -503,7 +515,7 @@ def _scenario(call: Call, outcome: Outcome) -> str:
         return "value"
     if outcome.kind == "raise":
         return f"raises_{_snake(outcome.type.split('.')[-1])}"
-    if call.target[:1].isupper() and "." not in call.target:
+    if "." not in call.target and outcome.type == call.target:  # a class, not ``Parse()``
         return "builds"
     if not outcome.literal:
         return f"returns_{_snake(outcome.type.split('.')[-1])}"

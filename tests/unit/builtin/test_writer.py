@@ -601,3 +601,29 @@ def test_a_method_on_an_instance_another_call_returns() -> None:
     assert "    assert (entry == Entry('a', '1')) is True\n" in source
     assert "        _ = entry.value\n" in source
     ast.parse(source)
+
+
+def test_a_type_the_builtins_do_not_bind_is_asserted_by_name() -> None:
+    """``isinstance(result, generator)`` would be a NameError: ``generator`` is no builtin."""
+    source = write_module(
+        "streams",
+        [
+            obj(Call("lines", ("'a'",)), "generator", module="builtins"),
+            obj(Call("table", ("'a'",)), "dict", module="builtins"),
+        ],
+    )
+    assert "    assert type(result).__name__ == 'generator'\n" in source
+    assert "    assert isinstance(result, dict)\n" in source
+    assert "generator)" not in source
+
+
+def test_a_function_named_with_a_capital_is_not_named_like_a_class() -> None:
+    source = write_module(
+        "shapes",
+        [
+            returned(Call("Area", ("2",)), "4"),
+            obj(Call("Box", ("2",)), "Box"),
+        ],
+    )
+    assert "def test_area_returns_4()" in source
+    assert "def test_box_builds()" in source
