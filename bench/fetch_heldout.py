@@ -10,6 +10,8 @@ bench/heldout3_targets.tsv is the third, chosen after the first two were measure
 fetch it the same way, e.g. ``--pins bench/heldout3_targets.tsv bench-targets-heldout3``.
 bench/heldout4_targets.tsv is the fourth, chosen after the first three were measured and studied,
 before the generator changed again: ``--pins bench/heldout4_targets.tsv bench-targets-heldout4``.
+bench/heldout5_targets.tsv is the fifth, chosen after the first four were measured and studied,
+before the generator changed again: ``--pins bench/heldout5_targets.tsv bench-targets-heldout5``.
 
 Each pinned sdist is fetched with this interpreter's pip into DEST/sdist (kept when its sha256
 already matches), checked against its pin and unpacked into DEST/src. Then DEST/targets.tsv is
