@@ -165,7 +165,11 @@ def _written(
     kept.sort(key=lambda r: first_seen[r.call.target.split(".")[0]])  # grouped by function or class
     names: set[str] = set()
     imports: set[str] = set()
-    tests = [(r.call.target.split(".")[0], _test(module, r, names, imports, style)) for r in kept]
+    # what the tests import from the module: no instance is named so as to hide one
+    taken = frozenset(r.call.target.split(".")[0] for r in kept)
+    tests = [
+        (r.call.target.split(".")[0], _test(module, r, names, imports, style, taken)) for r in kept
+    ]
     compiles = [_compiles(test) for _, test in tests]  # one odd value never costs the suite
     kept = [r for r, ok in zip(kept, compiles, strict=True) if ok]
     tests = [pair for pair, ok in zip(tests, compiles, strict=True) if ok]
@@ -206,7 +210,12 @@ def _test_cases(tests: Sequence[tuple[str, WrittenTest]]) -> list[str]:
 
 
 def _test(
-    module: Names, result: CallResult, names: set[str], imports: set[str], style: Style
+    module: Names,
+    result: CallResult,
+    names: set[str],
+    imports: set[str],
+    style: Style,
+    taken: frozenset[str] = frozenset(),
 ) -> WrittenTest:
     call, outcome = result.call, result.outcome
     imports.add(call.target.split(".")[0])
@@ -219,7 +228,7 @@ def _test(
         *(v for step in call.before for v in (*step.args, *(v for _, v in step.kwargs))),
     ]
     imports.update(name for source in sources for name in module_names(source))
-    setup, expr = _call_expression(call)
+    setup, expr = _call_expression(call, taken)
     statement = call.target.split(".")[-1] in STATEMENTS and call.on_instance
     if (statement and outcome.kind == "return") or (
         outcome.after and outcome.repr == "None" and outcome.literal
@@ -314,7 +323,7 @@ def module_names(source: str) -> set[str]:
     return {n for n in names - bound if not hasattr(builtins, n)}
 
 
-def _call_expression(call: Call) -> tuple[list[str], str]:
+def _call_expression(call: Call, taken: frozenset[str] = frozenset()) -> tuple[list[str], str]:
     """Lines that build the instance (for a method), and the call itself."""
     arguments = _arguments(call.args, call.kwargs)
     parts = call.target.split(".")
@@ -326,7 +335,8 @@ def _call_expression(call: Call) -> tuple[list[str], str]:
         return [], f"{call.target}({arguments})"
     init = ", ".join([*(call.init_args or ()), *(f"{k}={v}" for k, v in call.init_kwargs)])
     steps = [_arguments(step.args, step.kwargs) for step in call.before]
-    instance = _instance_name(parts[0], ", ".join([init, call.via or "", arguments, *steps]))
+    words = ", ".join([init, call.via or "", arguments, *steps, *taken])
+    instance = _instance_name(parts[0], words)
     built = call.via if call.via is not None else f"{parts[0]}({init})"
     setup = [f"{instance} = {built}"]
     setup += [method_call(instance, step) for step in call.before]  # state first: a sequence

@@ -627,3 +627,15 @@ def test_a_function_named_with_a_capital_is_not_named_like_a_class() -> None:
     )
     assert "def test_area_returns_4()" in source
     assert "def test_box_builds()" in source
+
+
+def test_an_instance_is_not_named_like_a_function_the_tests_import() -> None:
+    source = write_module(
+        "filters",
+        [
+            obj(Call("field", ("'a'",)), "Field", module="filters"),
+            returned(Call("Field.size", ("1",), init_args=("''",)), "2"),
+        ],
+    )
+    assert "    field_ = Field('')\n    assert field_.size(1) == 2\n" in source
+    assert "    field = " not in source
