@@ -32,6 +32,7 @@ import importlib
 import io
 import itertools
 import json
+import keyword
 import os
 import pickle
 import random
@@ -179,6 +180,24 @@ def public_state(value: Any) -> dict[str, str]:
     }
 
 
+def read_back(module: Any, instance: Any, call: dict[str, Any]) -> dict[str, str]:
+    """After ``box.size = 3``: the attribute read back, when its value is a literal. An
+    object keeping its attributes elsewhere than in its ``__dict__`` (a mapping read
+    through ``__getattr__``) shows nothing in ``public_state``."""
+    if not call["target"].endswith(".__setattr__") or not call["args"]:
+        return {}
+    try:
+        name = literal(call["args"][0], module)
+        if not isinstance(name, str) or not name.isidentifier() or keyword.iskeyword(name):
+            return {}
+        if name.startswith("_"):
+            return {}
+        value = getattr(instance, name)
+    except Exception:
+        return {}
+    return {name: repr(value)} if is_literal(value) else {}
+
+
 def describe_error(exc: BaseException) -> dict[str, Any]:
     """A raised exception: its type and first message line."""
     message = str(exc)
@@ -222,7 +241,7 @@ def run_call(
             sys.settrace(None)
         outcome = describe_value(value)
         if instance is not None:  # what the method left in the object
-            outcome["after"] = public_state(instance)
+            outcome["after"] = {**public_state(instance), **read_back(module, instance, call)}
     except CallTimeout:
         outcome = {"kind": "timeout"}
     except StepFailed as exc:  # never asserted on (only returns and raises are)

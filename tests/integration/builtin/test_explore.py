@@ -664,3 +664,20 @@ def test_attribute_syntax_round_trips_and_returned_instances_run_as_a_test_runs_
     assert (size.repr, returned.repr) == ("1", "'v'")  # on what ``load('k=v')`` returned
     assert all(r.deterministic for r in results)
     assert (-24, 26) in results[5].arcs  # the property ran, traced
+
+
+def test_an_attribute_set_is_read_back_when_the_instance_keeps_it_elsewhere(
+    tmp_path: Path,
+) -> None:
+    """``record.a = 1`` stores an item, not an attribute: ``vars(record)`` is empty, so
+    only reading ``record.a`` back tells what the statement did."""
+    project, module = sample(tmp_path, "records.py", RECORDS)
+    calls = [
+        Call("Record.__setattr__", ("'a'", "1"), init_args=()),
+        Call("Record.__setattr__", ("'b'", "Record()"), init_args=()),  # not a literal
+        Call("Record.__setattr__", ("'_c'", "1"), init_args=()),  # private
+    ]
+    results = run_calls(project, module, calls, python=PY, sandbox=Sandbox(project, LIMITS))
+    stored, an_object, private = (r.outcome for r in results)
+    assert (stored.kind, stored.after) == ("return", (("a", "1"),))
+    assert an_object.after == () and private.after == ()
