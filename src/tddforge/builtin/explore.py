@@ -107,6 +107,7 @@ class Outcome:
     message: str = ""
     state: tuple[tuple[str, str], ...] = ()  # a non-literal value's public literal attributes
     after: tuple[tuple[str, str], ...] = ()  # a method's instance: its public literal attributes
+    taken: int = 0  # a generator that yields more: only its first ``taken`` items were taken
 
     def same_as(self, other: Outcome | None) -> bool:
         """The same behaviour; a non-literal value's repr (``<X at 0x…>``) does not count."""
@@ -322,7 +323,7 @@ def _merged(
 
 
 def _outcome(raw: dict[str, Any]) -> Outcome:
-    fields = ("kind", "type", "type_module", "repr", "literal", "message")
+    fields = ("kind", "type", "type_module", "repr", "literal", "message", "taken")
     state = tuple(sorted(raw.get("state", {}).items()))
     after = tuple(sorted(raw.get("after", {}).items()))
     return Outcome(**{k: raw[k] for k in fields if k in raw}, state=state, after=after)

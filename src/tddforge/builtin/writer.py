@@ -40,6 +40,7 @@ _WRITTEN_MODULES = {
     "copy": re.compile(r"\bcopy\.(?:copy|deepcopy)\("),
     "pickle": re.compile(r"\bpickle\.loads\(pickle\.dumps\("),
     "os": re.compile(r"\bos\.environ\b"),
+    "itertools": re.compile(r"\bitertools\.islice\("),
 }
 _FIXTURE_TYPES = {"monkeypatch": "pytest.MonkeyPatch"}
 _ROUND_TRIP_NAMES = {
@@ -423,11 +424,17 @@ def _assertions(
 ) -> list[str]:
     if outcome.kind == "raise":
         exc = _type_name(outcome, module, imports)
-        line = f"    _ = {expr}" if _reads_attribute(expr) else f"    {expr}"  # not a bare read
+        if consume:  # a generator raises as it is consumed, not when called
+            line = f"    list({expr})"
+        else:  # not a bare read
+            line = f"    _ = {expr}" if _reads_attribute(expr) else f"    {expr}"
         if outcome.message:
             return [style.raises_matching.format(exc, _pattern(outcome.message)), line]
         return [style.raises.format(exc), line]
-    value = f"list({expr})" if consume else expr
+    if consume and outcome.taken:  # an endless generator: its first items, as the run took
+        value = f"list(itertools.islice({expr}, {outcome.taken}))"
+    else:
+        value = f"list({expr})" if consume else expr
     if outcome.literal:
         return [_compare(style, value, outcome.repr)]
     lines = [f"result = {value}"]

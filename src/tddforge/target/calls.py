@@ -235,11 +235,16 @@ def run_call(
                 value = func() if instance is not None else func
             else:
                 value = func(*args, **kwargs)
-            if call.get("consume"):
-                value = list(itertools.islice(value, MAX_ITEMS))
+            taken = 0
+            if call.get("consume"):  # one item past the cap tells an endless generator
+                value = list(itertools.islice(value, MAX_ITEMS + 1))
+                if len(value) > MAX_ITEMS:
+                    value, taken = value[:MAX_ITEMS], MAX_ITEMS
         finally:
             sys.settrace(None)
         outcome = describe_value(value)
+        if taken:  # a test must take as many, or never end
+            outcome["taken"] = taken
         if instance is not None:  # what the method left in the object
             outcome["after"] = {**public_state(instance), **read_back(module, instance, call)}
     except CallTimeout:

@@ -681,3 +681,37 @@ def test_an_attribute_set_is_read_back_when_the_instance_keeps_it_elsewhere(
     stored, an_object, private = (r.outcome for r in results)
     assert (stored.kind, stored.after) == ("return", (("a", "1"),))
     assert an_object.after == () and private.after == ()
+
+
+GENERATORS = """\
+import itertools
+
+
+def naturals(start):
+    yield from itertools.count(start)
+
+
+def pairs(items):
+    if not items:
+        raise ValueError("no items")
+    for i in range(0, len(items), 2):
+        if i + 1 == len(items):
+            raise ValueError("odd")
+        yield items[i], items[i + 1]
+"""
+
+
+def test_an_endless_generator_is_taken_up_to_the_cap_and_one_raising_late_raises(
+    tmp_path: Path,
+) -> None:
+    project, module = sample(tmp_path, "gens.py", GENERATORS)
+    calls = [
+        Call("naturals", ("5",), consume=True),
+        Call("pairs", ("[1, 2, 3]",), consume=True),  # raises at its second item
+        Call("pairs", ("[1, 2]",), consume=True),
+    ]
+    results = run_calls(project, module, calls, python=PY, sandbox=Sandbox(project, LIMITS))
+    endless, odd, even = (r.outcome for r in results)
+    assert endless.taken == 1000 and endless.repr.startswith("[5, 6, 7,")
+    assert (odd.kind, odd.type, odd.message) == ("raise", "ValueError", "odd")
+    assert (even.repr, even.taken) == ("[(1, 2)]", 0)  # it ended: all of it

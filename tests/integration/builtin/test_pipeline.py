@@ -423,3 +423,16 @@ def test_branches_on_environment_variables_are_tested_with_monkeypatch(tmp_path:
         assert line not in suite.missing_lines, (line, suite.source)
     assert "monkeypatch: pytest.MonkeyPatch" in suite.source
     assert 'monkeypatch.setenv("TERM", "dumb")' in suite.source
+
+
+def test_generators_raising_late_or_never_ending_get_tests_that_pass_and_end(
+    tmp_path: Path,
+) -> None:
+    """A generator raises as it is consumed, so its test consumes it inside
+    ``pytest.raises``; an endless one is taken only as far as the run took it."""
+    from tests.integration.builtin.test_explore import GENERATORS
+
+    suite = generated_and_run(tmp_path, "gens", GENERATORS, runs=2)
+    assert "itertools.islice(naturals(" in suite.source
+    assert "list(pairs(" in suite.source and "odd" in suite.source
+    assert 13 not in suite.missing_lines, suite.source  # raise ValueError("odd")

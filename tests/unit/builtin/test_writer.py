@@ -639,3 +639,19 @@ def test_an_instance_is_not_named_like_a_function_the_tests_import() -> None:
     )
     assert "    field_ = Field('')\n    assert field_.size(1) == 2\n" in source
     assert "    field = " not in source
+
+
+def test_a_generator_is_consumed_where_it_raises_and_an_endless_one_only_as_far_as_taken() -> None:
+    endless = Outcome("return", "list", "builtins", repr="[5, 6]", literal=True, taken=2)
+    source = write_module(
+        "gens",
+        [
+            raised(Call("pairs", ("[1, 2, 3]",), consume=True), "ValueError", "odd"),
+            CallResult(Call("naturals", ("5",), consume=True), frozenset(), endless, True),
+        ],
+    )
+    assert "    with pytest.raises(ValueError, match='odd'):\n        list(pairs([1, 2, 3]))\n" in (
+        source
+    )
+    assert "import itertools\n" in source
+    assert "    assert list(itertools.islice(naturals(5), 2)) == [5, 6]\n" in source
