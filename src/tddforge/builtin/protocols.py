@@ -15,14 +15,14 @@ and not only with literals. An instance returned by a call on another instance
 
 from __future__ import annotations
 
-import ast
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import replace
 from itertools import zip_longest
 
 from tddforge.builtin.discover import CallableInfo, ModuleInfo
 from tddforge.builtin.explore import Call, CallResult, Step
-from tddforge.builtin.writer import method_call
+from tddforge.builtin.values import literal_value
+from tddforge.builtin.writer import call_arguments, method_call
 from tddforge.target.probe import ROUND_TRIPS, STATEMENTS
 
 COMPARISONS = frozenset({"__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__"})
@@ -57,17 +57,15 @@ def call_source(call: Call) -> str | None:
     environment variable set, or a text longer than ``MAX_SOURCE``."""
     if call.consume or call.before or call.env or (call.attribute and not call.on_instance):
         return None
-    arguments = ", ".join([*call.args, *(f"{k}={v}" for k, v in call.kwargs)])
     if not call.on_instance:
-        return f"{call.target}({arguments})"
+        return f"{call.target}({call_arguments(call.args, call.kwargs)})"
     owner, _, member = call.target.partition(".")
     if member in STATEMENTS or member in ROUND_TRIPS:
         return None
     if call.via is not None:
         base = call.via
     else:
-        init = ", ".join([*(call.init_args or ()), *(f"{k}={v}" for k, v in call.init_kwargs)])
-        base = f"{owner}({init})"
+        base = f"{owner}({call_arguments(call.init_args or (), call.init_kwargs)})"
     if call.attribute:
         source = f"{base}.{member}"
     else:
@@ -109,15 +107,8 @@ def returned_instances(
 
 def _source_rank(result: CallResult) -> tuple[bool, bool]:
     call = result.call
-    return call.on_instance, not all(map(_is_literal, [*call.args, *(v for _, v in call.kwargs)]))
-
-
-def _is_literal(source: str) -> bool:
-    try:
-        ast.literal_eval(source)
-    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-        return False
-    return True
+    sources = [*call.args, *(v for _, v in call.kwargs)]
+    return call.on_instance, any(literal_value(source) is None for source in sources)
 
 
 def calls_on_returned(

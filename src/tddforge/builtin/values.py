@@ -208,7 +208,7 @@ def candidates(
         return ()
     hint = parse_hint(param.annotation)
     found: list[Value] = []
-    default = _literal(param.default) if param.default_is_literal else None
+    default = literal_value(param.default) if param.default_is_literal else None
     if default is not None:
         found.append(Value(default[0], "default"))
     if hint is not None and _file_type(hint):  # a file: the texts it could hold
@@ -390,7 +390,7 @@ def _same(value: object, member: object) -> bool:
     return type(value) is type(member) and value == member
 
 
-def _literal(source: str | None) -> tuple[object] | None:
+def literal_value(source: str | None) -> tuple[object] | None:
     """The value ``source`` writes, boxed, or None when it is not a literal (``inf``)."""
     if source is None:
         return None

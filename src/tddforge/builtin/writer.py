@@ -326,7 +326,7 @@ def module_names(source: str) -> set[str]:
 
 def _call_expression(call: Call, taken: frozenset[str] = frozenset()) -> tuple[list[str], str]:
     """Lines that build the instance (for a method), and the call itself."""
-    arguments = _arguments(call.args, call.kwargs)
+    arguments = call_arguments(call.args, call.kwargs)
     parts = call.target.split(".")
     if call.attribute and not call.on_instance:  # the module's data, read: ``PLURALS``
         return [], call.target
@@ -335,7 +335,7 @@ def _call_expression(call: Call, taken: frozenset[str] = frozenset()) -> tuple[l
     if not call.on_instance:  # static or class method
         return [], f"{call.target}({arguments})"
     init = ", ".join([*(call.init_args or ()), *(f"{k}={v}" for k, v in call.init_kwargs)])
-    steps = [_arguments(step.args, step.kwargs) for step in call.before]
+    steps = [call_arguments(step.args, step.kwargs) for step in call.before]
     words = ", ".join([init, call.via or "", arguments, *steps, *taken])
     instance = _instance_name(parts[0], words)
     built = call.via if call.via is not None else f"{parts[0]}({init})"
@@ -346,7 +346,7 @@ def _call_expression(call: Call, taken: frozenset[str] = frozenset()) -> tuple[l
     return setup, method_call(instance, Step(parts[1], call.args, call.kwargs))
 
 
-def _arguments(args: Sequence[str], kwargs: Sequence[tuple[str, str]]) -> str:
+def call_arguments(args: Sequence[str], kwargs: Sequence[tuple[str, str]]) -> str:
     return ", ".join([*args, *(f"{k}={v}" for k, v in kwargs)])
 
 
@@ -358,13 +358,13 @@ def method_call(instance: str, step: Step) -> str:
         value = f" = {step.args[1]}" if step.method == "__setattr__" else ""
         return f"{'del ' if step.method == '__delattr__' else ''}{instance}.{name}{value}"
     if step.method == CALL:  # ``query(document)``, not ``query.__call__(document)``
-        return f"{instance}({_arguments(step.args, step.kwargs)})"
+        return f"{instance}({call_arguments(step.args, step.kwargs)})"
     if step.method in OPERATORS and not step.kwargs:
         template, args = OPERATORS[step.method], list(step.args)
         if "{self}[{0}]" in template:  # ``box[0:2]``, not ``box[slice(0, 2)]``
             args[0] = _as_slice(args[0])
         return template.format(*args, self=instance)
-    return f"{instance}.{step.method}({_arguments(step.args, step.kwargs)})"
+    return f"{instance}.{step.method}({call_arguments(step.args, step.kwargs)})"
 
 
 def _attribute_name(step: Step) -> str | None:

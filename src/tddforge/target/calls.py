@@ -190,7 +190,7 @@ def read_back(module: Any, instance: Any, call: dict[str, Any]) -> dict[str, str
         name = literal(call["args"][0], module)
         if not isinstance(name, str) or not name.isidentifier() or keyword.iskeyword(name):
             return {}
-        if name.startswith("_"):
+        if name.startswith("_"):  # private: not asserted on
             return {}
         value = getattr(instance, name)
     except Exception:
