@@ -19,6 +19,7 @@ from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 
 from tddforge.builtin.explore import Call, CallResult, Step
+from tddforge.builtin.values import literal_value
 from tddforge.target.probe import OPERATORS, STATEMENTS
 
 #: Methods of the builtin containers (and ``deque``) that change the receiver.
@@ -55,6 +56,10 @@ PER_METHOD = 4  # prefixes tried per method
 CALLS_PER_METHOD = 8  # calls planned per method, over its prefixes
 STEPS_PER_METHOD = 3  # distinct argument lists of one state-changing method used as steps
 MAX_CHAINS = 4  # chains of steps seen working, per class, tried first as prefixes
+#: Offsets given, step by step, to the value every step of a kind shares: a shuffled
+#: rise (a heap's pop then moves its last entry down past a smaller right child), then
+#: a fall (each push moves up past its parent).
+ORDERS = ((0, 2, 1, 3), (3, 2, 1, 0))
 
 
 def state_changers(source: str) -> dict[str, frozenset[str]]:
@@ -221,8 +226,9 @@ def plan_sequences(
     seen (and the first seen returning, when that one raised). A method gets at
     most ``per_method`` prefixes (see ``prefixes_for``) and ``CALLS_PER_METHOD``
     calls not in ``tried``: after each prefix, its call, the call given the last
-    step's first argument (``get("a")`` after ``put("a", 1)``), and its returning call.
-    ``planned`` (class → the steps its sequences were last planned from): a class is
+    step's first argument (``get("a")`` after ``put("a", 1)``), and its returning call;
+    besides, two calls after each of ``varied_prefixes`` (the steps' shared values made
+    to differ). ``planned`` (class → the steps its sequences were last planned from): a class is
     planned again only once more of its steps have been seen returning, as calls that
     failed in the first rounds start to work in later ones.
     """
@@ -230,6 +236,7 @@ def plan_sequences(
     found: list[Call] = []
     for owner, kinds in steps.items():
         worked = chains.get(owner, [])
+        varied = [prefix for own in kinds.values() for prefix in varied_prefixes(own)]
         if planned is not None and set(planned.get(owner, ())) == _known(kinds, worked):
             continue  # nothing new to start from
         for index, (method, targets) in enumerate(calls[owner].items()):
@@ -239,6 +246,8 @@ def plan_sequences(
             sequences = [c for prefix in prefixes for c in _with_prefix(targets, prefix)]
             fresh = [c for c in dict.fromkeys(sequences) if c not in tried]
             found += fresh[:CALLS_PER_METHOD]
+            for prefix in varied:  # besides: its first two calls after each
+                found += [c for c in _with_prefix(targets, prefix) if c not in tried][:2]
     return list(dict.fromkeys(found))
 
 
@@ -346,6 +355,75 @@ def prefixes_for(
     turns = itertools.zip_longest(*groups)
     ordered = own + [prefix for turn in turns for prefix in turn if prefix]
     return list(dict.fromkeys(ordered))
+
+
+def varied_prefixes(steps: Sequence[Step]) -> list[tuple[Step, ...]]:
+    """Prefixes of ``len(ORDERS[0])`` steps of one kind in which the values all of
+    ``steps`` share (a number or a string, in the same place) differ step by step, in
+    each of ``ORDERS``: ``push("a", 1)``, ``push("b", 3)``, ``push("a", 2)``, ... .
+
+    A heap, a ranking or a running maximum fed the same priority at every step never
+    reorders anything; the steps seen returning often share one (the first value that
+    worked). Values that already differ are kept, the steps taken in turn."""
+    if not steps:
+        return []
+    shared = _shared_places(steps)
+    if not shared:
+        return []
+    prefixes = []
+    for order in ORDERS:
+        prefix = []
+        for index, offset in enumerate(order):
+            step = steps[index % len(steps)]
+            args = tuple(
+                _shifted(arg, offset) if index_ in shared else arg
+                for index_, arg in enumerate(step.args)
+            )
+            kwargs = tuple(
+                (name, _shifted(value, offset) if name in shared else value)
+                for name, value in step.kwargs
+            )
+            prefix.append(Step(step.method, args, kwargs))
+        prefixes.append(tuple(prefix))
+    return prefixes
+
+
+def _shared_places(steps: Sequence[Step]) -> set[int | str]:
+    """The argument places (positions and keywords) holding one number or string in
+    every step."""
+    first = steps[0]
+    places: list[tuple[int | str, str]] = [*enumerate(first.args), *first.kwargs]
+    shared: set[int | str] = set()
+    for place, source in places:
+        boxed = literal_value(source)
+        if boxed is None or not _variable(boxed[0]):
+            continue
+        if all(_at(step, place) == source for step in steps[1:]):
+            shared.add(place)
+    return shared
+
+
+def _at(step: Step, place: int | str) -> str | None:
+    if isinstance(place, int):
+        return step.args[place] if place < len(step.args) else None
+    return dict(step.kwargs).get(place)
+
+
+def _variable(value: object) -> bool:
+    return isinstance(value, (int, float, str)) and not isinstance(value, bool)
+
+
+def _shifted(source: str, offset: int) -> str:
+    """``source``'s value moved ``offset`` up: a number plus it, a string suffixed."""
+    if offset == 0:
+        return source
+    boxed = literal_value(source)
+    if boxed is None:
+        return source
+    value = boxed[0]
+    if isinstance(value, str):
+        return repr(value + str(offset))
+    return repr(value + offset) if isinstance(value, (int, float)) else source
 
 
 def _rotated(items: Sequence[tuple[Step, ...]], offset: int) -> list[tuple[Step, ...]]:

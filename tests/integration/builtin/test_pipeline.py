@@ -161,6 +161,48 @@ def test_a_stateful_class_is_tested_through_call_sequences(tmp_path: Path) -> No
     assert "_after_put_" in suite.source  # ``test_bounded_cache_put_after_put_returns_none``
 
 
+RANKING = '''\
+"""Scores kept in a binary heap, lowest first."""
+
+
+class Ranking:
+    def __init__(self) -> None:
+        self._heap: list[tuple[float, str]] = []
+
+    def add(self, name: str, score: float) -> None:
+        self._heap.append((score, name))
+        i = len(self._heap) - 1
+        while i and self._heap[(i - 1) // 2][0] > self._heap[i][0]:
+            parent = (i - 1) // 2
+            self._heap[i], self._heap[parent] = self._heap[parent], self._heap[i]
+            i = parent
+
+    def pop(self) -> str:
+        score, name = self._heap[0]
+        last = self._heap.pop()
+        if self._heap:
+            self._heap[0] = last
+            i = 0
+            while 2 * i + 1 < len(self._heap):
+                child = 2 * i + 1
+                if child + 1 < len(self._heap) and self._heap[child + 1][0] < self._heap[child][0]:
+                    child += 1
+                if self._heap[i][0] <= self._heap[child][0]:
+                    break
+                self._heap[i], self._heap[child] = self._heap[child], self._heap[i]
+                i = child
+        return name
+'''
+
+
+def test_steps_that_store_one_priority_are_also_run_with_distinct_ones(tmp_path: Path) -> None:
+    """Every ``add`` seen returning stores score 1, and a heap fed one score never moves
+    an entry: the same steps with scores rising and falling move entries up on ``add``
+    and down, past the smaller child, on ``pop``."""
+    suite = generated_and_run(tmp_path, "ranking", RANKING)
+    assert (suite.missing_lines, suite.missing_branches) == ((), ()), suite.source
+
+
 SETTINGS = '''\
 """Settings read as attributes, and the entries a parser returns."""
 

@@ -10,11 +10,13 @@ import pytest
 from tddforge.builtin.explore import Call, CallResult, Outcome, Step
 from tddforge.builtin.sequences import (
     CALLS_PER_METHOD,
+    ORDERS,
     can_prefix,
     known_steps,
     plan_sequences,
     prefixes_for,
     state_changers,
+    varied_prefixes,
 )
 from tddforge.builtin.writer import write_module
 
@@ -129,6 +131,51 @@ def test_prefixes_for(
     assert prefixes_for(method, kinds, offset, call) == expected
 
 
+def put(*args: str, **kwargs: str) -> Step:
+    return Step("put", args, tuple(kwargs.items()))
+
+
+@pytest.mark.parametrize(
+    ("steps", "expected"),
+    [
+        # the value both share differs step by step, rising then falling; keys in turn
+        (
+            [put("'a'", "1"), put("'b'", "1")],
+            [
+                [("'a'", "1"), ("'b'", "3"), ("'a'", "2"), ("'b'", "4")],
+                [("'a'", "4"), ("'b'", "3"), ("'a'", "2"), ("'b'", "1")],
+            ],
+        ),
+        # one step: every number and string it holds differs; a string gets a suffix
+        (
+            [put("'k'", "0.5")],
+            [
+                [("'k'", "0.5"), ("'k2'", "2.5"), ("'k1'", "1.5"), ("'k3'", "3.5")],
+                [("'k3'", "3.5"), ("'k2'", "2.5"), ("'k1'", "1.5"), ("'k'", "0.5")],
+            ],
+        ),
+        # a keyword's shared value too
+        (
+            [put("'a'", ttl="-1"), put("'b'", ttl="-1")],
+            [
+                [("'a'", "-1"), ("'b'", "1"), ("'a'", "0"), ("'b'", "2")],
+                [("'a'", "2"), ("'b'", "1"), ("'a'", "0"), ("'b'", "-1")],
+            ],
+        ),
+        ([put("'a'", "1"), put("'b'", "2")], []),  # the values already differ
+        ([put("'a'", "True"), put("'b'", "True")], []),  # a bool is not shifted
+        ([put("len", "[]"), put("str", "[]")], []),  # names and lists are not
+        ([Step("clear")], []),  # nothing to vary
+        ([], []),
+    ],
+)
+def test_varied_prefixes(steps: list[Step], expected: list[list[tuple[str, ...]]]) -> None:
+    found = varied_prefixes(steps)
+    flat = [[(*s.args, *(v for _, v in s.kwargs)) for s in prefix] for prefix in found]
+    assert flat == expected
+    assert all(s.method == steps[0].method for prefix in found for s in prefix)
+
+
 def result(call: Call, kind: str = "return", deterministic: bool = True) -> CallResult:
     return CallResult(call, frozenset(), Outcome(kind), deterministic)
 
@@ -164,9 +211,14 @@ def test_plan_sequences_prefix_the_methods_with_steps_seen_returning() -> None:
     assert {c.target for c in planned} == {"Cache.put", "Cache.get", "Cache.pop"}
     assert all(c.init_args == () and c.before for c in planned)
     assert all(
-        sum(c.target == target for c in planned) <= CALLS_PER_METHOD
+        sum(c.target == target for c in planned) <= CALLS_PER_METHOD + 2 * len(ORDERS)
         for target in ("Cache.put", "Cache.get", "Cache.pop")
     )
+    # both puts store 1: besides, each method runs after puts of 1, 3, 2, 4 and 4, 3, 2, 1
+    rising, falling = varied_prefixes([put_a, put_b])
+    assert [s.args[1] for s in rising] == ["1", "3", "2", "4"]
+    assert Call("Cache.get", ("'z'",), init_args=(), before=rising) in gets
+    assert Call("Cache.pop", (), init_args=(), before=falling) in planned
 
 
 @pytest.mark.parametrize(
