@@ -137,12 +137,7 @@ def env_variants(
     for result in kept:
         if result.call.env or result.call in done:
             continue
-        lines = {line for arc in result.arcs for line in arc if line > 0}
-        names = [
-            read
-            for read in reads.values()
-            if any(first <= line <= last for first, last in read.spans for line in lines)
-        ][:MAX_NAMES]
+        names = _read_by(result, reads)[:MAX_NAMES]
         variants = [
             replace(result.call, env=((read.name, value),))
             for read in names
@@ -150,3 +145,34 @@ def env_variants(
         ]
         calls += variants[:MAX_PER_CALL]
     return list(dict.fromkeys(calls))
+
+
+def isolated(
+    results: Sequence[CallResult], reads: Mapping[str, EnvRead], present: Collection[str]
+) -> list[CallResult]:
+    """``results``, each call that ran a function reading variables it does not set
+    given them as ``unset``: they were unset where it ran (the sandbox's environment
+    holds only ``present``), and its test must not pass or fail with the environment
+    it is run in (``CI=true`` on a CI runner, ``TERM`` in a terminal)."""
+    out = []
+    for result in results:
+        named = {name for name, _ in result.call.env}
+        unset = tuple(
+            read.name
+            for read in _read_by(result, reads)
+            if read.name not in named and read.name not in present
+        )
+        if unset and unset != result.call.unset:
+            result = replace(result, call=replace(result.call, unset=unset))
+        out.append(result)
+    return out
+
+
+def _read_by(result: CallResult, reads: Mapping[str, EnvRead]) -> list[EnvRead]:
+    """The variables read in the functions whose lines ``result``'s call ran."""
+    lines = {line for arc in result.arcs for line in arc if line > 0}
+    return [
+        read
+        for read in reads.values()
+        if any(first <= line <= last for first, last in read.spans for line in lines)
+    ]

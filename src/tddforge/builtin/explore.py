@@ -67,6 +67,9 @@ class Call:
     before: tuple[Step, ...] = ()  # an instance method: what runs on the instance first
     via: str | None = None  # an instance method on what this expression returns (``parse(t)``)
     env: tuple[tuple[str, str | None], ...] = ()  # variables set (None: unset) for the call
+    #: variables its test unsets besides, unnamed: it read them, and they were unset where
+    #: it ran (``environ.isolated``); written only, never sent to the runner
+    unset: tuple[str, ...] = ()
 
     @property
     def on_instance(self) -> bool:

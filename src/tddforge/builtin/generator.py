@@ -25,7 +25,7 @@ from tddforge.analysis.static import format_source
 from tddforge.builtin.aliases import type_aliases, with_aliases
 from tddforge.builtin.constants import Constant, mine_constants, with_texts
 from tddforge.builtin.discover import ModuleInfo, discover
-from tddforge.builtin.environ import EnvRead, env_reads
+from tddforge.builtin.environ import EnvRead, env_reads, isolated
 from tddforge.builtin.explore import (
     Call,
     CallResult,
@@ -62,6 +62,7 @@ from tddforge.config import Settings
 from tddforge.cover_contract import CoverTarget, GeneratedSuite
 from tddforge.mutation.mutant import Mutant, apply_mutant
 from tddforge.sandbox import Limits, Sandbox
+from tddforge.sandbox.sandbox import BASE_ENV
 from tddforge.types import Progress
 
 SEARCH_SHARE = 0.7  # of the budget; the mutant-directed phase gets the rest
@@ -96,6 +97,7 @@ class BuiltinSuiteGenerator:
         self._kept: list[CallResult] = []
         self._pool: list[CallResult] = []
         self._targeted: set[str] = set()  # mutant ids already aimed at
+        self._environ: dict[str, EnvRead] = {}  # variables the module's functions read
 
     def generate(self, target: CoverTarget) -> GeneratedSuite:
         """Discover, search for new coverage, and write a test per kept call."""
@@ -151,6 +153,7 @@ class BuiltinSuiteGenerator:
             changers=changers,
             environ=environ,
         )
+        self._environ = environ
         self._kept = smallest_cover(found.kept, target.source)
         # the calls the cover left out reached something new when found: aimed at first
         written = {r.call for r in self._kept}
@@ -361,7 +364,8 @@ class BuiltinSuiteGenerator:
 
     def _write(self, target: CoverTarget) -> str:
         homes = public_homes(target.import_name, target.source, _package_init(target))
-        code = write_module(target.import_name, self._kept, target.framework, homes)
+        kept = isolated(self._kept, self._environ, BASE_ENV)  # the variables it ran without
+        code = write_module(target.import_name, kept, target.framework, homes)
         return format_source(code, target.test_path, target.project)
 
 

@@ -243,11 +243,12 @@ def _test(
     effects = [_compare(style, f"{instance}.{name}", text) for name, text in outcome.after]
     body = [*setup, *checks, *effects]
     name = _unique_name(call, outcome, names)
-    if not call.env:
+    env = (*call.env, *((variable, None) for variable in call.unset))
+    if not env:
         return WrittenTest(name, tuple(body))
     if style is PYTEST:  # the variables first, as ``monkeypatch`` sets them
-        return WrittenTest(name, (*_monkeypatched(call.env), *body), ("monkeypatch",))
-    return WrittenTest(name, _patched_environ(call.env, body))
+        return WrittenTest(name, (*_monkeypatched(env), *body), ("monkeypatch",))
+    return WrittenTest(name, _patched_environ(env, body))
 
 
 def _monkeypatched(env: Sequence[tuple[str, str | None]]) -> list[str]:

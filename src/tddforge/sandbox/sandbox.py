@@ -57,6 +57,13 @@ _DRAIN_AFTER_EXIT = 1.0  # seconds to read pipes still held open by an orphan
 _SECRET_MARKERS = ("API_KEY", "TOKEN", "SECRET", "PASSWORD")
 _USED: set[str] = set()  # the backends this process's sandboxes ran with
 
+#: The variables a child may have set whatever it was started with (``_child_env``'s,
+#: and the working directory's ``PWD``, which the confining backends set): the rest of
+#: its environment is what the caller names (``Sandbox(env=...)``, ``extra_env``).
+BASE_ENV = frozenset(
+    {"PATH", "HOME", "TMPDIR", "LANG", "LC_ALL", "PYTHONDONTWRITEBYTECODE", "PYTHONHASHSEED", "PWD"}
+)
+
 
 def used_backends() -> frozenset[str]:
     """The backends the sandboxes of this process were built with (for the one notice)."""
@@ -295,9 +302,9 @@ class Sandbox:
         return SandboxResult(argv, returncode, out, err, timed_out, duration, self.backend)
 
     def _child_env(self, extra: Mapping[str, str]) -> dict[str, str]:
-        """The allow-listed environment; nothing else of ours reaches the child."""
+        """The allow-listed environment (``BASE_ENV``); nothing else of ours reaches the child."""
         home = self._home_dir()
-        env = {
+        env: dict[str, str] = {
             "PATH": os.environ.get("PATH") or os.defpath,
             "HOME": home,
             "TMPDIR": home,

@@ -465,6 +465,11 @@ def test_branches_on_environment_variables_are_tested_with_monkeypatch(tmp_path:
         assert line not in suite.missing_lines, (line, suite.source)
     assert "monkeypatch: pytest.MonkeyPatch" in suite.source
     assert 'monkeypatch.setenv("TERM", "dumb")' in suite.source
+    # each test pins every variable its calls read: it passes whatever the shell has set
+    shell = {"NO_COLOR": "1", "FORCE_COLOR": "always", "TERM": "dumb"}
+    box = Sandbox(tmp_path / "proj", LIMITS, env=shell)
+    run = run_pytest(tmp_path / "proj", python=PY, sandbox=box, timeout=60)
+    assert run.outcomes and {o.outcome for o in run.outcomes} == {"passed"}, run.output
 
 
 def test_generators_raising_late_or_never_ending_get_tests_that_pass_and_end(

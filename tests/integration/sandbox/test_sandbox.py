@@ -18,6 +18,7 @@ import pytest
 from tddforge.errors import SandboxError
 from tddforge.sandbox import Limits, Sandbox, SandboxResult
 from tddforge.sandbox.backend import backend_works, drop_uid
+from tddforge.sandbox.sandbox import BASE_ENV
 
 pytestmark = pytest.mark.integration
 
@@ -55,7 +56,9 @@ def test_environment_is_cleared(backend: str, work: Path, monkeypatch: pytest.Mo
     assert result.returncode == 0, result.stderr
     names = eval(result.stdout)
     assert "OPENAI_API_KEY" not in names and "TDDFORGE_SECRET_THING" not in names
+    # exactly the base, and what the caller named: a variable read but not named is unset
     assert {"PATH", "HOME", "PYTHONHASHSEED", "PYTHONPATH", "FROM_CTOR"} <= set(names)
+    assert set(names) <= BASE_ENV | {"PYTHONPATH", "FROM_CTOR"}
     assert result.backend == backend
 
 

@@ -6,7 +6,7 @@ import ast
 
 import pytest
 
-from tddforge.builtin.environ import BASE_VALUES, EnvRead, env_reads, env_variants
+from tddforge.builtin.environ import BASE_VALUES, EnvRead, env_reads, env_variants, isolated
 from tddforge.builtin.explore import Call, CallResult, Outcome
 from tddforge.builtin.writer import write_module
 
@@ -106,3 +106,56 @@ def test_a_variable_is_set_by_monkeypatch_or_a_patched_environ() -> None:
         "            os.environ.pop('NO_COLOR', None)\n"
         "            self.assertIs(colour(), True)\n"
     ) in cases
+
+
+ISOLATED = [
+    (
+        "a call that ran the reading function unsets what it read",
+        Call("colour"),
+        (4,),
+        ("TERM", "CI"),
+    ),
+    ("not what it sets", Call("colour", env=(("TERM", "dumb"),)), (4,), ("CI",)),
+    ("not what the sandbox itself sets", Call("home"), (21,), ()),
+    ("a call that ran no reading function is left alone", Call("other"), (8,), ()),
+    ("one that ran two, both functions' variables", Call("both"), (4, 11), ("TERM", "CI", "DEBUG")),
+]
+
+
+@pytest.mark.parametrize(
+    ("call", "lines", "unset"), [row[1:] for row in ISOLATED], ids=[row[0] for row in ISOLATED]
+)
+def test_isolated_unsets_the_variables_a_call_read_and_did_not_set(
+    call: Call, lines: tuple[int, ...], unset: tuple[str, ...]
+) -> None:
+    reads = {
+        "TERM": EnvRead("TERM", ((3, 6),), ("dumb", None)),
+        "CI": EnvRead("CI", ((3, 6),), ("1",)),
+        "DEBUG": EnvRead("DEBUG", ((10, 12),), ("1",)),
+        "HOME": EnvRead("HOME", ((20, 22),), ("1",)),
+    }
+    (found,) = isolated([_kept(call, *lines)], reads, present={"HOME", "PATH"})
+    assert found.call.unset == unset
+    assert found.call.env == call.env and found.outcome == _kept(call).outcome
+
+
+def test_variables_read_but_not_set_are_unset_in_the_test_unnamed() -> None:
+    call = Call("colour", env=(("TERM", "dumb"),), unset=("CI",))
+    result = CallResult(
+        call, frozenset(), Outcome("return", "bool", "builtins", "False", True), True
+    )
+    source = write_module("tty", [result])
+    assert (
+        "def test_colour_returns_false_when_term_is_dumb(monkeypatch: pytest.MonkeyPatch) -> None:\n"
+        "    monkeypatch.setenv('TERM', 'dumb')\n"
+        "    monkeypatch.delenv('CI', raising=False)\n"
+        "    assert colour() is False\n"
+    ) in source
+    cases = write_module("tty", [result], framework="unittest")
+    assert (
+        "        with unittest.mock.patch.dict(os.environ, {'TERM': 'dumb'}):\n"
+        "            os.environ.pop('CI', None)\n"
+        "            self.assertIs(colour(), False)\n"
+    ) in cases
+    baseline = CallResult(Call("colour", unset=("CI",)), frozenset(), result.outcome, True)
+    assert "def test_colour_returns_false(monkeypatch" in write_module("tty", [baseline])
