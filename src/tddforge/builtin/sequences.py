@@ -228,9 +228,9 @@ def plan_sequences(
     calls not in ``tried``: after each prefix, its call, the call given the last
     step's first argument (``get("a")`` after ``put("a", 1)``), and its returning call;
     besides, two calls after each of ``varied_prefixes`` (the steps' shared values made
-    to differ). ``planned`` (class → the steps its sequences were last planned from): a class is
-    planned again only once more of its steps have been seen returning, as calls that
-    failed in the first rounds start to work in later ones.
+    to differ). ``planned`` (class → the steps its sequences were last planned from): a
+    class is planned again only once more of its steps have been seen returning, as
+    calls that failed in the first rounds start to work in later ones.
     """
     calls, steps, chains = _observed(seen, changers, done)
     found: list[Call] = []
@@ -376,8 +376,8 @@ def varied_prefixes(steps: Sequence[Step]) -> list[tuple[Step, ...]]:
         for index, offset in enumerate(order):
             step = steps[index % len(steps)]
             args = tuple(
-                _shifted(arg, offset) if index_ in shared else arg
-                for index_, arg in enumerate(step.args)
+                _shifted(arg, offset) if place in shared else arg
+                for place, arg in enumerate(step.args)
             )
             kwargs = tuple(
                 (name, _shifted(value, offset) if name in shared else value)
