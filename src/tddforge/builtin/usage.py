@@ -392,9 +392,11 @@ def _literal(node: ast.expr | None) -> str | None:
 
 
 def _by_name(name: str) -> str | None:
+    """The hint a parameter's name gives, a numbered one's (``string1``, ``s_2``) its stem's."""
     if name.startswith(("is_", "has_")):
         return "bool"
-    return next((hint for hint, names in _BY_NAME.items() if name in names), None)
+    stem = name.rstrip("0123456789").rstrip("_") or name
+    return next((hint for hint, names in _BY_NAME.items() if {name, stem} & names), None)
 
 
 def _name(node: ast.expr) -> str:

@@ -158,6 +158,13 @@ def test_priority(source: str, param: str, expected: str) -> None:
         ("is_valid", "bool"),
         ("has_key", "bool"),
         ("thing", None),
+        # a numbered name is hinted like its stem
+        ("string1", "str"),
+        ("s2", "str"),
+        ("n_1", "int"),
+        ("fp2", "TextIO"),
+        ("thing2", None),
+        ("x1", None),
     ],
 )
 def test_name_fallback(name: str, expected: str | None) -> None:
