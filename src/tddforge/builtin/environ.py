@@ -162,7 +162,7 @@ def isolated(
             for read in _read_by(result, reads)
             if read.name not in named and read.name not in present
         )
-        if unset and unset != result.call.unset:
+        if unset:
             result = replace(result, call=replace(result.call, unset=unset))
         out.append(result)
     return out

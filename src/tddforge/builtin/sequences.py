@@ -236,9 +236,9 @@ def plan_sequences(
     found: list[Call] = []
     for owner, kinds in steps.items():
         worked = chains.get(owner, [])
-        varied = [prefix for own in kinds.values() for prefix in varied_prefixes(own)]
         if planned is not None and set(planned.get(owner, ())) == _known(kinds, worked):
             continue  # nothing new to start from
+        varied = [prefix for own in kinds.values() for prefix in varied_prefixes(own)]
         for index, (method, targets) in enumerate(calls[owner].items()):
             call = Step(method, targets[0].args, targets[0].kwargs)
             ordered = [*worked, *prefixes_for(method, kinds, index, call)]  # what worked first
@@ -365,9 +365,7 @@ def varied_prefixes(steps: Sequence[Step]) -> list[tuple[Step, ...]]:
     A heap, a ranking or a running maximum fed the same priority at every step never
     reorders anything; the steps seen returning often share one (the first value that
     worked). Values that already differ are kept, the steps taken in turn."""
-    if not steps:
-        return []
-    shared = _shared_places(steps)
+    shared = _shared_values(steps)
     if not shared:
         return []
     prefixes = []
@@ -376,11 +374,11 @@ def varied_prefixes(steps: Sequence[Step]) -> list[tuple[Step, ...]]:
         for index, offset in enumerate(order):
             step = steps[index % len(steps)]
             args = tuple(
-                _shifted(arg, offset) if place in shared else arg
+                _shifted(arg, shared[place], offset) if place in shared else arg
                 for place, arg in enumerate(step.args)
             )
             kwargs = tuple(
-                (name, _shifted(value, offset) if name in shared else value)
+                (name, _shifted(value, shared[name], offset) if name in shared else value)
                 for name, value in step.kwargs
             )
             prefix.append(Step(step.method, args, kwargs))
@@ -388,18 +386,20 @@ def varied_prefixes(steps: Sequence[Step]) -> list[tuple[Step, ...]]:
     return prefixes
 
 
-def _shared_places(steps: Sequence[Step]) -> set[int | str]:
+def _shared_values(steps: Sequence[Step]) -> dict[int | str, int | float | str]:
     """The argument places (positions and keywords) holding one number or string in
-    every step."""
+    every step, with that value."""
+    if not steps:
+        return {}
     first = steps[0]
     places: list[tuple[int | str, str]] = [*enumerate(first.args), *first.kwargs]
-    shared: set[int | str] = set()
+    shared: dict[int | str, int | float | str] = {}
     for place, source in places:
-        boxed = literal_value(source)
-        if boxed is None or not _variable(boxed[0]):
-            continue
+        value = (literal_value(source) or (None,))[0]
+        if isinstance(value, bool) or not isinstance(value, int | float | str):
+            continue  # not a number or a string (a bool is not shifted)
         if all(_at(step, place) == source for step in steps[1:]):
-            shared.add(place)
+            shared[place] = value
     return shared
 
 
@@ -409,21 +409,12 @@ def _at(step: Step, place: int | str) -> str | None:
     return dict(step.kwargs).get(place)
 
 
-def _variable(value: object) -> bool:
-    return isinstance(value, (int, float, str)) and not isinstance(value, bool)
-
-
-def _shifted(source: str, offset: int) -> str:
-    """``source``'s value moved ``offset`` up: a number plus it, a string suffixed."""
+def _shifted(source: str, value: int | float | str, offset: int) -> str:
+    """``source`` (writing ``value``) moved ``offset`` up: a number plus it, a string
+    suffixed; at 0, ``source`` as it was written."""
     if offset == 0:
         return source
-    boxed = literal_value(source)
-    if boxed is None:
-        return source
-    value = boxed[0]
-    if isinstance(value, str):
-        return repr(value + str(offset))
-    return repr(value + offset) if isinstance(value, (int, float)) else source
+    return repr(value + str(offset)) if isinstance(value, str) else repr(value + offset)
 
 
 def _rotated(items: Sequence[tuple[Step, ...]], offset: int) -> list[tuple[Step, ...]]:

@@ -335,7 +335,7 @@ def _call_expression(call: Call, taken: frozenset[str] = frozenset()) -> tuple[l
         return [], f"{parts[0]}({arguments})"
     if not call.on_instance:  # static or class method
         return [], f"{call.target}({arguments})"
-    init = ", ".join([*(call.init_args or ()), *(f"{k}={v}" for k, v in call.init_kwargs)])
+    init = call_arguments(call.init_args or (), call.init_kwargs)
     steps = [call_arguments(step.args, step.kwargs) for step in call.before]
     words = ", ".join([init, call.via or "", arguments, *steps, *taken])
     instance = _instance_name(parts[0], words)
