@@ -19,16 +19,28 @@ an import is resolved against the test file's path in the project, so those call
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
+from tddforge.builtin.bindings import (
+    MISSING,
+    CallValue,
+    Env,
+    evaluate,
+    is_plain,
+    parametrized,
+    settle,
+    walk,
+)
 from tddforge.builtin.discover import ModuleInfo
 from tddforge.builtin.explore import Call
 
 #: How much of the project's tests is read, at most (files, characters), and calls kept.
 MAX_FILES = 200
 MAX_CHARS = 4_000_000
-MAX_CALLS = 300
+MAX_CALLS = 600
 _SKIP_DIRS = frozenset({".git", ".tddforge", ".venv", "venv", "node_modules", "site-packages"})
 
 
@@ -75,7 +87,7 @@ def calls_from_tests(
     known = _known_targets(info)
     package, _, last = import_name.rpartition(".")
     words = [last, package.rsplit(".", 1)[-1]] if package and reexported else [last]
-    calls: list[Call] = []
+    ranked: list[tuple[int, Call]] = []
     for path, text in sources.items():
         if not any(word in text for word in words):
             continue  # a test file that never names the module
@@ -85,7 +97,9 @@ def calls_from_tests(
             continue
         names = _imported_names(tree, import_name, reexported, _dotted(path))
         if names.local or names.modules or names.packages:
-            calls += _calls_in(tree, names, known)
+            ranked += _calls_in(tree, names, known)
+    # a table's later rows after every site's first calls (a sort by rank is stable)
+    calls = [call for _, call in sorted(ranked, key=lambda pair: pair[0])]
     return list(dict.fromkeys(calls))[:MAX_CALLS]
 
 
@@ -191,97 +205,100 @@ def _known_targets(info: ModuleInfo) -> dict[str, str]:
     return known
 
 
-def _calls_in(tree: ast.Module, names: _Names, known: Mapping[str, str]) -> Iterator[Call]:
-    fixtures = _fixtures(tree, names, known)
-    for scope, inherited in _scopes(tree, names, known, fixtures):
-        instances = dict(inherited)  # ``g``, ``self.parser`` → the constructor call that built it
-        for node in _in_order(scope):
-            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
-                _note_instances(node, names, known, instances)
+@dataclass(frozen=True)
+class _Built:
+    """An instance of the module's class, as the constructor call that built it."""
+
+    call: Call
+
+
+def _calls_in(
+    tree: ast.Module, names: _Names, known: Mapping[str, str]
+) -> Iterator[tuple[int, Call]]:
+    """The module's calls in ``tree``, each with its rank among the calls one site makes
+    (a call inside a loop over a table, or in a parametrized test, is made once per row)."""
+    build = partial(_instance, names, known)
+    module = settle(tree.body, {}, build)
+    fixtures = _fixtures(tree, module, build)
+    for body, envs in _scopes(tree, module, fixtures, build):
+        for node, in_force in walk(body, envs, build):
             if isinstance(node, ast.Call):
-                found = _call(node, names, known, instances)
-                if found is not None:
-                    yield found
+                yield from enumerate(_calls(node, names, known, in_force))
 
 
-def _note_instances(
-    node: ast.Assign, names: _Names, known: Mapping[str, str], instances: dict[str, Call]
-) -> None:
-    """``g = Game(3)`` or ``self.game = Game(3)``: the name now stands for that instance."""
-    assert isinstance(node.value, ast.Call)
-    built = _call(node.value, names, known, instances)
+def _instance(names: _Names, known: Mapping[str, str], node: ast.Call, env: Env) -> object:
+    """``Game(3)``: an instance of the module's class, for the names that keep it."""
+    built = _call(node, names, known, env)
     if built is None or known.get(built.target) != "class":
-        return
-    for target in node.targets:
-        if isinstance(target, ast.Name) or _is_self_attribute(target):
-            instances[ast.unparse(target)] = built
-
-
-def _is_self_attribute(node: ast.expr) -> bool:
-    return (
-        isinstance(node, ast.Attribute)
-        and isinstance(node.value, ast.Name)
-        and node.value.id == "self"
-    )
+        return MISSING
+    return _Built(built)
 
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
 
 
 def _scopes(
-    tree: ast.Module, names: _Names, known: Mapping[str, str], fixtures: Mapping[str, Call]
-) -> Iterator[tuple[list[ast.stmt], dict[str, Call]]]:
-    """Each function's body (a test) with the instances it starts with, and the module's
-    own statements. A test starts with the fixtures it asks for by parameter, and a
-    method with the ``self.x`` instances its class builds in any method (``setUp``)."""
-    yield [n for n in tree.body if not isinstance(n, (ast.FunctionDef, ast.ClassDef))], {}
-    in_class: dict[int, dict[str, Call]] = {}
+    tree: ast.Module, module: Env, fixtures: Mapping[str, object], build: CallValue
+) -> Iterator[tuple[list[ast.stmt], list[Env]]]:
+    """Each function's body (a test) with the environments it starts in, and the module's
+    own statements. A test starts with the module's constants, the fixtures it asks for
+    by parameter, a row of each ``parametrize`` on it or its class, and, in a class, the
+    class's attributes and what any of its methods (``setUp``) stores on ``self``."""
+    yield [n for n in tree.body if not isinstance(n, (ast.FunctionDef, ast.ClassDef))], [module]
+    in_class: dict[int, tuple[ast.ClassDef, Env, Env]] = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.ClassDef):
-            attributes = _class_attributes(node, names, known)
+            body_env = settle(node.body, module, build)  # what its decorators see
+            attributes = _class_attributes(node, module, body_env, build)
             for member in node.body:
                 if isinstance(member, _Function):
-                    in_class[id(member)] = attributes
+                    in_class[id(member)] = (node, body_env, attributes)
     for node in ast.walk(tree):
-        if isinstance(node, _Function):
-            start = dict(in_class.get(id(node), {}))
-            start.update((a.arg, fixtures[a.arg]) for a in node.args.args if a.arg in fixtures)
-            yield node.body, start
-
-
-def _class_attributes(
-    cls: ast.ClassDef, names: _Names, known: Mapping[str, str]
-) -> dict[str, Call]:
-    """``self.x = Class(...)`` anywhere in the class's methods, in source order."""
-    attributes: dict[str, Call] = {}
-    for member in cls.body:
-        if not isinstance(member, _Function):
+        if not isinstance(node, _Function):
             continue
-        for node in _in_order(member.body):
-            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
-                local: dict[str, Call] = {}
-                _note_instances(node, names, known, local)
-                attributes.update((k, v) for k, v in local.items() if k.startswith("self."))
+        cls, decorated, attributes = in_class.get(id(node), (None, module, {}))
+        parameters = {a.arg for a in [*node.args.posonlyargs, *node.args.args]}
+        start = {k: v for k, v in module.items() if k not in parameters}
+        start.update(attributes)
+        start.update((name, fixtures[name]) for name in parameters if name in fixtures)
+        decorators = [*node.decorator_list, *(cls.decorator_list if cls else [])]
+        rows = parametrized(decorators, decorated, build)
+        yield (
+            node.body,
+            [{**start, **{k: v for k, v in row.items() if k in parameters}} for row in rows],
+        )
+
+
+def _class_attributes(cls: ast.ClassDef, module: Env, body: Env, build: CallValue) -> Env:
+    """The class's attributes as its methods see them (``self.CASES``, ``TestX.CASES``),
+    and what any method stores on ``self`` (``self.parser = Parser()`` in ``setUp``)."""
+    attributes: dict[str, object] = {}
+    for name, value in body.items():
+        if module.get(name, MISSING) is not value:
+            attributes[f"self.{name}"] = attributes[f"{cls.name}.{name}"] = value
+    for member in cls.body:
+        if isinstance(member, _Function):
+            stored = settle(member.body, module, build)
+            attributes.update((k, v) for k, v in stored.items() if k.startswith("self."))
     return attributes
 
 
-def _fixtures(tree: ast.Module, names: _Names, known: Mapping[str, str]) -> dict[str, Call]:
-    """pytest fixtures that return or yield an instance of the module's class, by name."""
-    found: dict[str, Call] = {}
+def _fixtures(tree: ast.Module, module: Env, build: CallValue) -> dict[str, object]:
+    """pytest fixtures that return or yield a literal value or an instance of the module's
+    class, by name."""
+    found: dict[str, object] = {}
     for node in ast.walk(tree):
         if not isinstance(node, _Function) or not any(map(_is_fixture, node.decorator_list)):
             continue
-        local: dict[str, Call] = {}
-        for inner in _in_order(node.body):
-            if isinstance(inner, ast.Assign) and isinstance(inner.value, ast.Call):
-                _note_instances(inner, names, known, local)
-            value = inner.value if isinstance(inner, ast.Return | ast.Yield) else None
-            if isinstance(value, ast.Name) and value.id in local:
-                found[node.name] = local[value.id]
-            elif isinstance(value, ast.Call):
-                built = _call(value, names, known, local)
-                if built is not None and known.get(built.target) == "class":
-                    found[node.name] = built
+        for statement, envs in walk(node.body, [module], build):
+            value = statement.value if isinstance(statement, ast.Return | ast.Expr) else None
+            if isinstance(value, ast.Yield | ast.YieldFrom):
+                value = value.value
+            if value is None or not envs or not isinstance(statement, ast.stmt):
+                continue
+            made = evaluate(value, envs[0], build)
+            if made is not MISSING and (isinstance(made, _Built) or is_plain(made)):
+                found.setdefault(node.name, made)
     return found
 
 
@@ -291,18 +308,19 @@ def _is_fixture(decorator: ast.expr) -> bool:
     return ast.unparse(target) in ("pytest.fixture", "fixture")
 
 
-def _in_order(body: list[ast.stmt]) -> Iterator[ast.AST]:
-    """The nodes of ``body`` in source order (an assignment before the calls after it)."""
-    for statement in body:
-        nodes = [n for n in ast.walk(statement) if isinstance(n, (ast.stmt, ast.expr))]
-        yield from sorted(nodes, key=lambda n: (n.lineno, n.col_offset))
+def _calls(
+    node: ast.Call, names: _Names, known: Mapping[str, str], envs: Sequence[Env]
+) -> list[Call]:
+    """``node`` as calls of the module, one per environment its arguments are known in."""
+    found = (_call(node, names, known, env) for env in envs)
+    return list(dict.fromkeys(c for c in found if c is not None))
 
 
-def _call(
-    node: ast.Call, names: _Names, known: Mapping[str, str], instances: Mapping[str, Call]
-) -> Call | None:
-    """``node`` as a call of the module, when it is one and every argument is a literal."""
-    arguments = _literal_arguments(node)
+def _call(node: ast.Call, names: _Names, known: Mapping[str, str], env: Env) -> Call | None:
+    """``node`` as a call of the module in ``env``, when it is one and every argument's
+    value is known and literal."""
+    build = partial(_instance, names, known)
+    arguments = _literal_arguments(node, env, build)
     if arguments is None:
         return None
     args, kwargs = arguments
@@ -315,13 +333,10 @@ def _call(
         static = f"{owner}.{func.attr}"
         if owner is not None and known.get(static, "") in ("staticmethod", "classmethod"):
             return Call(static, args, kwargs)  # ``Version.parse("1.0")``
-    if isinstance(func, ast.Attribute) and (
-        isinstance(func.value, ast.Name) or _is_self_attribute(func.value)
-    ):
-        built = instances.get(ast.unparse(func.value))
-        target = f"{built.target}.{func.attr}" if built else ""
-        if built is not None and known.get(target) == "method":
-            return Call(target, args, kwargs, built.args, built.kwargs)
+        built = evaluate(func.value, env, build)
+        target = f"{built.call.target}.{func.attr}" if isinstance(built, _Built) else ""
+        if isinstance(built, _Built) and known.get(target) == "method":
+            return Call(target, args, kwargs, built.call.args, built.call.kwargs)
     return None
 
 
@@ -337,30 +352,33 @@ def _member(func: ast.expr, names: _Names) -> str | None:
 
 
 def _literal_arguments(
-    node: ast.Call,
+    node: ast.Call, env: Env, build: CallValue
 ) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]] | None:
     """The call's arguments as literal sources (``repr`` of their value), or None."""
     args: list[str] = []
     for arg in node.args:
-        text = _literal(arg)
+        text = None if isinstance(arg, ast.Starred) else _source(evaluate(arg, env, build))
         if text is None:
             return None
         args.append(text)
     kwargs: list[tuple[str, str]] = []
     for keyword in node.keywords:
-        text = _literal(keyword.value) if keyword.arg else None
+        text = _source(evaluate(keyword.value, env, build)) if keyword.arg else None
         if text is None or keyword.arg is None:
             return None
         kwargs.append((keyword.arg, text))
     return tuple(args), tuple(kwargs)
 
 
-def _literal(node: ast.expr) -> str | None:
-    if isinstance(node, ast.Starred):
-        return None
-    try:
-        value = ast.literal_eval(node)
-    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+def _source(value: object) -> str | None:
+    """A literal value's source, when its ``repr`` reads back as it (not ``nan``)."""
+    if value is MISSING or not is_plain(value):
         return None
     text = repr(value)
-    return text if len(text) <= 2_000 else None
+    if len(text) > 2_000:
+        return None
+    try:
+        ast.literal_eval(text)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return None
+    return text

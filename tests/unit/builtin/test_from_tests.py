@@ -121,6 +121,99 @@ CASES = [
         "    return Game(5)\n\ndef test_a():\n    game.roll(1)\n",
         [Call("Game", ("5",))],
     ),
+    (
+        "a text assigned to a name first",
+        "from pkg.docs import parse\n\ndef test_a():\n    s = 'a\\nb'\n    parse(s)\n"
+        "    s = make()\n    parse(s)\n",
+        [Call("parse", ("'a\\nb'",))],
+    ),
+    (
+        "a loop over the module's table, by subscript",
+        "from pkg.docs import parse\n\nDATA = (('x', 'X'), ('y z', 'Y Z'))\n\n"
+        "class T:\n    def test_a(self):\n        for data in DATA:\n"
+        "            with self.subTest(data=data):\n                parse(data[0], data[1])\n",
+        [Call("parse", ("'x'", "'X'")), Call("parse", ("'y z'", "'Y Z'"))],
+    ),
+    (
+        "a loop unpacking rows of .items(), and enumerate",
+        "from pkg.docs import parse\n\ndef test_a():\n"
+        "    for text, n in {'a': 1, 'b': 2}.items():\n        parse(text, n)\n"
+        "    for i, t in enumerate(['c']):\n        parse(t, strict=i)\n",
+        [
+            Call("parse", ("'a'", "1")),
+            Call("parse", ("'c'",), (("strict", "0"),)),
+            Call("parse", ("'b'", "2")),
+        ],
+    ),
+    (
+        "parametrize: names in one string, rows, a pytest.param row",
+        "import pytest\nfrom pkg.docs import parse\n\nCASES = ['q', pytest.param('r', id='r')]\n\n"
+        "@pytest.mark.parametrize('text, n', [('a', 1), pytest.param('b', 2, marks=[])])\n"
+        "def test_a(text, n):\n    parse(text, n)\n\n"
+        "@pytest.mark.parametrize(('text',), [('c',)])\n"
+        "@pytest.mark.parametrize('flag', [True])\ndef test_b(text, flag):\n"
+        "    parse(text, flag)\n\n"
+        "@pytest.mark.parametrize('word', CASES)\ndef test_c(word):\n    parse(word)\n",
+        [
+            Call("parse", ("'a'", "1")),
+            Call("parse", ("'c'", "True")),
+            Call("parse", ("'q'",)),
+            Call("parse", ("'b'", "2")),
+            Call("parse", ("'r'",)),
+        ],
+    ),
+    (
+        "parametrize on the class, a table in the class body",
+        "import pytest\nfrom pkg.docs import Game\n\n@pytest.mark.parametrize('n', [1, 2])\n"
+        "class TestGame:\n    ROLLS = [7]\n\n    def test_a(self, n):\n"
+        "        for r in self.ROLLS:\n            Game(n).roll(r + 1)\n",
+        [
+            Call("Game.roll", ("8",), init_args=("1",)),
+            Call("Game", ("1",)),
+            Call("Game.roll", ("8",), init_args=("2",)),
+            Call("Game", ("2",)),
+        ],
+    ),
+    (
+        "an indirect parametrize binds nothing",
+        "import pytest\nfrom pkg.docs import parse\n\n"
+        "@pytest.mark.parametrize('text', ['a'], indirect=True)\ndef test_a(text):\n    parse(text)\n",
+        [],
+    ),
+    (
+        "a comprehension over a table; its name is not bound after",
+        "from pkg.docs import parse\n\ndef test_a():\n"
+        "    assert all([parse(w) for w in ('a', 'b') if w])\n    parse(w)\n",
+        [Call("parse", ("'a'",)), Call("parse", ("'b'",))],
+    ),
+    (
+        "a fixture that returns a literal text",
+        "import pytest\nfrom pkg.docs import parse\n\n@pytest.fixture\ndef text():\n"
+        "    return 'Args:\\n' + '    x: int'\n\ndef test_a(text):\n    parse(text)\n",
+        [Call("parse", ("'Args:\\n    x: int'",))],
+    ),
+    (
+        "a loop over unknown items unbinds its name",
+        "from pkg.docs import parse\n\ndef test_a():\n    w = 'a'\n"
+        "    for w in load():\n        parse(w)\n",
+        [],
+    ),
+    (
+        "instances in a table",
+        "from pkg.docs import Game\n\ndef test_a():\n    for g in [Game(1), Game(2)]:\n"
+        "        g.roll(3)\n",
+        [
+            Call("Game", ("1",)),
+            Call("Game", ("2",)),
+            Call("Game.roll", ("3",), init_args=("1",)),
+            Call("Game.roll", ("3",), init_args=("2",)),
+        ],
+    ),
+    (
+        "a value whose repr does not read back is left out",
+        "from pkg.docs import parse\n\ndef test_a():\n    parse(float('nan'))\n    parse(1e308 * 10)\n",
+        [],
+    ),
     ("a file that does not compile", "from pkg.docs import parse\ndef test_a(:\n", []),
     (
         "each call once, in order",
@@ -259,3 +352,13 @@ def test_calls_through_the_packages_reexports(
 ) -> None:
     found = calls_from_tests("pkg.docs", INFO, {"tests/test_pkg.py": source}, offered)
     assert found == expected
+
+
+def test_a_tables_later_rows_come_after_every_sites_first_call() -> None:
+    source = (
+        "from pkg.docs import parse\n\nROWS = ['r1', 'r2', 'r3']\n\n"
+        "def test_a():\n    for row in ROWS:\n        parse(row)\n\n"
+        "def test_b():\n    parse('other')\n"
+    )
+    found = calls_from_tests("pkg.docs", INFO, {"tests/test_docs.py": source})
+    assert [c.args[0] for c in found] == ["'r1'", "'other'", "'r2'", "'r3'"]
