@@ -257,11 +257,15 @@ def _inherits_init(cls: type) -> bool:
 
 
 def public_names(module: Any) -> list[str]:
-    """Names in ``__all__`` when it is defined, else those not starting with ``_``."""
+    """Names in ``__all__`` first, then the others not starting with ``_``: ``__all__``
+    says what a star import takes, and a module's other unprefixed functions are still
+    its API (imported by name, documented, its tests call them) and its lines to cover."""
     declared = getattr(module, "__all__", None)
-    if isinstance(declared, (list, tuple)):
-        return [n for n in declared if isinstance(n, str)]
-    return sorted(n for n in vars(module) if not n.startswith("_"))
+    listed = (
+        [n for n in declared if isinstance(n, str)] if isinstance(declared, (list, tuple)) else []
+    )
+    others = sorted(n for n in vars(module) if not n.startswith("_") and n not in listed)
+    return [*listed, *others]
 
 
 def describe_module(module: Any) -> dict[str, Any]:

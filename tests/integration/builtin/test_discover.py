@@ -206,13 +206,17 @@ def test_package_module_and_all(tmp_path: Path) -> None:
 
             def not_listed(x):
                 return x
+
+            def _private(x):
+                return x
             """,
         "pkg/helpers.py": "def helper(x):\n    return x\n",
     }
     info = run_discover(project_with(tmp_path, files), "pkg/mod.py")
     assert info.name == "pkg.mod"
-    # __all__ decides what is public; a re-exported name defined elsewhere is not this module's
-    assert [f.name for f in info.functions] == ["visible"]
+    # __all__'s names first, then the module's other unprefixed ones; a re-exported name
+    # defined elsewhere is not this module's
+    assert [f.name for f in info.functions] == ["visible", "not_listed"]
 
 
 def test_src_layout(tmp_path: Path) -> None:
