@@ -48,7 +48,12 @@ sample modules:
 - ``aliases.py`` (pure): the type aliases the module defines, also under
   ``if TYPE_CHECKING:``, written out in the hints that name them.
 - ``from_tests.py`` (pure): literal call shapes read from the project's tests,
-  following instances built in the test, in ``setUp`` and in fixtures.
+  following instances built in the test, in ``setUp`` and in fixtures; ``bindings.py``
+  (pure) follows what their names stand for (``s = "..."``, a loop over a table, a
+  ``parametrize`` row), so that each row of a table is a call.
+- ``module_state.py`` (pure): module globals a call rebinds (``global X``), put back
+  after its test, and the functions reading ``sys.argv`` or stdin, whose tests get the
+  command line and streams the runner gave them.
 - ``texts.py`` (pure): multi-line texts composed from what the module's
   parsing code compares, splits and indents.
 - ``protocols.py`` (pure): the instances other calls return (``entry = parse(text)``)

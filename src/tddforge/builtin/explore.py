@@ -70,6 +70,13 @@ class Call:
     #: variables its test unsets besides, unnamed: it read them, and they were unset where
     #: it ran (``environ.isolated``); written only, never sent to the runner
     unset: tuple[str, ...] = ()
+    #: module globals it rebinds, put back after its test (``module_state.restoring``);
+    #: written only, never sent to the runner
+    restore: tuple[str, ...] = ()
+    #: it reads ``sys.argv`` or standard input: the program name its test sets ``sys.argv``
+    #: to (``[argv]``), with an empty ``sys.stdin`` (as the runner has them) and a
+    #: ``sys.stdout`` of its own (a ``with sys.stdout:`` closes it); written only
+    argv: str = ""
 
     @property
     def on_instance(self) -> bool:

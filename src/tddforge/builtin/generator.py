@@ -40,6 +40,7 @@ from tddforge.builtin.from_tests import (
     package_reexports,
     project_test_sources,
 )
+from tddforge.builtin.module_state import argv_readers, rebound_globals, restoring
 from tddforge.builtin.options import option_pairs, with_option_pairs
 from tddforge.builtin.protocols import with_instance_hints
 from tddforge.builtin.search import Guard, search
@@ -365,6 +366,9 @@ class BuiltinSuiteGenerator:
     def _write(self, target: CoverTarget) -> str:
         homes = public_homes(target.import_name, target.source, _package_init(target))
         kept = isolated(self._kept, self._environ, BASE_ENV)  # the variables it ran without
+        prog = target.import_name.rsplit(".", 1)[-1]  # ``sys.argv`` as the runner set it
+        rebinds, argv = rebound_globals(target.source), argv_readers(target.source)
+        kept = restoring(kept, rebinds, argv, prog)  # globals it rebinds, the argv it reads
         code = write_module(target.import_name, kept, target.framework, homes)
         return format_source(code, target.test_path, target.project)
 

@@ -244,11 +244,23 @@ def _test(
     body = [*setup, *checks, *effects]
     name = _unique_name(call, outcome, names)
     env = (*call.env, *((variable, None) for variable in call.unset))
-    if not env:
+    imports.update(call.restore)  # each global's value as imported, to put back
+    kept_as_imported = [(f"{module.module}.{global_}", global_) for global_ in call.restore]
+    if call.argv:  # the command line and streams the runner called it with, not pytest's
+        streams = [("sys.stdin", "io.StringIO()"), ("sys.stdout", "io.StringIO()")]
+        kept_as_imported += [("sys.argv", repr([call.argv])), *streams]
+        imports.add("io")
+    if not (env or kept_as_imported):
         return WrittenTest(name, tuple(body))
-    if style is PYTEST:  # the variables first, as ``monkeypatch`` sets them
-        return WrittenTest(name, (*_monkeypatched(env), *body), ("monkeypatch",))
-    return WrittenTest(name, _patched_environ(env, body))
+    if style is PYTEST:  # the globals and variables first, as ``monkeypatch`` sets them
+        restored = [f"monkeypatch.setattr({t!r}, {v})" for t, v in kept_as_imported]
+        return WrittenTest(name, (*restored, *_monkeypatched(env), *body), ("monkeypatch",))
+    if env:
+        body = list(_patched_environ(env, body))
+    if kept_as_imported:
+        patches = ", ".join(f"unittest.mock.patch({t!r}, {v})" for t, v in kept_as_imported)
+        body = [f"with {patches}:", *(f"    {line}" for line in body)]
+    return WrittenTest(name, tuple(body))
 
 
 def _monkeypatched(env: Sequence[tuple[str, str | None]]) -> list[str]:

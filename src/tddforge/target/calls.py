@@ -317,6 +317,9 @@ def main(argv: list[str]) -> int:
         config = json.load(handle)
     sys.path[0:0] = argv[3:]  # after our own imports, as in the probe
     module = importlib.import_module(config["module"])
+    # a command-line entry point parses ``sys.argv``: the module's name alone, not ours
+    # (``builtin/module_state.py``; its tests set the same)
+    sys.argv = [config["module"].rsplit(".", 1)[-1]]
     with open(argv[2], "a", encoding="utf-8") as out:
         if "mutants" in config:  # the mutant-directed phase: each mutant's calls, no tracing
             by_id = {call["id"]: call for call in config["calls"]}

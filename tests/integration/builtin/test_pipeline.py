@@ -483,3 +483,52 @@ def test_generators_raising_late_or_never_ending_get_tests_that_pass_and_end(
     assert "itertools.islice(naturals(" in suite.source
     assert "list(pairs(" in suite.source and "odd" in suite.source
     assert 13 not in suite.missing_lines, suite.source  # raise ValueError("odd")
+
+
+GREETINGS = '''\
+"""Greeting lines, with a greeting word set for the whole module."""
+
+import argparse
+import sys
+
+__all__ = ["configure", "greet", "main"]
+
+GREETING = "Hello"
+
+
+def configure(word: str) -> None:
+    global GREETING
+    GREETING = word
+
+
+def greet(name: str) -> str:
+    if not name:
+        return GREETING + "!"
+    return f"{GREETING}, {name}!"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("names", nargs="*")
+    args = parser.parse_args()
+    names = args.names or sys.stdin.read().split()
+    with sys.stdout as out:
+        for name in names:
+            out.write(greet(name) + "\\n")
+    return len(names)
+'''
+
+
+def test_a_global_rebound_is_put_back_and_a_command_line_entry_runs_as_explored(
+    tmp_path: Path,
+) -> None:
+    """``configure`` rebinds ``GREETING`` for every test after its own, and ``main``
+    parses ``sys.argv``, reads stdin and closes stdout: under pytest those are pytest's
+    command line and capture. Each test puts the global back and runs ``main`` with the
+    command line and streams the runner gave it, so the suite passes twice and reaches
+    ``configure``'s and ``main``'s lines."""
+    suite = generated_and_run(tmp_path, "greetings", GREETINGS, runs=2)
+    for line in (13, 24, 25, 26, 27, 30):
+        assert line not in suite.missing_lines, (line, suite.source)
+    assert 'monkeypatch.setattr("greetings.GREETING", GREETING)' in suite.source
+    assert 'monkeypatch.setattr("sys.argv", ["greetings"])' in suite.source

@@ -1,0 +1,158 @@
+"""What a call changes or reads beyond its arguments: module globals it rebinds, put
+back after its test, and ``sys.argv`` (pure).
+
+``set_small_word_list(small)`` declares ``global SMALL_WORDS`` and compiles a new pattern
+into it: every call of the module after it, in the same process, sees the new one. The
+runner forks a child per call, so exploring never notices; a written suite runs in one
+process, and a test calling it would change what the tests after it observe (their
+expected values were seen without it). :func:`rebound_globals` finds, in the module's
+functions, the names declared ``global`` and assigned there that the module also binds at
+its top level; :func:`restoring` gives each kept call that ran such a function the
+names to put back, which the writer does (``monkeypatch.setattr`` or
+``unittest.mock.patch`` on the module's attribute, with its value as imported).
+
+A command-line entry point (``def cmd(): args = parser.parse_args()``) reads
+``sys.argv``: under pytest that is pytest's own command line, so the test would parse
+``-q tests/`` and exit. The runner calls everything with ``sys.argv`` set to the
+module's name alone (``target/calls.py``) and an empty standard input (the sandbox's),
+and :func:`argv_readers` finds the functions whose tests must set both so too (pytest's
+captured stdin raises on a read), and give them a ``sys.stdout`` of their own.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+
+from tddforge.builtin.explore import CallResult
+
+Span = tuple[int, int]
+
+
+def rebound_globals(source: str) -> dict[Span, tuple[str, ...]]:
+    """Each function's (first, last) lines → the top-level names it rebinds, in order."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return {}
+    top = _top_level_names(tree)
+    found: dict[Span, tuple[str, ...]] = {}
+    for node in ast.walk(tree):
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        declared = [
+            name
+            for inner in _own_nodes(node)
+            if isinstance(inner, ast.Global)
+            for name in inner.names
+        ]
+        assigned = {
+            target.id
+            for inner in _own_nodes(node)
+            for target in _targets(inner)
+            if isinstance(target, ast.Name)
+        }
+        names = tuple(dict.fromkeys(n for n in declared if n in assigned and n in top))
+        if names:
+            found[(node.lineno, node.end_lineno or node.lineno)] = names
+    return found
+
+
+def _top_level_names(tree: ast.Module) -> set[str]:
+    """Names the module binds by assignment at its top level (also under ``if``/``try``)."""
+    names: set[str] = set()
+    pending: list[ast.stmt] = list(tree.body)
+    while pending:
+        statement = pending.pop()
+        for target in _targets(statement):
+            names.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
+        if isinstance(statement, (ast.If, ast.Try)):
+            pending += [*statement.body, *statement.orelse]
+            if isinstance(statement, ast.Try):
+                pending += [s for h in statement.handlers for s in h.body]
+                pending += statement.finalbody
+    return names
+
+
+def _targets(node: ast.AST) -> list[ast.expr]:
+    if isinstance(node, ast.Assign):
+        return list(node.targets)
+    if isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+        return [node.target] if not isinstance(node, ast.AnnAssign) or node.value else []
+    return []
+
+
+def _own_nodes(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.AST]:
+    """The function's nodes in source order, leaving out nested functions and classes
+    (their own scopes)."""
+    found: list[ast.AST] = []
+    pending: list[ast.AST] = list(reversed(function.body))
+    while pending:
+        node = pending.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        found.append(node)
+        pending += reversed(list(ast.iter_child_nodes(node)))
+    return found
+
+
+_PARSE = frozenset({"parse_args", "parse_known_args", "parse_intermixed_args"})
+
+
+def argv_readers(source: str) -> list[Span]:
+    """The (first, last) lines of each function reading ``sys.argv``, directly or
+    through an argument parser called without arguments (``parser.parse_args()``), or
+    standard input (``sys.stdin``, ``input()``)."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return []
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
+            map(_reads_argv, _own_nodes(node))
+        ):
+            found.append((node.lineno, node.end_lineno or node.lineno))
+    return found
+
+
+def _reads_argv(node: ast.AST) -> bool:
+    if isinstance(node, ast.Attribute) and node.attr in ("argv", "stdin"):
+        return ast.unparse(node.value) == "sys"
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+        return node.func.id == "input"
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        given = node.args or any(k.arg == "args" for k in node.keywords)
+        return node.func.attr in _PARSE and not given
+    return False
+
+
+def restoring(
+    results: Sequence[CallResult],
+    rebinds: Mapping[Span, tuple[str, ...]],
+    argv: Sequence[Span] = (),
+    prog: str = "",
+) -> list[CallResult]:
+    """``results``, each call that ran a function rebinding module globals given their
+    names as ``restore`` (in the order the module's functions rebind them), and each
+    that ran one reading ``sys.argv`` given ``prog``, the command line it ran with."""
+    out = []
+    for result in results:
+        lines = {line for arc in result.arcs for line in arc if line > 0}
+        names = tuple(
+            dict.fromkeys(
+                name for span, rebound in rebinds.items() if _ran(span, lines) for name in rebound
+            )
+        )
+        reads = any(_ran(span, lines) for span in argv)
+        if names or reads:
+            call = replace(result.call, restore=names, argv=prog if reads else "")
+            result = replace(result, call=call)
+        out.append(result)
+    return out
+
+
+def _ran(span: Span, lines: set[int]) -> bool:
+    first, last = span
+    return any(first <= line <= last for line in lines)

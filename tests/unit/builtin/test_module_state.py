@@ -1,0 +1,115 @@
+"""Module globals a call rebinds, and the command line it reads: put back and pinned in its test."""
+
+from __future__ import annotations
+
+import ast
+
+import pytest
+
+from tddforge.builtin.explore import Call, CallResult, Outcome
+from tddforge.builtin.module_state import argv_readers, rebound_globals, restoring
+from tddforge.builtin.writer import write_module
+
+REBOUND = [
+    (
+        "a global assigned, in the order declared",
+        "A = 1\nB = 2\n\ndef set_(x):\n    global B, A\n    A = x\n    B += x\n",
+        {(4, 7): ("B", "A")},
+    ),
+    ("declared but only read", "A = 1\n\ndef get():\n    global A\n    return A\n", {}),
+    ("not bound at the top level", "def make():\n    global NEW\n    NEW = 1\n", {}),
+    (
+        "bound under if and try at the top",
+        "try:\n    import re as R\nexcept ImportError:\n    R = None\nif R:\n    C = 1\n"
+        "def f():\n    global C, R\n    C = R = 2\n",
+        {(7, 9): ("C", "R")},
+    ),
+    (
+        "a nested function's global is its own",
+        "A = 1\n\ndef outer():\n    def inner():\n        global A\n        A = 2\n    A = 3\n",
+        {(4, 6): ("A",)},
+    ),
+    (
+        "a method",
+        "A = 1\n\nclass K:\n    def m(self):\n        global A\n        A = 0\n",
+        {(4, 6): ("A",)},
+    ),
+    ("a file that does not compile", "def f(:\n", {}),
+]
+
+
+@pytest.mark.parametrize(("case", "source", "expected"), REBOUND, ids=[c[0] for c in REBOUND])
+def test_rebound_globals(
+    case: str, source: str, expected: dict[tuple[int, int], tuple[str, ...]]
+) -> None:
+    assert rebound_globals(source) == expected
+
+
+ARGV = [
+    ("sys.argv", "import sys\n\ndef main():\n    return sys.argv[1:]\n", [(3, 4)]),
+    ("parse_args with nothing", "def main():\n    return PARSER.parse_args()\n", [(1, 2)]),
+    ("parse_known_args with nothing", "def main():\n    return p.parse_known_args()\n", [(1, 2)]),
+    ("parse_args given a list", "def main(a):\n    return p.parse_args(a)\n", []),
+    ("parse_args given args=", "def main(a):\n    return p.parse_args(args=a)\n", []),
+    ("standard input", "import sys\n\ndef read():\n    return sys.stdin.read()\n", [(3, 4)]),
+    ("input()", "def ask():\n    return input('name? ')\n", [(1, 2)]),
+    ("another object's argv", "def f(o):\n    return o.argv\n", []),
+    ("at import time", "import sys\nARGS = sys.argv\n", []),
+]
+
+
+@pytest.mark.parametrize(("case", "source", "expected"), ARGV, ids=[c[0] for c in ARGV])
+def test_argv_readers(case: str, source: str, expected: list[tuple[int, int]]) -> None:
+    ast.parse(source)
+    assert argv_readers(source) == expected
+
+
+def _result(call: Call, lines: tuple[int, ...]) -> CallResult:
+    arcs = frozenset((a, b) for a, b in zip((-1, *lines), (*lines, -1), strict=True))
+    return CallResult(call, arcs, Outcome("return", "NoneType", "builtins", "None", True), True)
+
+
+def test_restoring_names_what_the_lines_a_call_ran_rebind_and_read() -> None:
+    rebinds = {(4, 7): ("B", "A"), (9, 12): ("C", "A")}
+    results = [
+        _result(Call("set_"), (5, 6)),
+        _result(Call("both"), (10, 5)),
+        _result(Call("main"), (20, 21)),
+        _result(Call("other"), (30,)),
+    ]
+    found = restoring(results, rebinds, [(19, 22)], "tool")
+    assert [(r.call.restore, r.call.argv) for r in found] == [
+        (("B", "A"), ""),
+        (("B", "A", "C"), ""),
+        ((), "tool"),
+        ((), ""),
+    ]
+    assert found[3] is results[3]
+
+
+def test_the_writer_puts_globals_back_and_pins_the_command_line() -> None:
+    results = [
+        _result(Call("configure", ("'Hi'",), restore=("GREETING",)), (5,)),
+        _result(Call("main", argv="greetings"), (9,)),
+    ]
+    source = write_module("greetings", results)
+    assert "import io\n" in source
+    assert "from greetings import GREETING, configure, main\n" in source
+    assert (
+        "def test_configure_returns_none(monkeypatch: pytest.MonkeyPatch) -> None:\n"
+        "    monkeypatch.setattr('greetings.GREETING', GREETING)\n"
+        "    assert configure('Hi') is None\n"
+    ) in source
+    assert (
+        "    monkeypatch.setattr('sys.argv', ['greetings'])\n"
+        "    monkeypatch.setattr('sys.stdin', io.StringIO())\n"
+        "    monkeypatch.setattr('sys.stdout', io.StringIO())\n"
+        "    assert main() is None\n"
+    ) in source
+    cases = write_module("greetings", results, framework="unittest")
+    assert (
+        "        with unittest.mock.patch('greetings.GREETING', GREETING):\n"
+        "            self.assertIs(configure('Hi'), None)\n"
+    ) in cases
+    assert "import unittest.mock\n" in cases
+    assert "unittest.mock.patch('sys.argv', ['greetings'])," in cases
