@@ -7,7 +7,7 @@ from dataclasses import replace
 import pytest
 
 from tddforge.builtin.explore import Call, CallResult, Outcome
-from tddforge.builtin.search import confirmed_cover
+from tddforge.builtin.search import MAX_HEIRS, confirmed_cover
 
 
 def once(name: str, *arcs: tuple[int, int], confirmed: bool = False) -> CallResult:
@@ -23,10 +23,11 @@ SEEN = [once("a", (1, 2)), once("b", (1, 2)), once("c", (3, 4), confirmed=True),
     ("varies", "unanswered", "kept", "asked"),
     [
         ((), (), ["a", "c"], [["a"]]),  # a holds: b and d reach nothing new
-        (("a",), (), ["b", "c"], [["a"], ["b"]]),  # a varies: its arcs go to b, confirmed next
-        (("a", "b"), (), ["d", "c"], [["a"], ["b"], ["d"]]),
-        (("a", "b", "d"), (), ["c"], [["a"], ["b"], ["d"]]),  # c was confirmed before
-        ((), ("a",), ["b", "c"], [["a"], ["b"]]),  # the confirming run never reached a
+        # a varies: its arcs go to b, confirmed next with d, which may inherit them too
+        (("a",), (), ["b", "c"], [["a"], ["b", "d"]]),
+        (("a", "b"), (), ["d", "c"], [["a"], ["b", "d"]]),
+        (("a", "b", "d"), (), ["c"], [["a"], ["b", "d"]]),  # c was confirmed before
+        ((), ("a",), ["b", "c"], [["a"], ["b", "d"]]),  # the confirming run never reached a
     ],
 )
 def test_kept_calls_are_confirmed_and_a_varying_one_hands_its_arcs_on(
@@ -50,3 +51,18 @@ def test_kept_calls_are_confirmed_and_a_varying_one_hands_its_arcs_on(
     assert covered == frozenset().union(*(r.arcs for r in cover))
     assert [r.call.target for r in seen] == ["a", "b", "c", "d"]  # every result, in order
     assert all(not r.deterministic for r in seen if r.call.target in varies + unanswered)
+
+
+def test_a_table_of_varying_calls_is_confirmed_in_a_few_runs() -> None:
+    """A hundred calls reaching the same arcs, each varying but the last: one run for
+    the first, then the ones that may inherit its arcs together, ``MAX_HEIRS`` a run."""
+    seen = [once(f"r{i}", (1, 2)) for i in range(100)]
+    runs: list[int] = []
+
+    def confirm(todo: list[CallResult]) -> list[CallResult]:
+        runs.append(len(todo))
+        return [replace(r, confirmed=True, deterministic=r.call.target == "r99") for r in todo]
+
+    cover, _, _ = confirmed_cover(seen, confirm)
+    assert [r.call.target for r in cover] == ["r99"]
+    assert runs == [1, 1 + MAX_HEIRS, 100 - 2 - MAX_HEIRS]  # r0; r1 and heirs; the rest
