@@ -21,6 +21,7 @@ from __future__ import annotations
 import ast
 import itertools
 from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 #: Environments in force at once (table rows, times nested loops), at most.
@@ -40,6 +41,14 @@ class _Missing:
 
 #: An expression whose value is not known statically.
 MISSING: Any = _Missing()
+
+
+@dataclass(frozen=True)
+class Reference:
+    """A value the module under test can name: ``Strategy.SEMVER`` where the module binds
+    ``Strategy`` too, kept as its source (the runner evaluates it in the module)."""
+
+    source: str
 
 
 class Param(tuple):  # type: ignore[type-arg]
@@ -64,6 +73,37 @@ def is_plain(value: Any) -> bool:
     return False
 
 
+def source_of(value: Any) -> str | None:
+    """The source of a value found in a test: ``repr`` for literals (when it reads back
+    as the value: not ``nan``), a reference's own source, containers of either."""
+    if isinstance(value, Reference):
+        return value.source
+    text: str | None
+    if is_plain(value):
+        text = repr(value)
+        try:
+            ast.literal_eval(text)
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            return None
+    elif isinstance(value, (tuple, list, set, frozenset)) and not isinstance(value, Param):
+        parts = [source_of(item) for item in value]
+        if None in parts or (not parts and isinstance(value, (set, frozenset))):
+            return None
+        joined = ", ".join(sorted(parts) if isinstance(value, (set, frozenset)) else parts)  # type: ignore[arg-type]
+        if isinstance(value, tuple):
+            text = f"({joined}{',' if len(parts) == 1 else ''})"
+        else:
+            text = f"[{joined}]" if isinstance(value, list) else f"{{{joined}}}"
+    elif isinstance(value, dict):
+        pairs = [(source_of(k), source_of(v)) for k, v in value.items()]
+        if any(k is None or v is None for k, v in pairs):
+            return None
+        text = "{" + ", ".join(f"{k}: {v}" for k, v in pairs) + "}"
+    else:
+        return None
+    return text if len(text) <= MAX_SIZE else None
+
+
 def evaluate(node: ast.expr, env: Env, call: CallValue | None = None) -> Any:
     """``node``'s value in ``env``, or ``MISSING``."""
     try:
@@ -80,10 +120,14 @@ def evaluate(node: ast.expr, env: Env, call: CallValue | None = None) -> Any:
 def _evaluate(node: ast.expr, env: Env, call: CallValue | None) -> Any:
     if isinstance(node, ast.Constant):
         return node.value
-    if isinstance(node, ast.Name) or (
-        isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
-    ):
-        return env.get(ast.unparse(node), MISSING)  # ``text``, ``self.text``, ``TestX.CASES``
+    if isinstance(node, ast.Name):
+        return env.get(node.id, MISSING)
+    if isinstance(node, ast.Attribute):
+        found = env.get(ast.unparse(node), MISSING)  # ``self.text``, ``TestX.CASES``
+        base = evaluate(node.value, env, call) if found is MISSING else MISSING
+        if isinstance(base, Reference):
+            return Reference(f"{base.source}.{node.attr}")  # ``Strategy.SEMVER``
+        return found
     if isinstance(node, (ast.Tuple, ast.List, ast.Set, ast.Dict)):
         return _container(node, env, call)
     if isinstance(node, ast.Subscript):

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
@@ -28,10 +28,12 @@ from tddforge.builtin.bindings import (
     MISSING,
     CallValue,
     Env,
+    Reference,
     evaluate,
     is_plain,
     parametrized,
     settle,
+    source_of,
     walk,
 )
 from tddforge.builtin.discover import ModuleInfo
@@ -78,11 +80,15 @@ def calls_from_tests(
     info: ModuleInfo,
     sources: Mapping[str, str],
     reexported: frozenset[str] = frozenset(),
+    namespace: frozenset[str] = frozenset(),
 ) -> list[Call]:
     """The module's calls in ``sources`` with literal arguments, in order, each once.
 
     ``reexported``: the module's names its package also offers (``package_reexports``),
-    so that ``idna.encode(...)`` counts for ``idna.core``'s ``encode``.
+    so that ``idna.encode(...)`` counts for ``idna.core``'s ``encode``. ``namespace``:
+    the names the module binds at its top level (``top_level_names``); a test's argument
+    made of those (``Strategy.SEMVER``, ``[Strategy.SEMVER]``, ``Version("1.0")``) is kept
+    as its source, which the runner evaluates in the module and the writer imports from it.
     """
     known = _known_targets(info)
     package, _, last = import_name.rpartition(".")
@@ -95,7 +101,7 @@ def calls_from_tests(
             tree = ast.parse(text)
         except SyntaxError:
             continue
-        names = _imported_names(tree, import_name, reexported, _dotted(path))
+        names = _imported_names(tree, import_name, reexported, _dotted(path), namespace)
         if names.local or names.modules or names.packages:
             ranked += _calls_in(tree, names, known)
     # a table's later rows after every site's first calls (a sort by rank is stable)
@@ -112,6 +118,9 @@ class _Names:
         self.modules: set[str] = set()  # dotted expressions that mean the module
         self.packages: set[str] = set()  # ... that mean its package, for the names it offers
         self.reexported: frozenset[str] = frozenset()
+        #: local name → the name the module binds too (``Strategy`` imported by both), whose
+        #: values (``Strategy.SEMVER``) the tests can pass as they are
+        self.shared: dict[str, str] = {}
 
 
 def _dotted(path: str) -> str:
@@ -144,7 +153,11 @@ def _names_module(node: ast.ImportFrom, found: str | None, dotted: str) -> bool:
 
 
 def _imported_names(
-    tree: ast.Module, import_name: str, reexported: frozenset[str], here: str = ""
+    tree: ast.Module,
+    import_name: str,
+    reexported: frozenset[str],
+    here: str = "",
+    namespace: frozenset[str] = frozenset(),
 ) -> _Names:
     """How the test file ``here`` (its dotted name) refers to the module, absolute
     imports and relative ones (``from .._headers import normalize``) alike."""
@@ -168,11 +181,43 @@ def _imported_names(
                 elif package and alias.name == package and reexported:
                     names.packages.add(alias.asname or package)
     names.reexported = reexported
+    names.shared = {
+        a.asname or a.name: a.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom)
+        for a in node.names
+        if a.name in namespace
+    }
     return names
 
 
 def _offered(name: str, reexported: frozenset[str]) -> bool:
     return name in reexported or ("*" in reexported and not name.startswith("_"))
+
+
+def top_level_names(source: str) -> frozenset[str]:
+    """The names a module binds at its top level: imports, functions, classes, assignments
+    (also under ``if``/``try``)."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return frozenset()
+    found: set[str] = set()
+    pending: list[ast.stmt] = list(tree.body)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            found.update((a.asname or a.name).split(".")[0] for a in node.names if a.name != "*")
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            found.add(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            found.update(n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name))
+        elif isinstance(node, (ast.If, ast.Try)):
+            pending += [*node.body, *node.orelse]
+            if isinstance(node, ast.Try):
+                pending += [*(s for h in node.handlers for s in h.body), *node.finalbody]
+    return frozenset(found)
 
 
 def package_reexports(init_source: str | None, import_name: str) -> frozenset[str]:
@@ -206,10 +251,16 @@ def _known_targets(info: ModuleInfo) -> dict[str, str]:
 
 
 @dataclass(frozen=True)
-class _Built:
-    """An instance of the module's class, as the constructor call that built it."""
+class _Built(Reference):
+    """An instance of the module's class, as the constructor call that built it (its
+    ``source``: ``Game(3)``, an argument the runner can build in turn)."""
 
-    call: Call
+    call: Call = field(default_factory=lambda: Call(""))
+
+
+def _built(call: Call) -> _Built:
+    arguments = [*call.args, *(f"{name}={value}" for name, value in call.kwargs)]
+    return _Built(f"{call.target}({', '.join(arguments)})", call)
 
 
 def _calls_in(
@@ -218,7 +269,8 @@ def _calls_in(
     """The module's calls in ``tree``, each with its rank among the calls one site makes
     (a call inside a loop over a table, or in a parametrized test, is made once per row)."""
     build = partial(_instance, names, known)
-    module = settle(tree.body, {}, build)
+    shared = {local: Reference(name) for local, name in names.shared.items()}
+    module = settle(tree.body, shared, build)
     fixtures = _fixtures(tree, module, build)
     for body, envs in _scopes(tree, module, fixtures, build):
         for node, in_force in walk(body, envs, build):
@@ -231,7 +283,7 @@ def _instance(names: _Names, known: Mapping[str, str], node: ast.Call, env: Env)
     built = _call(node, names, known, env)
     if built is None or known.get(built.target) != "class":
         return MISSING
-    return _Built(built)
+    return _built(built)
 
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
@@ -297,7 +349,7 @@ def _fixtures(tree: ast.Module, module: Env, build: CallValue) -> dict[str, obje
             if value is None or not envs or not isinstance(statement, ast.stmt):
                 continue
             made = evaluate(value, envs[0], build)
-            if made is not MISSING and (isinstance(made, _Built) or is_plain(made)):
+            if made is not MISSING and (isinstance(made, Reference) or is_plain(made)):
                 found.setdefault(node.name, made)
     return found
 
@@ -371,14 +423,5 @@ def _literal_arguments(
 
 
 def _source(value: object) -> str | None:
-    """A literal value's source, when its ``repr`` reads back as it (not ``nan``)."""
-    if value is MISSING or not is_plain(value):
-        return None
-    text = repr(value)
-    if len(text) > 2_000:
-        return None
-    try:
-        ast.literal_eval(text)
-    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-        return None
-    return text
+    """A literal value's source (``repr``, when it reads back as it), or a reference's."""
+    return None if value is MISSING else source_of(value)

@@ -39,6 +39,7 @@ from tddforge.builtin.from_tests import (
     calls_from_tests,
     package_reexports,
     project_test_sources,
+    top_level_names,
 )
 from tddforge.builtin.module_state import argv_readers, rebound_globals, restoring
 from tddforge.builtin.options import option_pairs, with_option_pairs
@@ -123,7 +124,8 @@ class BuiltinSuiteGenerator:
             partial(package_reexports, _package_init(target), target.import_name),
             frozenset[str](),
         )
-        read = partial(calls_from_tests, target.import_name, info, sources, offered)
+        namespace = top_level_names(target.source)
+        read = partial(calls_from_tests, target.import_name, info, sources, offered, namespace)
         seeded = guard("reading the project's tests", read, list[Call]())
         mined = mine_constants(target.source)
         texts = guard(

@@ -12,6 +12,7 @@ from tddforge.builtin.from_tests import (
     calls_from_tests,
     package_reexports,
     project_test_sources,
+    top_level_names,
 )
 
 
@@ -362,3 +363,34 @@ def test_a_tables_later_rows_come_after_every_sites_first_call() -> None:
     )
     found = calls_from_tests("pkg.docs", INFO, {"tests/test_docs.py": source})
     assert [c.args[0] for c in found] == ["'r1'", "'other'", "'r2'", "'r3'"]
+
+
+def test_values_the_module_names_too_are_passed_as_their_source() -> None:
+    """``Kind`` is imported by the test and bound by the module: ``Kind.FAST`` and a list
+    of members are kept as written; ``Other`` is the test's own, and an instance of the
+    module's class is built by its constructor's source."""
+    source = (
+        "from pkg.kinds import Kind as K, Other\nfrom pkg.docs import Game, parse\n\n"
+        "def test_a():\n    parse('x', kind=K.FAST)\n    parse([K.SLOW, 'y'])\n"
+        "    parse(Other.X)\n    parse(Game(3))\n"
+    )
+    namespace = frozenset({"Kind", "Game", "parse", "re"})
+    found = calls_from_tests("pkg.docs", INFO, {"tests/test_docs.py": source}, namespace=namespace)
+    assert found == [
+        Call("parse", ("'x'",), (("kind", "Kind.FAST"),)),
+        Call("parse", ("[Kind.SLOW, 'y']",)),
+        Call("parse", ("Game(3)",)),
+        Call("Game", ("3",)),
+    ]
+
+
+def test_top_level_names() -> None:
+    source = (
+        "import os.path\nfrom .strategy import Strategy as S, compile_regex\n"
+        "try:\n    import regex\nexcept ImportError:\n    regex = None\n"
+        "X: int = 1\nA, B = 1, 2\n\ndef f():\n    inner = 1\n\nclass K:\n    attr = 2\n"
+    )
+    assert top_level_names(source) == frozenset(
+        {"os", "S", "compile_regex", "regex", "X", "A", "B", "f", "K"}
+    )
+    assert top_level_names("def f(:\n") == frozenset()
