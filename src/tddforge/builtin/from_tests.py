@@ -19,7 +19,7 @@ an import is resolved against the test file's path in the project, so those call
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -102,6 +102,9 @@ def calls_from_tests(
         except SyntaxError:
             continue
         names = _imported_names(tree, import_name, reexported, _dotted(path), namespace)
+        if names.local.pop("*", None):  # ``from colorutils import *``: every public member
+            public = (n for n in known if "." not in n and not n.startswith("_"))
+            names.local.update((n, n) for n in public if n not in names.local)
         if names.local or names.modules or names.packages:
             ranked += _calls_in(tree, names, known)
     # a table's later rows after every site's first calls (a sort by rank is stable)
@@ -220,24 +223,56 @@ def top_level_names(source: str) -> frozenset[str]:
     return frozenset(found)
 
 
-def package_reexports(init_source: str | None, import_name: str) -> frozenset[str]:
+def package_reexports(
+    init_source: str | None,
+    import_name: str,
+    sibling: Callable[[str], str | None] = lambda name: None,
+) -> frozenset[str]:
     """The names the package's ``__init__`` takes from the module: each name of a
-    ``from .mod import a, b``, or ``*`` for ``from .mod import *``."""
+    ``from .mod import a, b``, or ``*`` for ``from .mod import *``; also through a
+    sibling module it star-imports that takes them in turn (``from .colorutils import *``
+    where ``colorutils.py`` has ``from .convert import *``). ``sibling``: a sibling
+    module's source by its name, or None."""
     package, _, last = import_name.rpartition(".")
     if not init_source or not package:
         return frozenset()
+    found = set(_taken_from(init_source, package, last))
+    for name in _star_imported(init_source, package) - {last}:
+        if "*" in _taken_from(sibling(name) or "", package, last):
+            found.add("*")
+    return frozenset(found)
+
+
+def _taken_from(source: str, package: str, last: str) -> set[str]:
+    """The names ``source`` (a module of ``package``) imports from its sibling ``last``."""
     try:
-        tree = ast.parse(init_source)
+        tree = ast.parse(source)
     except (SyntaxError, ValueError):
-        return frozenset()
+        return set()
     found: set[str] = set()
     for node in ast.walk(tree):
         if not isinstance(node, ast.ImportFrom):
             continue
         relative = node.level == 1 and node.module == last
-        if relative or (not node.level and node.module == import_name):
+        if relative or (not node.level and node.module == f"{package}.{last}"):
             found.update(a.name for a in node.names)
-    return frozenset(found)
+    return found
+
+
+def _star_imported(source: str, package: str) -> set[str]:
+    """The sibling modules ``source`` star-imports (``from .colorutils import *``)."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return set()
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names):
+            if node.level == 1 and node.module:
+                found.add(node.module)
+            elif not node.level and node.module and node.module.startswith(package + "."):
+                found.add(node.module[len(package) + 1 :])
+    return {name for name in found if "." not in name}
 
 
 def _known_targets(info: ModuleInfo) -> dict[str, str]:

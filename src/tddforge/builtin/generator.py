@@ -121,7 +121,12 @@ class BuiltinSuiteGenerator:
         )
         offered = guard(
             "reading the package's re-exports",
-            partial(package_reexports, _package_init(target), target.import_name),
+            partial(
+                package_reexports,
+                _package_init(target),
+                target.import_name,
+                partial(_sibling_source, target),
+            ),
             frozenset[str](),
         )
         namespace = top_level_names(target.source)
@@ -373,6 +378,15 @@ class BuiltinSuiteGenerator:
         kept = restoring(kept, rebinds, argv, prog)  # globals it rebinds, the argv it reads
         code = write_module(target.import_name, kept, target.framework, homes)
         return format_source(code, target.test_path, target.project)
+
+
+def _sibling_source(target: CoverTarget, name: str) -> str | None:
+    """The source of the module ``name`` beside the target, when there is one."""
+    path = (target.project / target.module_rel).parent / f"{name}.py"
+    try:
+        return path.read_text(encoding="utf-8") if path.is_file() else None
+    except (OSError, UnicodeDecodeError):
+        return None
 
 
 def _package_init(target: CoverTarget) -> str | None:

@@ -215,6 +215,11 @@ CASES = [
         "from pkg.docs import parse\n\ndef test_a():\n    parse(float('nan'))\n    parse(1e308 * 10)\n",
         [],
     ),
+    (
+        "a star import of the module",
+        "from pkg.docs import *\n\ndef test_a():\n    parse('x')\n",
+        [Call("parse", ("'x'",))],
+    ),
     ("a file that does not compile", "from pkg.docs import parse\ndef test_a(:\n", []),
     (
         "each call once, in order",
@@ -307,12 +312,22 @@ REEXPORTS = [
     ("another module's names", "from .other import *\nfrom ..docs import x\n", frozenset()),
     ("no package init", None, frozenset()),
     ("an init that does not parse", "from .docs import (\n", frozenset()),
+    ("through a sibling star-imported", "from .core import *\n", frozenset({"*"})),
+    ("through a sibling by absolute name", "from pkg.api import *\n", frozenset({"*"})),
+    ("a sibling that names what it takes", "from .named import *\n", frozenset()),
+    ("a sibling that is not there", "from .gone import *\n", frozenset()),
 ]
+
+SIBLINGS = {
+    "core": "from .static import *\nfrom .docs import *\n",
+    "api": "from pkg.docs import *\n",
+    "named": "from .docs import parse\n",
+}
 
 
 @pytest.mark.parametrize(("case", "init", "expected"), REEXPORTS, ids=[r[0] for r in REEXPORTS])
 def test_package_reexports(case: str, init: str | None, expected: frozenset[str]) -> None:
-    assert package_reexports(init, "pkg.docs") == expected
+    assert package_reexports(init, "pkg.docs", SIBLINGS.get) == expected
 
 
 THROUGH_PACKAGE = [
@@ -333,6 +348,22 @@ THROUGH_PACKAGE = [
         "import pkg\nfrom pkg import Game\n\ndef test_a():\n    pkg.parse('x')\n    Game(1)\n",
         frozenset({"Game"}),
         [Call("Game", ("1",))],
+    ),
+    (
+        "a star import from a package that star re-exports the module",
+        "from pkg import *\n\ndef test_a():\n    parse('x')\n    Game(2).roll(3)\n    other(1)\n",
+        frozenset({"*"}),
+        [
+            Call("parse", ("'x'",)),
+            Call("Game.roll", ("3",), init_args=("2",)),
+            Call("Game", ("2",)),
+        ],
+    ),
+    (
+        "a star import from a package that takes other names",
+        "from pkg import *\n\ndef test_a():\n    parse('x')\n",
+        frozenset({"Game"}),
+        [],
     ),
     (
         "without re-exports the package is not the module",
