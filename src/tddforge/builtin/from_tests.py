@@ -245,34 +245,37 @@ def package_reexports(
 
 def _taken_from(source: str, package: str, last: str) -> set[str]:
     """The names ``source`` (a module of ``package``) imports from its sibling ``last``."""
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError):
-        return set()
-    found: set[str] = set()
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.ImportFrom):
-            continue
-        relative = node.level == 1 and node.module == last
-        if relative or (not node.level and node.module == f"{package}.{last}"):
-            found.update(a.name for a in node.names)
-    return found
+    return {
+        name
+        for sibling, names in _sibling_imports(source, package)
+        if sibling == last
+        for name in names
+    }
 
 
 def _star_imported(source: str, package: str) -> set[str]:
     """The sibling modules ``source`` star-imports (``from .colorutils import *``)."""
+    return {sibling for sibling, names in _sibling_imports(source, package) if "*" in names}
+
+
+def _sibling_imports(source: str, package: str) -> Iterator[tuple[str, list[str]]]:
+    """Each ``from`` import in ``source`` of a module of ``package`` (``from .convert import
+    a`` or ``from pkg.convert import a``): that module's name and the names imported."""
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
-        return set()
-    found: set[str] = set()
+        return
     for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names):
-            if node.level == 1 and node.module:
-                found.add(node.module)
-            elif not node.level and node.module and node.module.startswith(package + "."):
-                found.add(node.module[len(package) + 1 :])
-    return {name for name in found if "." not in name}
+        if not isinstance(node, ast.ImportFrom) or not node.module:
+            continue
+        if node.level == 1:
+            sibling = node.module
+        elif not node.level and node.module.startswith(package + "."):
+            sibling = node.module[len(package) + 1 :]
+        else:
+            continue
+        if "." not in sibling:
+            yield sibling, [a.name for a in node.names]
 
 
 def _known_targets(info: ModuleInfo) -> dict[str, str]:
