@@ -118,6 +118,9 @@ class Outcome:
     state: tuple[tuple[str, str], ...] = ()  # a non-literal value's public literal attributes
     after: tuple[tuple[str, str], ...] = ()  # a method's instance: its public literal attributes
     taken: int = 0  # a generator that yields more: only its first ``taken`` items were taken
+    #: the value varied between the two runs (``random()``, ``now()``), its type did not:
+    #: only the type is asserted, and only the type tells a mutant apart
+    varies: bool = False
 
     def same_as(self, other: Outcome | None) -> bool:
         """The same behaviour; a non-literal value's repr (``<X at 0x…>``) does not count."""
@@ -328,8 +331,23 @@ def _merged(
     """One call's result from its first run's outcome and the second run's row (if any)."""
     again = _outcome(second["outcome"]) if second is not None else None
     stable = outcome.same_as(again) and outcome.kind in ("return", "raise")
+    if not stable and typed_alike(outcome, again):
+        typed = Outcome("return", outcome.type, outcome.type_module, varies=True)
+        return CallResult(call, arcs, typed, True)
     same_repr = again is not None and again.repr == outcome.repr
     return CallResult(call, arcs, outcome, stable, None if stable else again, same_repr)
+
+
+def typed_alike(first: Outcome, second: Outcome | None) -> bool:
+    """Two runs returned values of one type that differ (a random string, a timestamp):
+    what a test can assert is the type."""
+    return (
+        second is not None
+        and first.kind == second.kind == "return"
+        and (first.type, first.type_module, first.taken)
+        == (second.type, second.type_module, second.taken)
+        and bool(first.type)
+    )
 
 
 def _outcome(raw: dict[str, Any]) -> Outcome:

@@ -37,8 +37,11 @@ class MutantPlan:
     calls: tuple[int, ...]
 
 
-def observed(outcome: Outcome) -> Observed:
-    """What the writer's assertions pin down about an outcome (see ``writer._assertions``)."""
+def observed(outcome: Outcome, like: Outcome | None = None) -> Observed:
+    """What the writer's assertions pin down about an outcome (see ``writer._assertions``);
+    of its type only, when ``like`` (the original's) or itself is one whose value varies."""
+    if outcome.kind == "return" and (outcome.varies or (like is not None and like.varies)):
+        return ("return", outcome.type, outcome.type_module)
     if outcome.kind == "raise":
         return ("raise", outcome.type, outcome.message)
     if outcome.kind != "return":
@@ -89,7 +92,7 @@ def kills(
         for index, outcome in outcomes.items():
             original = pool[index].outcome
             # a call that hangs on the mutant makes a timeout, which the score does not count
-            if outcome.kind != "timeout" and observed(outcome) != observed(original):
+            if outcome.kind != "timeout" and observed(outcome, original) != observed(original):
                 found.setdefault(index, set()).add(mutant_id)
     return found
 

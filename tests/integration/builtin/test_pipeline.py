@@ -532,3 +532,26 @@ def test_a_global_rebound_is_put_back_and_a_command_line_entry_runs_as_explored(
         assert line not in suite.missing_lines, (line, suite.source)
     assert 'monkeypatch.setattr("greetings.GREETING", GREETING)' in suite.source
     assert 'monkeypatch.setattr("sys.argv", ["greetings"])' in suite.source
+
+
+TOKENS = '''\
+"""Random tokens of a chosen size."""
+
+import secrets
+
+
+def token(size: int = 8) -> str:
+    if size <= 0:
+        raise ValueError("size must be positive")
+    if size > 64:
+        size = 64
+    return secrets.token_hex(size)
+'''
+
+
+def test_a_random_value_is_tested_through_its_type(tmp_path: Path) -> None:
+    """``token`` returns a new string each run: its tests assert the type, so the lines
+    only a random result reaches (10, 11) are covered, and the suite passes twice."""
+    suite = generated_and_run(tmp_path, "tokens", TOKENS, runs=2)
+    assert 10 not in suite.missing_lines and 11 not in suite.missing_lines, suite.source
+    assert "assert isinstance(result, str)" in suite.source

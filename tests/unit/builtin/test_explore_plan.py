@@ -182,6 +182,29 @@ def test_merge_runs_judges_determinism(
     assert results[0].arcs == frozenset({(1, 2)})
 
 
+@pytest.mark.parametrize(
+    ("second", "kept_as"),
+    [
+        ({"kind": "return", "type": "str", "type_module": "builtins", "repr": "'b'"}, "str"),
+        ({"kind": "return", "type": "bytes", "type_module": "builtins", "repr": "b'b'"}, None),
+        ({"kind": "raise", "type": "str", "type_module": "builtins"}, None),
+    ],
+)
+def test_a_value_that_varies_in_a_stable_type_is_kept_as_its_type(
+    second: dict[str, Any], kept_as: str | None
+) -> None:
+    """``random()`` returned two strings: deterministic in what a test can assert, its
+    type; one that changed type, or raised the second time, is not deterministic."""
+    first = {"kind": "return", "type": "str", "type_module": "builtins", "repr": "'a'"}
+    [found] = merge_runs([Call("f")], {0: row({**first, "literal": True})}, {0: row(second)})
+    if kept_as is None:
+        assert not found.deterministic
+        return
+    assert found.deterministic
+    assert found.outcome == Outcome("return", kept_as, "builtins", varies=True)
+    assert not found.readable_repr
+
+
 def test_merge_runs_drops_calls_the_first_run_never_finished() -> None:
     ok = row({"kind": "return", "repr": "1", "literal": True})
     assert [r.call for r in merge_runs([Call("a"), Call("b")], {1: ok}, {1: ok})] == [Call("b")]

@@ -52,6 +52,27 @@ def test_observed_is_what_the_written_assertions_pin_down(
     assert (observed(a) != observed(b)) is told_apart
 
 
+VARIES = Outcome("return", "str", "builtins", varies=True)
+TEXT = Outcome("return", "str", "builtins", "'x'", literal=True)
+
+
+@pytest.mark.parametrize(
+    ("mutated", "told_apart"),
+    [
+        (TEXT, False),  # another string: the test asserts the type only
+        (RET_1, True),  # another type
+        (RAISE_A, True),
+    ],
+)
+def test_a_varying_value_tells_mutants_apart_by_its_type_only(
+    mutated: Outcome, told_apart: bool
+) -> None:
+    assert (observed(mutated, VARIES) != observed(VARIES)) is told_apart
+    assert bool(kills([CallResult(Call("f"), frozenset(), VARIES, True)], {"m": {0: mutated}})) is (
+        told_apart
+    )
+
+
 def mutant(ident: str, line: int) -> Mutant:
     return Mutant(ident, "op", line, 0, line, 1, "<", "<=")
 
