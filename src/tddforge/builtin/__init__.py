@@ -25,7 +25,8 @@ sample modules:
   child per call, traces arcs in the module with ``sys.settrace``, records the
   returned value's repr, or the exception, or timeout/crash, and a non-literal
   value's public literal attributes), twice with two hash seeds: only
-  outcomes equal in both runs are deterministic. ``keep_new_coverage`` (pure)
+  outcomes equal in both runs are deterministic (a value that differed in one type is
+  kept as that type: ``typed_alike``). ``keep_new_coverage`` (pure)
   keeps the deterministic calls that reach new arcs.
 - ``search.py``: rounds of exploration within a time budget; after round 0
   (the planned calls) each round runs the untried neighbours of the calls kept
