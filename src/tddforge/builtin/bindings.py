@@ -231,6 +231,18 @@ def _binary(op: ast.operator, left: Any, right: Any) -> Any:
     return MISSING
 
 
+#: The builtins people walk tables with, as lists (a range past ``MAX_SIZE`` is not kept).
+_WALKS: dict[str, Callable[..., Any]] = {
+    "enumerate": lambda *a: list(enumerate(*a)),
+    "zip": lambda *a: list(zip(*a, strict=False)),
+    "range": lambda *a: list(range(*a)) if len(range(*a)) <= MAX_SIZE else MISSING,
+    "sorted": sorted,
+    "reversed": lambda a: list(reversed(a)),
+    "list": list,
+    "tuple": tuple,
+}
+
+
 def _table_walk(node: ast.Call, env: Env, call: CallValue | None) -> Any:
     """The calls people walk tables with: ``.items()``/``.keys()``/``.values()``,
     ``enumerate``, ``zip``, ``range``, ``sorted``, ``reversed``, ``list``, ``tuple``,
@@ -248,21 +260,12 @@ def _table_walk(node: ast.Call, env: Env, call: CallValue | None) -> Any:
         if not isinstance(base, dict):
             return MISSING
         return list(getattr(base, node.func.attr)())
-    builtins: dict[str, Callable[..., Any]] = {
-        "enumerate": lambda *a: list(enumerate(*a)),
-        "zip": lambda *a: list(zip(*a, strict=False)),
-        "range": lambda *a: list(range(*a)) if len(range(*a)) <= MAX_SIZE else MISSING,
-        "sorted": sorted,
-        "reversed": lambda a: list(reversed(a)),
-        "list": list,
-        "tuple": tuple,
-    }
-    if func not in builtins:
+    if func not in _WALKS:
         return MISSING
     args = _all(node.args, env, call)
     if args is MISSING or not all(isinstance(a, (int, *_SEQUENCES, dict)) for a in args):
         return MISSING
-    return builtins[func](*args)
+    return _WALKS[func](*args)
 
 
 def _is_self_attribute(node: ast.expr) -> bool:

@@ -86,7 +86,7 @@ def calls_from_tests(
 
     ``reexported``: the module's names its package also offers (``package_reexports``),
     so that ``idna.encode(...)`` counts for ``idna.core``'s ``encode``. ``namespace``:
-    the names the module binds at its top level (``top_level_names``); a test's argument
+    the names the module binds at its top level (``writer.bound_names``); a test's argument
     made of those (``Strategy.SEMVER``, ``[Strategy.SEMVER]``, ``Version("1.0")``) is kept
     as its source, which the runner evaluates in the module and the writer imports from it.
     """
@@ -168,6 +168,10 @@ def _imported_names(
     package, _, last = import_name.rpartition(".")
     for node in ast.walk(tree):
         found = _absolute(node, here) if isinstance(node, ast.ImportFrom) else None
+        if isinstance(node, ast.ImportFrom):  # ``Strategy``, which the module binds too
+            names.shared.update(
+                (a.asname or a.name, a.name) for a in node.names if a.name in namespace
+            )
         if isinstance(node, ast.ImportFrom) and _names_module(node, found, import_name):
             names.local.update((a.asname or a.name, a.name) for a in node.names)
         elif isinstance(node, ast.ImportFrom) and package and _names_module(node, found, package):
@@ -184,43 +188,11 @@ def _imported_names(
                 elif package and alias.name == package and reexported:
                     names.packages.add(alias.asname or package)
     names.reexported = reexported
-    names.shared = {
-        a.asname or a.name: a.name
-        for node in ast.walk(tree)
-        if isinstance(node, ast.ImportFrom)
-        for a in node.names
-        if a.name in namespace
-    }
     return names
 
 
 def _offered(name: str, reexported: frozenset[str]) -> bool:
     return name in reexported or ("*" in reexported and not name.startswith("_"))
-
-
-def top_level_names(source: str) -> frozenset[str]:
-    """The names a module binds at its top level: imports, functions, classes, assignments
-    (also under ``if``/``try``)."""
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError):
-        return frozenset()
-    found: set[str] = set()
-    pending: list[ast.stmt] = list(tree.body)
-    while pending:
-        node = pending.pop()
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
-            found.update((a.asname or a.name).split(".")[0] for a in node.names if a.name != "*")
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            found.add(node.name)
-        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            found.update(n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name))
-        elif isinstance(node, (ast.If, ast.Try)):
-            pending += [*node.body, *node.orelse]
-            if isinstance(node, ast.Try):
-                pending += [*(s for h in node.handlers for s in h.body), *node.finalbody]
-    return frozenset(found)
 
 
 def package_reexports(
@@ -236,26 +208,16 @@ def package_reexports(
     package, _, last = import_name.rpartition(".")
     if not init_source or not package:
         return frozenset()
-    found = set(_taken_from(init_source, package, last))
-    for name in _star_imported(init_source, package) - {last}:
-        if "*" in _taken_from(sibling(name) or "", package, last):
+    found: set[str] = set()
+    starred: set[str] = set()  # siblings the package star-imports
+    for module, names in _sibling_imports(init_source, package):
+        found.update(names if module == last else [])
+        starred.update([module] if "*" in names and module != last else [])
+    for module in starred:
+        taken = _sibling_imports(sibling(module) or "", package)
+        if any(name == last and "*" in names for name, names in taken):
             found.add("*")
     return frozenset(found)
-
-
-def _taken_from(source: str, package: str, last: str) -> set[str]:
-    """The names ``source`` (a module of ``package``) imports from its sibling ``last``."""
-    return {
-        name
-        for sibling, names in _sibling_imports(source, package)
-        if sibling == last
-        for name in names
-    }
-
-
-def _star_imported(source: str, package: str) -> set[str]:
-    """The sibling modules ``source`` star-imports (``from .colorutils import *``)."""
-    return {sibling for sibling, names in _sibling_imports(source, package) if "*" in names}
 
 
 def _sibling_imports(source: str, package: str) -> Iterator[tuple[str, list[str]]]:
@@ -293,12 +255,12 @@ class _Built(Reference):
     """An instance of the module's class, as the constructor call that built it (its
     ``source``: ``Game(3)``, an argument the runner can build in turn)."""
 
-    call: Call = field(default_factory=lambda: Call(""))
+    call: Call = field(kw_only=True)
 
 
 def _built(call: Call) -> _Built:
     arguments = [*call.args, *(f"{name}={value}" for name, value in call.kwargs)]
-    return _Built(f"{call.target}({', '.join(arguments)})", call)
+    return _Built(f"{call.target}({', '.join(arguments)})", call=call)
 
 
 def _calls_in(
@@ -447,19 +409,14 @@ def _literal_arguments(
     """The call's arguments as literal sources (``repr`` of their value), or None."""
     args: list[str] = []
     for arg in node.args:
-        text = None if isinstance(arg, ast.Starred) else _source(evaluate(arg, env, build))
+        text = None if isinstance(arg, ast.Starred) else source_of(evaluate(arg, env, build))
         if text is None:
             return None
         args.append(text)
     kwargs: list[tuple[str, str]] = []
     for keyword in node.keywords:
-        text = _source(evaluate(keyword.value, env, build)) if keyword.arg else None
+        text = source_of(evaluate(keyword.value, env, build)) if keyword.arg else None
         if text is None or keyword.arg is None:
             return None
         kwargs.append((keyword.arg, text))
     return tuple(args), tuple(kwargs)
-
-
-def _source(value: object) -> str | None:
-    """A literal value's source (``repr``, when it reads back as it), or a reference's."""
-    return None if value is MISSING else source_of(value)

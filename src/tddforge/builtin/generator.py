@@ -39,7 +39,6 @@ from tddforge.builtin.from_tests import (
     calls_from_tests,
     package_reexports,
     project_test_sources,
-    top_level_names,
 )
 from tddforge.builtin.module_state import argv_readers, rebound_globals, restoring
 from tddforge.builtin.options import option_pairs, with_option_pairs
@@ -59,7 +58,7 @@ from tddforge.builtin.targeting import (
 )
 from tddforge.builtin.texts import composed_texts
 from tddforge.builtin.usage import annotate, usage_hints
-from tddforge.builtin.writer import public_homes, write_module, written_keys
+from tddforge.builtin.writer import bound_names, public_homes, write_module, written_keys
 from tddforge.config import Settings
 from tddforge.cover_contract import CoverTarget, GeneratedSuite
 from tddforge.mutation.mutant import Mutant, apply_mutant
@@ -129,7 +128,7 @@ class BuiltinSuiteGenerator:
             ),
             frozenset[str](),
         )
-        namespace = top_level_names(target.source)
+        namespace = frozenset(bound_names(target.source))
         read = partial(calls_from_tests, target.import_name, info, sources, offered, namespace)
         seeded = guard("reading the project's tests", read, list[Call]())
         mined = mine_constants(target.source)
@@ -391,13 +390,7 @@ def _sibling_source(target: CoverTarget, name: str) -> str | None:
 
 def _package_init(target: CoverTarget) -> str | None:
     """The source of the package ``__init__`` beside the module, when there is one."""
-    init = (target.project / target.module_rel).parent / "__init__.py"
-    if "." not in target.import_name or not init.is_file():
-        return None
-    try:
-        return init.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return None
+    return _sibling_source(target, "__init__") if "." in target.import_name else None
 
 
 def _regex_examples(mined: Mapping[str, tuple[Constant, ...]]) -> dict[str, list[str]]:

@@ -26,6 +26,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from tddforge.builtin.explore import CallResult
+from tddforge.builtin.writer import bound_names
 
 Span = tuple[int, int]
 
@@ -36,43 +37,20 @@ def rebound_globals(source: str) -> dict[Span, tuple[str, ...]]:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
         return {}
-    top = _top_level_names(tree)
+    top = set(bound_names(source))
     found: dict[Span, tuple[str, ...]] = {}
     for node in ast.walk(tree):
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
-        declared = [
-            name
-            for inner in _own_nodes(node)
-            if isinstance(inner, ast.Global)
-            for name in inner.names
-        ]
+        own = _own_nodes(node)
+        declared = [name for inner in own if isinstance(inner, ast.Global) for name in inner.names]
         assigned = {
-            target.id
-            for inner in _own_nodes(node)
-            for target in _targets(inner)
-            if isinstance(target, ast.Name)
+            target.id for inner in own for target in _targets(inner) if isinstance(target, ast.Name)
         }
         names = tuple(dict.fromkeys(n for n in declared if n in assigned and n in top))
         if names:
             found[(node.lineno, node.end_lineno or node.lineno)] = names
     return found
-
-
-def _top_level_names(tree: ast.Module) -> set[str]:
-    """Names the module binds by assignment at its top level (also under ``if``/``try``)."""
-    names: set[str] = set()
-    pending: list[ast.stmt] = list(tree.body)
-    while pending:
-        statement = pending.pop()
-        for target in _targets(statement):
-            names.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
-        if isinstance(statement, (ast.If, ast.Try)):
-            pending += [*statement.body, *statement.orelse]
-            if isinstance(statement, ast.Try):
-                pending += [s for h in statement.handlers for s in h.body]
-                pending += statement.finalbody
-    return names
 
 
 def _targets(node: ast.AST) -> list[ast.expr]:

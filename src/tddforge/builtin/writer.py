@@ -294,17 +294,18 @@ def public_homes(module: str, source: str, package_source: str | None = None) ->
     for home, text in ((module, source), (package, package_source)):
         if not home or text is None:
             continue
-        for name in _bound_names(text):
+        for name in bound_names(text):
             if not name.startswith("_"):
                 homes.setdefault(name, home)
     return homes
 
 
-def _bound_names(source: str) -> Iterator[str]:
-    """Names a module binds at its top level (also under ``if`` and ``try``)."""
+def bound_names(source: str) -> Iterator[str]:
+    """Names a module binds at its top level (also under ``if`` and ``try``): its classes,
+    functions, imports and assignments."""
     try:
         body = ast.parse(source).body
-    except SyntaxError:
+    except (SyntaxError, ValueError):
         return
     todo = list(body)
     while todo:
@@ -316,8 +317,9 @@ def _bound_names(source: str) -> Iterator[str]:
             yield node.name
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
             yield from ((a.asname or a.name).split(".")[0] for a in node.names if a.name != "*")
-        elif isinstance(node, ast.Assign):
-            yield from (t.id for t in node.targets if isinstance(t, ast.Name))
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)) and getattr(node, "value", None):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            yield from (n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name))
 
 
 def module_names(source: str) -> set[str]:

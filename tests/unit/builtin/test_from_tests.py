@@ -12,8 +12,8 @@ from tddforge.builtin.from_tests import (
     calls_from_tests,
     package_reexports,
     project_test_sources,
-    top_level_names,
 )
+from tddforge.builtin.writer import bound_names
 
 
 def _callable(name: str, qualname: str, kind: str) -> CallableInfo:
@@ -415,13 +415,13 @@ def test_values_the_module_names_too_are_passed_as_their_source() -> None:
     ]
 
 
-def test_top_level_names() -> None:
+def test_bound_names() -> None:
     source = (
         "import os.path\nfrom .strategy import Strategy as S, compile_regex\n"
         "try:\n    import regex\nexcept ImportError:\n    regex = None\n"
         "X: int = 1\nA, B = 1, 2\n\ndef f():\n    inner = 1\n\nclass K:\n    attr = 2\n"
     )
-    assert top_level_names(source) == frozenset(
+    assert frozenset(bound_names(source)) == frozenset(
         {"os", "S", "compile_regex", "regex", "X", "A", "B", "f", "K"}
     )
-    assert top_level_names("def f(:\n") == frozenset()
+    assert frozenset(bound_names("def f(:\n")) == frozenset()
