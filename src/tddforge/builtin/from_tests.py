@@ -43,6 +43,9 @@ from tddforge.builtin.explore import Call
 MAX_FILES = 200
 MAX_CHARS = 4_000_000
 MAX_CALLS = 600
+#: Helpers followed into from a test (a helper that calls a helper: 2).
+MAX_HELPER_DEPTH = 2
+_Function = ast.FunctionDef | ast.AsyncFunctionDef
 _SKIP_DIRS = frozenset({".git", ".tddforge", ".venv", "venv", "node_modules", "site-packages"})
 
 
@@ -272,10 +275,128 @@ def _calls_in(
     shared = {local: Reference(name) for local, name in names.shared.items()}
     module = settle(tree.body, shared, build)
     fixtures = _fixtures(tree, module, build)
-    for body, envs in _scopes(tree, module, fixtures, build):
-        for node, in_force in walk(body, envs, build):
-            if isinstance(node, ast.Call):
-                yield from enumerate(_calls(node, names, known, in_force))
+    reader = _Reader(names, known, build, module, _helpers(tree))
+    for body, envs, cls in _scopes(tree, module, fixtures, build):
+        yield from reader.calls(body, envs, cls, 0)
+
+
+@dataclass(frozen=True)
+class _Reader:
+    """Reads the module's calls out of test bodies, following the test file's own helpers
+    (``check(text, expected)``, ``self._assert_render(expected, template)``) with their
+    parameters bound to what each call site passes."""
+
+    names: _Names
+    known: Mapping[str, str]
+    build: CallValue
+    module: Env
+    helpers: _Helpers
+
+    def calls(
+        self, body: Sequence[ast.stmt], envs: Sequence[Env], cls: str | None, depth: int
+    ) -> Iterator[tuple[int, Call]]:
+        for node, in_force in walk(body, envs, self.build):
+            if not isinstance(node, ast.Call):
+                continue
+            found = _calls(node, self.names, self.known, in_force)
+            yield from enumerate(found)
+            if found or depth >= MAX_HELPER_DEPTH:
+                continue
+            helper = self.helpers.find(node.func, cls)
+            if helper is not None:
+                owner, function, bound = helper
+                inner = [self._entered(function, node, env, bound) for env in in_force]
+                yield from self.calls(function.body, inner, owner, depth + 1)
+
+    def _entered(self, function: _Function, node: ast.Call, env: Env, bound: bool) -> Env:
+        """The environment a helper's body starts in, called by ``node`` from ``env``: the
+        module's names, what ``self`` holds, and its parameters bound to the arguments."""
+        start = {k: v for k, v in env.items() if k.startswith("self.") or k in self.module}
+        return {**start, **_parameters(function, node, env, bound, self.build, self.module)}
+
+
+@dataclass(frozen=True)
+class _Helpers:
+    """The test file's functions by name, and each class's methods (its bases' too)."""
+
+    functions: Mapping[str, _Function]
+    classes: Mapping[str, ast.ClassDef]
+
+    def find(self, func: ast.expr, cls: str | None) -> tuple[str | None, _Function, bool] | None:
+        """What ``func`` calls, when it is one of the file's helpers: its class (for a
+        method), its definition, and whether ``self`` is bound (the first parameter skipped)."""
+        if isinstance(func, ast.Name) and func.id in self.functions:
+            return None, self.functions[func.id], False
+        owner = func.value if isinstance(func, ast.Attribute) else None
+        if cls is None or not isinstance(owner, ast.Name) or owner.id not in ("self", "cls"):
+            return None
+        assert isinstance(func, ast.Attribute)
+        for name in _lineage(self.classes, cls):
+            for member in self.classes[name].body:
+                if isinstance(member, _Function) and member.name == func.attr:
+                    static = any(ast.unparse(d) == "staticmethod" for d in member.decorator_list)
+                    return cls, member, not static
+        return None
+
+
+def _lineage(classes: Mapping[str, ast.ClassDef], cls: str) -> list[str]:
+    """``cls`` and its bases defined in the same file, nearest first."""
+    order: list[str] = []
+    todo = [cls]
+    while todo:
+        name = todo.pop(0)
+        if name in classes and name not in order:
+            order.append(name)
+            todo += [ast.unparse(b) for b in classes[name].bases]
+    return order
+
+
+def _helpers(tree: ast.Module) -> _Helpers:
+    functions = {
+        node.name: node
+        for node in tree.body
+        if isinstance(node, _Function) and not any(map(_is_fixture, node.decorator_list))
+    }
+    classes = {node.name: node for node in ast.walk(tree) if isinstance(node, ast.ClassDef)}
+    return _Helpers(functions, classes)
+
+
+def _parameters(
+    function: _Function, node: ast.Call, env: Env, bound: bool, build: CallValue, module: Env
+) -> dict[str, object]:
+    """``function``'s parameters as ``node`` passes them from ``env`` (its defaults, from
+    the module, where it passes none; unknown as ``MISSING``)."""
+    spec = function.args
+    positional = [*spec.posonlyargs, *spec.args][1 if bound else 0 :]
+    defaults = dict(
+        zip([a.arg for a in reversed(positional)], reversed(spec.defaults), strict=False)
+    )
+    defaults.update((a.arg, d) for a, d in zip(spec.kwonlyargs, spec.kw_defaults, strict=True) if d)
+    values: dict[str, object] = {
+        name: evaluate(default, module, build) for name, default in defaults.items()
+    }
+    values.update((a.arg, MISSING) for a in [*positional, *spec.kwonlyargs] if a.arg not in values)
+    given = []
+    for arg in node.args:
+        if isinstance(arg, ast.Starred):
+            given.append(MISSING)
+            break
+        given.append(evaluate(arg, env, build))
+    values.update((a.arg, value) for a, value in zip(positional, given, strict=False))
+    if spec.vararg is not None:
+        extra = given[len(positional) :]
+        values[spec.vararg.arg] = MISSING if MISSING in extra else tuple(extra)
+    extra_keywords: dict[str, object] = {}
+    for keyword in node.keywords:
+        value = MISSING if keyword.arg is None else evaluate(keyword.value, env, build)
+        if keyword.arg in values:
+            values[keyword.arg] = value
+        elif keyword.arg is not None:
+            extra_keywords[keyword.arg] = value
+    if spec.kwarg is not None:
+        known = MISSING not in extra_keywords.values() and all(k.arg for k in node.keywords)
+        values[spec.kwarg.arg] = extra_keywords if known else MISSING
+    return values
 
 
 def _instance(names: _Names, known: Mapping[str, str], node: ast.Call, env: Env) -> object:
@@ -286,25 +407,30 @@ def _instance(names: _Names, known: Mapping[str, str], node: ast.Call, env: Env)
     return _built(built)
 
 
-_Function = ast.FunctionDef | ast.AsyncFunctionDef
-
-
 def _scopes(
     tree: ast.Module, module: Env, fixtures: Mapping[str, object], build: CallValue
-) -> Iterator[tuple[list[ast.stmt], list[Env]]]:
+) -> Iterator[tuple[list[ast.stmt], list[Env], str | None]]:
     """Each function's body (a test) with the environments it starts in, and the module's
     own statements. A test starts with the module's constants, the fixtures it asks for
     by parameter, a row of each ``parametrize`` on it or its class, and, in a class, the
-    class's attributes and what any of its methods (``setUp``) stores on ``self``."""
-    yield [n for n in tree.body if not isinstance(n, (ast.FunctionDef, ast.ClassDef))], [module]
+    class's attributes and what any of its methods (``setUp``) stores on ``self``; and
+    the name of the class each function is a method of (None for the others)."""
+    statements = [n for n in tree.body if not isinstance(n, (ast.FunctionDef, ast.ClassDef))]
+    yield statements, [module], None
+    classes = {node.name: node for node in ast.walk(tree) if isinstance(node, ast.ClassDef)}
+    own: dict[str, Env] = {}
+    bodies: dict[str, Env] = {}
+    for name, cls_node in classes.items():
+        bodies[name] = settle(cls_node.body, module, build)  # what its decorators see
+        own[name] = _class_attributes(cls_node, module, bodies[name], build)
     in_class: dict[int, tuple[ast.ClassDef, Env, Env]] = {}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ClassDef):
-            body_env = settle(node.body, module, build)  # what its decorators see
-            attributes = _class_attributes(node, module, body_env, build)
-            for member in node.body:
-                if isinstance(member, _Function):
-                    in_class[id(member)] = (node, body_env, attributes)
+    for name, cls_node in classes.items():
+        inherited: dict[str, object] = {}  # the bases' first, the class's own over them
+        for ancestor in reversed(_lineage(classes, name)):
+            inherited.update(own[ancestor])
+        for member in cls_node.body:
+            if isinstance(member, _Function):
+                in_class[id(member)] = (cls_node, bodies[name], inherited)
     for node in ast.walk(tree):
         if not isinstance(node, _Function):
             continue
@@ -318,6 +444,7 @@ def _scopes(
         yield (
             node.body,
             [{**start, **{k: v for k, v in row.items() if k in parameters}} for row in rows],
+            cls.name if cls else None,
         )
 
 

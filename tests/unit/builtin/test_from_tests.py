@@ -226,6 +226,39 @@ CASES = [
         "from pkg.docs import parse\n\ndef test_a():\n    parse('b')\n    parse('a')\n    parse('b')\n",
         [Call("parse", ("'b'",)), Call("parse", ("'a'",))],
     ),
+    (
+        "a helper function of the test file, its parameters bound per call site",
+        "from pkg.docs import parse\n\ndef check(text, strict=False):\n"
+        "    assert parse(text, strict=strict)\n\n"
+        "def test_a():\n    check('a: b')\n    check('c', strict=True)\n",
+        [
+            Call("parse", ("'a: b'",), (("strict", "False"),)),
+            Call("parse", ("'c'",), (("strict", "True"),)),
+        ],
+    ),
+    (
+        "a helper method on self, with what setUp stored",
+        "import unittest\nfrom pkg.docs import Game\n\nclass Base(unittest.TestCase):\n"
+        "    def setUp(self):\n        self.game = Game(2)\n"
+        "    def _assert_roll(self, expected, *pins):\n"
+        "        self.assertEqual(expected, self.game.roll(*pins))\n"
+        "        self.assertEqual(expected, self.game.roll(pins[0]))\n\n"
+        "class TestGame(Base):\n    def test_a(self):\n        self._assert_roll(9, 4)\n",
+        [Call("Game", ("2",)), Call("Game.roll", ("4",), init_args=("2",))],
+    ),
+    (
+        "a helper walked once per row of the caller's table",
+        "from pkg.docs import parse\n\ndef _check(pair):\n    assert parse(pair[0]) == pair[1]\n\n"
+        "def test_a():\n    for pair in [('x', 1), ('y', 2)]:\n        _check(pair)\n",
+        [Call("parse", ("'x'",)), Call("parse", ("'y'",))],
+    ),
+    (
+        "helpers that call each other end at the depth limit",
+        "from pkg.docs import parse\n\ndef a(t):\n    b(t)\n\ndef b(t):\n    c(t)\n\n"
+        "def c(t):\n    parse(t)\n\ndef d(t):\n    d(t)\n\n"
+        "def test_a():\n    b('near')\n    a('far')\n    d('loop')\n",
+        [Call("parse", ("'near'",))],
+    ),
 ]
 
 
