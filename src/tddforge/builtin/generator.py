@@ -98,6 +98,7 @@ class BuiltinSuiteGenerator:
         self._kept: list[CallResult] = []
         self._pool: list[CallResult] = []
         self._targeted: set[str] = set()  # mutant ids already aimed at
+        self._cut_short: set[str] = set()  # ... whose runs the time ran out on: aimed at again
         self._environ: dict[str, EnvRead] = {}  # variables the module's functions read
 
     def generate(self, target: CoverTarget) -> GeneratedSuite:
@@ -212,6 +213,7 @@ class BuiltinSuiteGenerator:
             why = "no new surviving mutants" if not fresh else "the time budget is spent"
             return GeneratedSuite(current, f"mutant-directed phase skipped: {why}", exhausted=True)
         self._targeted.update(m.id for m in fresh)
+        self._cut_short.clear()
         guard = Guard()
         nothing: tuple[list[CallResult], set[str]] = ([], set())
         added, killed = guard(
@@ -228,8 +230,12 @@ class BuiltinSuiteGenerator:
             more, killed = guard(what, step, nothing)
             added += more
             rest = [m for m in rest if m.id not in killed]
+        # a mutant no run answered for is aimed at again by the next attempt, if time is left
+        self._targeted -= self._cut_short
+        reached = f"; {len(self._cut_short)} not reached in time" if self._cut_short else ""
         summary = (
             f"mutant-directed phase: {len(fresh)} surviving mutant(s), {len(added)} call(s) added"
+            + reached
         ) + "".join(f"; note: {note}" for note in guard.notes)
         self.progress(summary)
         if not added:
@@ -248,7 +254,7 @@ class BuiltinSuiteGenerator:
             return [], set()
         kept = {r.call for r in self._kept}
         pool = [r for r in self._pool if r.call not in kept]
-        plans = plan(mutants, pool)
+        plans = plan(mutants, pool, source=target.source)
         if not plans:
             return [], set()
         jobs = [(p.mutant.id, apply_mutant(target.source, p.mutant), p.calls) for p in plans]
@@ -336,6 +342,8 @@ class BuiltinSuiteGenerator:
             sandbox=self._box(target),
             timeout=seconds,
         )
+        self._cut_short.update(mutant for mutant, _, _ in jobs if mutant not in runs)
+        self._cut_short.difference_update(runs)
         killers = kills(pool, runs)
         pool = list(pool)
         while True:  # a call is kept only once both hash seeds agree on its outcome

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from itertools import zip_longest
@@ -53,9 +54,21 @@ def observed(outcome: Outcome, like: Outcome | None = None) -> Observed:
 
 
 def plan(
-    survivors: Sequence[Mutant], pool: Sequence[CallResult], *, per_mutant: int = 12
+    survivors: Sequence[Mutant],
+    pool: Sequence[CallResult],
+    *,
+    per_mutant: int = 12,
+    source: str | None = None,
 ) -> list[MutantPlan]:
-    """For each mutant, up to ``per_mutant`` deterministic calls worth trying, nearest first."""
+    """For each mutant, up to ``per_mutant`` deterministic calls worth trying, nearest first.
+
+    With the module's ``source``, the calls whose arguments hold one of the mutated
+    lines' constants (``line_literals``) come first, up to half of them: ``x % 100 in
+    (11, 12, 13)`` mutated to ``(11, 13, 13)`` is told apart by ``12``, which a table's
+    first rows may not hold; and the plans take each function (or top-level statement)
+    in turn (``interleaved``), so that a run the time cuts short has tried some mutants
+    of each, not only the file's first ones."""
+    literals = line_literals(source) if source is not None else {}
     usable = [i for i, r in enumerate(pool) if r.deterministic]
     deterministic = set(usable)
     by_line: dict[int, set[int]] = {}  # line → the pool calls whose arcs start or end there
@@ -69,9 +82,75 @@ def plan(
         touching = sorted(reached & deterministic)
         if not reached:
             touching = usable  # import-time code: any call may see it
-        if touching:
-            plans.append(MutantPlan(mutant, tuple(_spread(touching, pool, per_mutant))))
-    return plans
+        if not touching:
+            continue
+        wanted = [text for line in mutant.lines for text in literals.get(line, ())]
+        first = _spread(_mentioning(touching, pool, wanted), pool, per_mutant // 2)
+        rest = [i for i in touching if i not in set(first)]
+        calls = [*first, *_spread(rest, pool, per_mutant - len(first))]
+        plans.append(MutantPlan(mutant, tuple(calls)))
+    return interleaved(plans, source) if source is not None else plans
+
+
+def interleaved(plans: Sequence[MutantPlan], source: str) -> list[MutantPlan]:
+    """``plans`` taking each region of ``source`` in turn (the innermost function holding
+    the mutant, else its top-level statement): every region's first, then the seconds."""
+    spans = _regions(source)
+    by_region: dict[tuple[int, int], list[MutantPlan]] = {}
+    for p in plans:
+        holding = [s for s in spans if s[0] <= p.mutant.line <= s[1]]
+        region = min(holding, key=lambda s: s[1] - s[0]) if holding else (p.mutant.line, 0)
+        by_region.setdefault(region, []).append(p)
+    turns = zip_longest(*(by_region[r] for r in sorted(by_region)))
+    return [p for turn in turns for p in turn if p is not None]
+
+
+@functools.lru_cache(maxsize=4)
+def _regions(source: str) -> tuple[tuple[int, int], ...]:
+    """The line spans of every function and of every top-level statement."""
+    tree = _parsed(source)
+    found = [(s.lineno, s.end_lineno or s.lineno) for s in tree.body]
+    found += [
+        (n.lineno, n.end_lineno or n.lineno)
+        for n in ast.walk(tree)
+        if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
+    ]
+    return tuple(found)
+
+
+def _mentioning(
+    indexes: Sequence[int], pool: Sequence[CallResult], texts: Sequence[str]
+) -> list[int]:
+    """The calls (of ``indexes``) with one of ``texts`` as a whole word of an argument."""
+    if not texts:
+        return []
+    words = re.compile(
+        "|".join(rf"(?<![\w.]){re.escape(t)}(?![\w.])" for t in dict.fromkeys(texts))
+    )
+    found = []
+    for i in indexes:
+        call = pool[i].call
+        arguments = " ".join([*call.args, *(value for _, value in call.kwargs)])
+        if words.search(arguments):
+            found.append(i)
+    return found
+
+
+def line_literals(source: str) -> dict[int, list[str]]:
+    """The constants on each line of ``source`` as they would show in an argument: a
+    number's digits (``12``; ``-12`` is a minus applied to it), a short string's value."""
+    found: dict[int, list[str]] = {}
+    for node in ast.walk(_parsed(source)):
+        if not isinstance(node, ast.Constant) or isinstance(node.value, bool):
+            continue
+        if isinstance(node.value, int | float):
+            text = repr(node.value)
+        elif isinstance(node.value, str) and node.value.strip() and len(node.value) <= MAX_INPUT:
+            text = node.value
+        else:
+            continue
+        found.setdefault(node.lineno, []).append(text)
+    return found
 
 
 def _spread(indexes: list[int], pool: Sequence[CallResult], limit: int) -> list[int]:

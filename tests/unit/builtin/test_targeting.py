@@ -11,6 +11,7 @@ from tddforge.builtin.targeting import (
     choose,
     inputs_from_lines,
     kills,
+    line_literals,
     line_strings,
     observed,
     plan,
@@ -217,3 +218,46 @@ def test_public_data_is_what_the_module_binds_at_top_level_in_source_order() -> 
         "def f():\n    INNER = 1\n"
     )
     assert public_data(source) == ["__version__", "RULES", "LIMIT", "A", "B"]
+
+
+ORDINAL = """\
+def ordinal(n):
+    if n % 100 in (11, 12, 13):
+        return "th"
+    return {1: "st", 2: "nd"}.get(n % 10, "th")
+
+
+def shout(text):
+    return text.upper()
+"""
+
+
+def test_calls_holding_the_mutated_lines_constants_come_first() -> None:
+    # a table's rows in order: 12 and 112 are not among the first
+    pool = [
+        CallResult(Call("ordinal", (n,)), frozenset({(-1, 2), (2, 4)}), RET_1, True)
+        for n in ("1", "2", "3", "4", "5", "112", "'12'", "12.5")
+    ]
+    twelve = Mutant("m", "number", 2, 0, 2, 1, "12", "13")
+    planned = plan([twelve], pool, per_mutant=4, source=ORDINAL)[0].calls
+    # 112 is not 12 as a word, nor is 12.5; the string '12' is
+    assert planned == (6, 0, 1, 2)
+    assert plan([twelve], pool, per_mutant=4)[0].calls == (0, 1, 2, 3)  # without the source
+
+
+def test_plans_take_each_function_in_turn() -> None:
+    pool = [
+        CallResult(Call("ordinal", ("1",)), frozenset({(-1, 2), (2, 4)}), RET_1, True),
+        CallResult(Call("shout", ("'a'",)), frozenset({(-7, 8)}), RET_1, True),
+    ]
+    mutants = [mutant("a", 2), mutant("b", 4), mutant("c", 4), mutant("d", 8)]
+    order = [p.mutant.id for p in plan(mutants, pool, source=ORDINAL)]
+    assert order == ["a", "d", "b", "c"]
+    assert [p.mutant.id for p in plan(mutants, pool)] == ["a", "b", "c", "d"]
+
+
+def test_line_literals() -> None:
+    found = line_literals(ORDINAL)
+    assert sorted(found[2]) == ["100", "11", "12", "13"]
+    assert sorted(found[4]) == ["1", "10", "2", "nd", "st", "th"]
+    assert 1 not in found and 7 not in found  # a def line holds no constant
