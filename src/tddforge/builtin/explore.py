@@ -266,6 +266,44 @@ def run_against_mutants(
     return found
 
 
+def capture_calls(
+    project: Path,
+    module: Path,
+    drivers: Sequence[Call],
+    *,
+    python: Path,
+    sandbox: Sandbox,
+    timeout: float = 30.0,
+    call_timeout: float = 2.0,
+) -> list[Call]:
+    """The module's calls made while ``drivers`` run: calls of other code, their target a
+    dotted path (``hjson.loads``), such as the project's tests make of its package's API
+    (see ``target/capture.py``). Only what one run finished within ``timeout`` is kept."""
+    project = project.resolve()
+    config = _config(project, module, [], call_timeout)
+    config["capture"] = [
+        {"path": d.target, "args": list(d.args), "kwargs": [list(kw) for kw in d.kwargs]}
+        for d in drivers
+    ]
+    with _runner_dir(sandbox, config) as private:
+        out = private / "captured.jsonl"
+        _start_runner(private, out, project, python, sandbox, timeout, seed=_HASH_SEEDS[0])
+        lines = out.read_text(encoding="utf-8").splitlines() if out.exists() else []
+    found: list[Call] = []
+    for row in map(json.loads, lines):
+        init = row.get("init_args")
+        found.append(
+            Call(
+                row["target"],
+                tuple(row["args"]),
+                tuple((k, v) for k, v in row["kwargs"]),
+                None if init is None else tuple(init),
+                tuple((k, v) for k, v in row.get("init_kwargs", [])),
+            )
+        )
+    return list(dict.fromkeys(found))
+
+
 def _config(
     project: Path, module: Path, calls: Sequence[Call], call_timeout: float
 ) -> dict[str, Any]:

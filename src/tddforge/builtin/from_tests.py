@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
+from typing import NamedTuple
 
 from tddforge.builtin.bindings import (
     MISSING,
@@ -43,6 +44,7 @@ from tddforge.builtin.explore import Call
 MAX_FILES = 200
 MAX_CHARS = 4_000_000
 MAX_CALLS = 600
+MAX_DRIVERS = 200
 #: Helpers followed into from a test (a helper that calls a helper: 2).
 MAX_HELPER_DEPTH = 2
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
@@ -78,6 +80,15 @@ def _is_test_file(rel: Path) -> bool:
     return name.startswith("test_") or name.endswith("_test.py") or name == "tests.py" or in_tests
 
 
+class TestInputs(NamedTuple):
+    """What the project's tests give: the module's own calls, and the calls of the rest of
+    its package (``drivers``: ``hjson.loads(text)``, each a :class:`Call` whose target is
+    a dotted path), whose calls into the module ``explore.capture_calls`` records."""
+
+    calls: list[Call]
+    drivers: list[Call]
+
+
 def calls_from_tests(
     import_name: str,
     info: ModuleInfo,
@@ -85,7 +96,19 @@ def calls_from_tests(
     reexported: frozenset[str] = frozenset(),
     namespace: frozenset[str] = frozenset(),
 ) -> list[Call]:
-    """The module's calls in ``sources`` with literal arguments, in order, each once.
+    """The module's calls in ``sources`` with literal arguments (``read_tests``)."""
+    return read_tests(import_name, info, sources, reexported, namespace).calls
+
+
+def read_tests(
+    import_name: str,
+    info: ModuleInfo,
+    sources: Mapping[str, str],
+    reexported: frozenset[str] = frozenset(),
+    namespace: frozenset[str] = frozenset(),
+) -> TestInputs:
+    """The module's calls in ``sources`` with literal arguments, in order, each once; and
+    the calls of its package's other functions and classes (the drivers), likewise.
 
     ``reexported``: the module's names its package also offers (``package_reexports``),
     so that ``idna.encode(...)`` counts for ``idna.core``'s ``encode``. ``namespace``:
@@ -95,11 +118,12 @@ def calls_from_tests(
     """
     known = _known_targets(info)
     package, _, last = import_name.rpartition(".")
-    words = [last, package.rsplit(".", 1)[-1]] if package and reexported else [last]
+    words = [last, package.rsplit(".", 1)[-1]] if package else [last]
     ranked: list[tuple[int, Call]] = []
+    drivers: list[tuple[int, Call]] = []
     for path, text in sources.items():
         if not any(word in text for word in words):
-            continue  # a test file that never names the module
+            continue  # a test file that never names the module nor its package
         try:
             tree = ast.parse(text)
         except SyntaxError:
@@ -108,11 +132,15 @@ def calls_from_tests(
         if names.local.pop("*", None):  # ``from colorutils import *``: every public member
             public = (n for n in known if "." not in n and not n.startswith("_"))
             names.local.update((n, n) for n in public if n not in names.local)
-        if names.local or names.modules or names.packages:
-            ranked += _calls_in(tree, names, known)
-    # a table's later rows after every site's first calls (a sort by rank is stable)
+        if names.local or names.modules or names.packages or names.paths:
+            ranked += _calls_in(tree, names, known, drivers)
+    return TestInputs(_in_rank_order(ranked, MAX_CALLS), _in_rank_order(drivers, MAX_DRIVERS))
+
+
+def _in_rank_order(ranked: list[tuple[int, Call]], limit: int) -> list[Call]:
+    """A table's later rows after every site's first calls (a sort by rank is stable)."""
     calls = [call for _, call in sorted(ranked, key=lambda pair: pair[0])]
-    return list(dict.fromkeys(calls))[:MAX_CALLS]
+    return list(dict.fromkeys(calls))[:limit]
 
 
 class _Names:
@@ -127,6 +155,10 @@ class _Names:
         #: local name → the name the module binds too (``Strategy`` imported by both), whose
         #: values (``Strategy.SEMVER``) the tests can pass as they are
         self.shared: dict[str, str] = {}
+        #: local name → the dotted path it stands for in the module's package, outside the
+        #: module (``json`` → ``hjson``, ``loads`` → ``hjson.loads``): the drivers' names
+        self.paths: dict[str, str] = {}
+        self.own = ""  # the module's dotted name
 
 
 def _dotted(path: str) -> str:
@@ -169,8 +201,11 @@ def _imported_names(
     imports and relative ones (``from .._headers import normalize``) alike."""
     names = _Names()
     package, _, last = import_name.rpartition(".")
+    top = import_name.split(".")[0]
+    names.own = import_name
     for node in ast.walk(tree):
         found = _absolute(node, here) if isinstance(node, ast.ImportFrom) else None
+        names.paths.update(_package_paths(node, found, top, import_name))
         if isinstance(node, ast.ImportFrom):  # ``Strategy``, which the module binds too
             names.shared.update(
                 (a.asname or a.name, a.name) for a in node.names if a.name in namespace
@@ -192,6 +227,25 @@ def _imported_names(
                     names.packages.add(alias.asname or package)
     names.reexported = reexported
     return names
+
+
+def _package_paths(
+    node: ast.AST, found: str | None, top: str, import_name: str
+) -> Iterator[tuple[str, str]]:
+    """The names an import binds to parts of the package ``top`` other than the module."""
+    pairs: list[tuple[str, str]] = []
+    if isinstance(node, ast.Import):
+        for alias in node.names:
+            if alias.asname:
+                pairs.append((alias.asname, alias.name))
+            else:  # ``import a.b`` binds ``a``
+                pairs.append((alias.name.split(".")[0], alias.name.split(".")[0]))
+    elif isinstance(node, ast.ImportFrom) and found:
+        pairs += [(a.asname or a.name, f"{found}.{a.name}") for a in node.names if a.name != "*"]
+    for local, path in pairs:
+        inside = path == top or path.startswith(f"{top}.")
+        if inside and path != import_name and not path.startswith(f"{import_name}."):
+            yield local, path
 
 
 def _offered(name: str, reexported: frozenset[str]) -> bool:
@@ -267,15 +321,19 @@ def _built(call: Call) -> _Built:
 
 
 def _calls_in(
-    tree: ast.Module, names: _Names, known: Mapping[str, str]
+    tree: ast.Module,
+    names: _Names,
+    known: Mapping[str, str],
+    drivers: list[tuple[int, Call]] | None = None,
 ) -> Iterator[tuple[int, Call]]:
     """The module's calls in ``tree``, each with its rank among the calls one site makes
-    (a call inside a loop over a table, or in a parametrized test, is made once per row)."""
+    (a call inside a loop over a table, or in a parametrized test, is made once per row);
+    the package's other calls go to ``drivers``, ranked the same way."""
     build = partial(_instance, names, known)
     shared = {local: Reference(name) for local, name in names.shared.items()}
     module = settle(tree.body, shared, build)
     fixtures = _fixtures(tree, module, build)
-    reader = _Reader(names, known, build, module, _helpers(tree))
+    reader = _Reader(names, known, build, module, _helpers(tree), drivers)
     for body, envs, cls in _scopes(tree, module, fixtures, build):
         yield from reader.calls(body, envs, cls, 0)
 
@@ -291,6 +349,7 @@ class _Reader:
     build: CallValue
     module: Env
     helpers: _Helpers
+    drivers: list[tuple[int, Call]] | None = None
 
     def calls(
         self, body: Sequence[ast.stmt], envs: Sequence[Env], cls: str | None, depth: int
@@ -303,7 +362,12 @@ class _Reader:
             if found or depth >= MAX_HELPER_DEPTH:
                 continue
             helper = self.helpers.find(node.func, cls)
-            if helper is not None:
+            path = _package_path(node.func, self.names)
+            if path is not None and self.drivers is not None:
+                ran = (_literal_arguments(node, env, self.build) for env in in_force)
+                made = [Call(path, *arguments) for arguments in ran if arguments is not None]
+                self.drivers.extend(enumerate(dict.fromkeys(made)))
+            elif helper is not None:
                 owner, function, bound = helper
                 inner = [self._entered(function, node, env, bound) for env in in_force]
                 yield from self.calls(function.body, inner, owner, depth + 1)
@@ -517,6 +581,21 @@ def _call(node: ast.Call, names: _Names, known: Mapping[str, str], env: Env) -> 
         if isinstance(built, _Built) and known.get(target) == "method":
             return Call(target, args, kwargs, built.call.args, built.call.kwargs)
     return None
+
+
+def _package_path(func: ast.expr, names: _Names) -> str | None:
+    """The dotted path ``func`` names in the module's package (``json.loads`` with
+    ``import hjson as json``: ``hjson.loads``), outside the module; None otherwise."""
+    parts: list[str] = []
+    while isinstance(func, ast.Attribute):
+        parts.insert(0, func.attr)
+        func = func.value
+    if not isinstance(func, ast.Name) or func.id not in names.paths:
+        return None
+    path = ".".join([names.paths[func.id], *parts])
+    if "." not in path or path == names.own or path.startswith(f"{names.own}."):
+        return None
+    return path
 
 
 def _member(func: ast.expr, names: _Names) -> str | None:

@@ -29,6 +29,7 @@ from tddforge.builtin.environ import EnvRead, env_reads, isolated
 from tddforge.builtin.explore import (
     Call,
     CallResult,
+    capture_calls,
     confirm_calls,
     run_against_mutants,
     run_calls,
@@ -36,9 +37,10 @@ from tddforge.builtin.explore import (
     without_subsumed,
 )
 from tddforge.builtin.from_tests import (
-    calls_from_tests,
+    TestInputs,
     package_reexports,
     project_test_sources,
+    read_tests,
 )
 from tddforge.builtin.module_state import argv_readers, rebound_globals, restoring
 from tddforge.builtin.options import option_pairs, with_option_pairs
@@ -67,6 +69,7 @@ from tddforge.sandbox.sandbox import BASE_ENV
 from tddforge.types import Progress
 
 SEARCH_SHARE = 0.7  # of the budget; the mutant-directed phase gets the rest
+CAPTURE_SHARE = 0.1  # at most, for the calls the package's API makes of the module
 MIN_PHASE_SECONDS = 2.0
 PER_MUTANT_CALLS = 64  # calls made from one mutant's line literals or its helper's call sites
 MAX_NEW_CALLS = 600
@@ -130,8 +133,21 @@ class BuiltinSuiteGenerator:
             frozenset[str](),
         )
         namespace = frozenset(bound_names(target.source))
-        read = partial(calls_from_tests, target.import_name, info, sources, offered, namespace)
-        seeded = guard("reading the project's tests", read, list[Call]())
+        read = partial(read_tests, target.import_name, info, sources, offered, namespace)
+        given = guard("reading the project's tests", read, TestInputs([], []))
+        captured: list[Call] = []
+        if given.drivers:  # the package's API run by the tests: the calls it makes of the module
+            capture = partial(
+                capture_calls,
+                target.project,
+                module,
+                given.drivers,
+                python=self.python,
+                sandbox=box,
+                timeout=max(self.budget * CAPTURE_SHARE, 2.0),
+            )
+            captured = guard("capturing the calls the package's API makes", capture, list[Call]())
+        seeded = list(dict.fromkeys([*given.calls, *captured]))
         mined = mine_constants(target.source)
         texts = guard(
             "composing texts",
@@ -172,6 +188,7 @@ class BuiltinSuiteGenerator:
             f"coverage search: {found.calls_run} calls in {found.rounds} round(s), "
             f"{len(found.kept)} kept, {len(found.covered)} arcs; stopped: {found.stopped}"
             + (f"; {len(seeded)} call(s) from the project's tests" if seeded else "")
+            + (f" ({len(captured)} made through the package's API)" if captured else "")
         ) + "".join(f"; note: {note}" for note in [*guard.notes, *found.notes])
         self.progress(summary)
         self._spent += self.clock() - started

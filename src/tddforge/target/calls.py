@@ -12,6 +12,10 @@ JSON line per call is written to ``OUT.jsonl``. A method call may carry
 ``before``: method calls run first on the same instance, traced as part of
 the call; when one of them raises, the outcome is ``step_failed``.
 
+With ``capture`` in the config, the listed calls of other code (the package's API)
+run instead, each in a child, and the module's calls they make are written
+(``capture.py``).
+
 With ``mutants`` in the config (the mutant-directed phase), each mutant
 instead gets one forked child that re-runs the mutated module's source in the
 imported module's namespace and runs that mutant's calls untraced; one JSON
@@ -40,6 +44,7 @@ import signal
 import sys
 from typing import Any
 
+from .capture import capture
 from .probe import OPERATORS, STATEMENTS, is_literal
 from .processes import in_fork
 
@@ -321,6 +326,11 @@ def main(argv: list[str]) -> int:
     # (``builtin/module_state.py``; its tests set the same)
     sys.argv = [config["module"].rsplit(".", 1)[-1]]
     with open(argv[2], "a", encoding="utf-8") as out:
+        if "capture" in config:  # the module's calls made by its package's API (capture.py)
+            capture(
+                module, config["capture"], config["call_timeout"], lambda s: literal(s, module), out
+            )
+            return 0
         if "mutants" in config:  # the mutant-directed phase: each mutant's calls, no tracing
             by_id = {call["id"]: call for call in config["calls"]}
             for mutant in config["mutants"]:

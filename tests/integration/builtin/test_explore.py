@@ -16,12 +16,13 @@ from tddforge.builtin.explore import (
     Call,
     CallResult,
     Step,
+    capture_calls,
     confirm_calls,
     explore,
     run_against_mutants,
     run_calls,
 )
-from tddforge.builtin.from_tests import calls_from_tests, project_test_sources
+from tddforge.builtin.from_tests import calls_from_tests, project_test_sources, read_tests
 from tddforge.builtin.search import OFF_HINT, Guard, search
 from tddforge.builtin.texts import composed_texts
 from tddforge.sandbox import Limits, Sandbox
@@ -410,6 +411,79 @@ def test_texts_composed_from_the_parser_reach_its_entries_without_any_test(
     assert len(shaped.covered) > len(plain.covered)
     kept_inputs = [ast.literal_eval(r.call.args[0]) for r in shaped.kept if r.call.args]
     assert any("\n    " in text for text in kept_inputs if isinstance(text, str))
+
+
+PACKAGE_INIT = """\
+from pkg.decoder import Decoder
+
+
+def loads(text, strict=True):
+    return Decoder(strict=strict).decode(text)
+"""
+DECODER = """\
+import re
+
+NUMBER = re.compile(r"-?[0-9]+")
+
+
+def scan(text, end=0, match=NUMBER.match):
+    found = match(text, end)
+    return int(found.group()) if found else None
+
+
+class Decoder:
+    def __init__(self, strict=True, hook=None):
+        self.strict = strict
+        self.hook = hook
+
+    def decode(self, text):
+        text = text.strip()
+        if text.startswith("["):
+            return [scan(part) for part in text[1:-1].split(",")]
+        value = scan(text)
+        if value is None and self.strict:
+            raise ValueError(f"not a number: {text!r}")
+        return value
+
+    def _private(self):
+        return 1
+"""
+API_TEST = """\
+import pkg as p
+
+
+def test_loads():
+    for text in ["[1,2]", " 7 ", "x"]:
+        p.loads(text, strict=False)
+"""
+
+
+def test_the_calls_the_packages_api_makes_of_the_module_are_captured(tmp_path: Path) -> None:
+    project = tmp_path / "proj"
+    (project / "pkg").mkdir(parents=True)
+    (project / "tests").mkdir()
+    (project / "pkg" / "__init__.py").write_text(PACKAGE_INIT, encoding="utf-8")
+    module = project / "pkg" / "decoder.py"
+    module.write_text(DECODER, encoding="utf-8")
+    (project / "tests" / "test_api.py").write_text(API_TEST, encoding="utf-8")
+    box = Sandbox(project, LIMITS)
+    info = discover(project, module, python=PY, sandbox=box)
+    read = read_tests("pkg.decoder", info, project_test_sources(project))
+    assert read.calls == []  # the tests never call the module's own names
+    assert [d.target for d in read.drivers] == ["pkg.loads"] * 3
+    captured = capture_calls(project, module, read.drivers, python=PY, sandbox=box)
+    lenient = ("False",)  # as the frame holds it: positionally
+    # a default left at its value is left out (``end=0``, ``match=NUMBER.match``, ``hook``)
+    assert Call("scan", ("'1'",)) in captured and Call("scan", ("'7'",)) in captured
+    assert Call("Decoder", lenient) in captured
+    assert Call("Decoder.decode", ("'[1,2]'",), (), lenient) in captured
+    assert Call("Decoder.decode", ("'x'",), (), lenient) in captured
+    assert not [c for c in captured if "_private" in c.target or c.target == "loads"]
+    # each captured call runs as the search runs it, with the outcome the API saw
+    outcomes = {
+        r.call: r.outcome for r in run_calls(project, module, captured, python=PY, sandbox=box)
+    }
+    assert outcomes[Call("Decoder.decode", ("'[1,2]'",), (), lenient)].repr == "[1, 2]"
 
 
 def test_the_guard_returns_the_fallback_and_keeps_the_note() -> None:

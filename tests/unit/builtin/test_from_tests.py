@@ -12,6 +12,7 @@ from tddforge.builtin.from_tests import (
     calls_from_tests,
     package_reexports,
     project_test_sources,
+    read_tests,
 )
 from tddforge.builtin.writer import bound_names
 
@@ -458,3 +459,40 @@ def test_bound_names() -> None:
         {"os", "S", "compile_regex", "regex", "X", "A", "B", "f", "K"}
     )
     assert frozenset(bound_names("def f(:\n")) == frozenset()
+
+
+DRIVERS = [
+    (
+        "the package under another name, with a table",
+        "import pkg as p\n\ndef test_a():\n    for s in ['{}', '[1]']:\n        p.loads(s, strict=False)\n",
+        [
+            Call("pkg.loads", ("'{}'",), (("strict", "False"),)),
+            Call("pkg.loads", ("'[1]'",), (("strict", "False"),)),
+        ],
+    ),
+    (
+        "a sibling module's function imported by name",
+        "from pkg.scanner import scan\n\ndef test_a():\n    scan('a b')\n    scan(x)\n",
+        [Call("pkg.scanner.scan", ("'a b'",))],
+    ),
+    (
+        "the module's own names and other packages are not drivers",
+        "import json\nimport pkg\nfrom pkg import docs\n\ndef test_a():\n"
+        "    json.loads('1')\n    docs.parse('x')\n    pkg.docs.parse('y')\n",
+        [],
+    ),
+    (
+        "through a helper of the test file",
+        "import pkg\n\ndef check(text):\n    assert pkg.loads(text)\n\ndef test_a():\n"
+        "    check('a: 1')\n",
+        [Call("pkg.loads", ("'a: 1'",))],
+    ),
+]
+
+
+@pytest.mark.parametrize(("case", "source", "expected"), DRIVERS, ids=[c[0] for c in DRIVERS])
+def test_calls_of_the_rest_of_the_package_are_read_as_drivers(
+    case: str, source: str, expected: list[Call]
+) -> None:
+    read = read_tests("pkg.docs", INFO, {"tests/test_pkg.py": source})
+    assert read.drivers == expected
