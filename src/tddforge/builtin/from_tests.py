@@ -19,6 +19,7 @@ an import is resolved against the test file's path in the project, so those call
 from __future__ import annotations
 
 import ast
+import string
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
@@ -355,6 +356,9 @@ class _Reader:
         self, body: Sequence[ast.stmt], envs: Sequence[Env], cls: str | None, depth: int
     ) -> Iterator[tuple[int, Call]]:
         for node, in_force in walk(body, envs, self.build):
+            if isinstance(node, ast.Call | ast.FormattedValue):
+                formatted = (_formatted(node, env, self.build, self.known) for env in in_force)
+                yield from enumerate(dict.fromkeys(c for cs in formatted for c in cs))
             if not isinstance(node, ast.Call):
                 continue
             found = _calls(node, self.names, self.known, in_force)
@@ -581,6 +585,57 @@ def _call(node: ast.Call, names: _Names, known: Mapping[str, str], env: Env) -> 
         if isinstance(built, _Built) and known.get(target) == "method":
             return Call(target, args, kwargs, built.call.args, built.call.kwargs)
     return None
+
+
+def _formatted(
+    node: ast.Call | ast.FormattedValue, env: Env, build: CallValue, known: Mapping[str, str]
+) -> list[Call]:
+    """An instance of the module's class formatted with a spec, as its ``__format__`` call:
+    ``format(x, ".2h")``, ``"{:.2h}".format(x)`` or ``f"{x:.2h}"``."""
+    pairs: list[tuple[ast.expr, object]] = []
+    if isinstance(node, ast.FormattedValue):
+        if node.conversion == -1:  # ``!r`` formats a str, not the instance
+            pairs.append((node.value, _spec(node.format_spec, env, build)))
+    elif isinstance(node.func, ast.Name) and node.func.id == "format" and node.args:
+        spec = evaluate(node.args[1], env, build) if len(node.args) > 1 else ""
+        pairs.append((node.args[0], spec))
+    elif isinstance(node.func, ast.Attribute) and node.func.attr == "format":
+        template = evaluate(node.func.value, env, build)
+        if isinstance(template, str):
+            pairs += _fields(template, node.args)
+    found = []
+    for value, spec in pairs:
+        built = evaluate(value, env, build)
+        target = f"{built.call.target}.__format__" if isinstance(built, _Built) else ""
+        if isinstance(spec, str) and known.get(target) == "method":
+            found.append(Call(target, (repr(spec),), (), built.call.args, built.call.kwargs))
+    return found
+
+
+def _spec(spec: ast.expr | None, env: Env, build: CallValue) -> object:
+    """An f-string field's format spec (``.2h`` in ``f"{x:.2h}"``), or ``MISSING``."""
+    if spec is None:
+        return ""
+    parts = [evaluate(v, env, build) for v in getattr(spec, "values", ())]
+    return "".join(parts) if all(isinstance(p, str) for p in parts) else MISSING
+
+
+def _fields(template: str, args: Sequence[ast.expr]) -> list[tuple[ast.expr, object]]:
+    """The positional arguments ``template.format(*args)`` formats, each with its spec."""
+    try:
+        parsed = list(string.Formatter().parse(template))
+    except ValueError:
+        return []
+    pairs: list[tuple[ast.expr, object]] = []
+    automatic = 0
+    for _, field_name, spec, _ in parsed:
+        if field_name is None:
+            continue
+        index = automatic if field_name == "" else int(field_name) if field_name.isdigit() else -1
+        automatic += field_name == ""
+        if 0 <= index < len(args) and not isinstance(args[index], ast.Starred):
+            pairs.append((args[index], spec or ""))
+    return pairs
 
 
 def _package_path(func: ast.expr, names: _Names) -> str | None:

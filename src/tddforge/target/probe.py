@@ -53,6 +53,7 @@ OPERATORS = {
     "__abs__": "abs({self})",
     "__len__": "len({self})",
     "__str__": "str({self})",
+    "__format__": "format({self}, {0})",
     "__repr__": "repr({self})",
     "__bool__": "bool({self})",
     "__getitem__": "{self}[{0}]",

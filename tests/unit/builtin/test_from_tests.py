@@ -496,3 +496,49 @@ def test_calls_of_the_rest_of_the_package_are_read_as_drivers(
 ) -> None:
     read = read_tests("pkg.docs", INFO, {"tests/test_pkg.py": source})
     assert read.drivers == expected
+
+
+FORMATTED = ModuleInfo(
+    name="pkg.docs",
+    file=None,
+    docstring=None,
+    doctests=(),
+    functions=(),
+    classes=(
+        ClassInfo(
+            name="Num",
+            docstring=None,
+            doctests=(),
+            constructor=_callable("Num", "Num", "constructor"),
+            methods=(_callable("__format__", "Num.__format__", "method"),),
+            properties=(),
+            is_abstract=False,
+            is_exception=False,
+            lines=None,
+        ),
+    ),
+)
+
+
+@pytest.mark.parametrize(
+    ("case", "line", "specs"),
+    [
+        ("format()", "format(Num(2), '.2h')", ["'.2h'"]),
+        ("format() without a spec", "format(Num(2))", ["''"]),
+        ("str.format, automatic and numbered", "'{:.1k} {0:>5}'.format(Num(2))", ["'.1k'", "'>5'"]),
+        (
+            "an f-string; !r formats the repr",
+            "f'{Num(2):.3m} {Num(2)} {Num(2)!r}'",
+            ["'.3m'", "''"],
+        ),
+        ("a spec from a table", "[format(Num(2), s) for s in ('a', 'b')]", ["'a'", "'b'"]),
+        ("not an instance of the module's class", "format(2.0, '.2f')", []),
+    ],
+)
+def test_an_instance_formatted_with_a_spec_is_a_call_of_its_format(
+    case: str, line: str, specs: list[str]
+) -> None:
+    source = f"from pkg.docs import Num\n\ndef test_a():\n    assert {line}\n"
+    calls = calls_from_tests("pkg.docs", FORMATTED, {"tests/test_num.py": source})
+    expected = [Call("Num.__format__", (spec,), init_args=("2",)) for spec in specs]
+    assert [c for c in calls if c.target == "Num.__format__"] == expected
