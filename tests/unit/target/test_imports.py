@@ -28,6 +28,8 @@ EXPECTED = {
     # the mutated module, when no test file collected for its mutant imported it
     "fresh": ["importlib.import_module(name or dotted_name(target))"],
     "signatures": ["importlib.import_module(module_name)"],
+    # the package's function a project's test calls (``hjson.loads``), by its dotted path
+    "capture": ["importlib.import_module('.'.join(parts[:cut]))"],
     "calls": [
         "importlib.import_module(config['module'])",
         "importlib.import_module(name)",  # a stdlib module (``STDLIB_MODULES``)
