@@ -171,7 +171,8 @@ class BuiltinSuiteGenerator:
             with_texts(mined, texts),
             python=self.python,
             sandbox=box,
-            budget=self.budget * SEARCH_SHARE,
+            # the share counts from the start: discovery, reading and capturing took some
+            budget=max(self.budget * SEARCH_SHARE - (self.clock() - started), 1.0),
             clock=self.clock,
             seeded=seeded,
             changers=changers,
