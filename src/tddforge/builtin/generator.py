@@ -171,8 +171,7 @@ class BuiltinSuiteGenerator:
             with_texts(mined, texts),
             python=self.python,
             sandbox=box,
-            # the share counts from the start: discovery, reading and capturing took some
-            budget=max(self.budget * SEARCH_SHARE - (self.clock() - started), 1.0),
+            budget=self.budget * SEARCH_SHARE,
             clock=self.clock,
             seeded=seeded,
             changers=changers,
