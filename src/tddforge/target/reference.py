@@ -16,6 +16,7 @@ import pytest
 
 from .fresh import MutatedFinder
 from .hosting import pytest_args
+from .preimported import forget_preimported
 from .processes import cpu_timer, limit_cpu, quiet
 from .protocol import ChildVerdict, WorkerConfig
 from .single_process import SingleProcess
@@ -75,6 +76,7 @@ def reference_child(
 ) -> ChildVerdict:
     """The ground truth's run: plain ``pytest -x`` over ``nodeids`` in file order, with
     ``target`` served as ``mutated``; nothing of ours but the CPU ``budget``."""
+    forget_preimported([target])  # else the tests reuse what pytest imported for itself
     sys.meta_path.insert(0, MutatedFinder(target, mutated))
     plugin = VerdictPlugin()
     plugins: list[Any] = [plugin, SingleProcess()] + ([] if budget is None else [budget])

@@ -17,6 +17,7 @@ import time
 from .codecache import CODE_CACHE
 from .hosting import Starter
 from .journal import Journal, read_events
+from .preimported import forget_preimported
 from .processes import quiet
 from .protocol import BASELINE, SOURCES, ServeAnswer, SourcesEvent, WorkerConfig
 from .request import targets_of
@@ -28,6 +29,7 @@ def run_request(config: WorkerConfig, starter: Starter | None = None) -> None:
     pid = os.fork()
     if pid == 0:
         quiet()  # before pytest's capture saves the real stdout
+        forget_preimported(targets_of(config))  # a target pytest itself imported as it started
         journal = Journal(config["results"])
         os._exit(guarded(lambda: score_request(config, starter), journal))
     os.waitpid(pid, 0)
@@ -94,6 +96,7 @@ def _starter_for(config: WorkerConfig, starters: dict[str, Starter]) -> Starter 
         return None
     if key not in starters:
         starters.clear()
+        forget_preimported(targets_of(config))
         if not _prepares_cleanly(config):
             return None
         starter = Starter(config)

@@ -19,7 +19,7 @@ from tddforge.mutation.engine import (
 from tddforge.mutation.report import MutationReport
 from tddforge.workspace.git import Git
 
-from .conftest import TESTS, job_for, write_project
+from .conftest import TESTS, job_for, write_files, write_project
 
 pytestmark = pytest.mark.integration
 
@@ -304,3 +304,64 @@ def test_an_operator_on_a_line_no_line_event_reaches_is_still_covered(
     (swap,) = [r for r in report.results if r.mutant.operator == "boolean"]
     assert swap.mutant.line == 4 and swap.verdict == "killed"
     assert _differences_from_ground_truth(project, settings, report) == []
+
+
+# pytest imports iniconfig for itself as it starts: a project that *is* iniconfig, its src on
+# PYTHONPATH, has its package imported before anything of ours could watch (found on
+# iniconfig 2.3.1, where every mutant survived in silence: 0.00%).
+PREIMPORTED = {
+    "pyproject.toml": "[tool.pytest.ini_options]\ntestpaths = ['tests']\n",
+    # pytest itself imports these two names; it uses them only to read ini files
+    "src/iniconfig/__init__.py": "from ._parse import COMMENT, ParseError, pairs\n\n"
+    "IniConfig = SectionWrapper = None\n",
+    "src/iniconfig/_parse.py": '''\
+COMMENT = "#"
+
+
+class ParseError(Exception):
+    pass
+
+
+def pairs(text):
+    found = {}
+    for line in text.splitlines():
+        if not line or line.startswith(COMMENT):
+            continue
+        key, sep, value = line.partition("=")
+        if not sep:
+            raise ParseError(line)
+        found[key.strip()] = value.strip()
+    return found
+''',
+    "tests/test_parse.py": """\
+import pytest
+
+from iniconfig import ParseError, pairs
+
+
+def test_pairs():
+    assert pairs("a = 1\\n# no\\n\\nb=2") == {"a": "1", "b": "2"}
+
+
+def test_a_line_without_a_value_is_an_error():
+    with pytest.raises(ParseError):
+        pairs("a")
+""",
+}
+
+
+def test_a_target_pytest_imported_for_itself_is_the_one_the_tests_run(
+    tmp_path: Path, settings: Settings
+) -> None:
+    project = write_files(tmp_path / "iniconfig", PREIMPORTED)
+    job = job_for(
+        project, module=project / "src/iniconfig/_parse.py", tests=("tests/test_parse.py",)
+    )
+    report = score(job, settings)
+    verdicts = _verdicts(report)
+    assert verdicts[(1, '"#"', "''")] == "killed"  # module data
+    assert verdicts[(14, "not sep", "sep")] == "killed"  # in a function: grafted
+    assert report.counts["killed"] > len(report.results) // 2
+    mutants = [r.mutant for r in report.results]
+    truth = run_ground_truth(job, settings, mutants, report=report)
+    assert verdict_differences(report, truth) == []
