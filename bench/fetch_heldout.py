@@ -16,6 +16,8 @@ bench/heldout6_targets.tsv is the sixth, chosen after the first five were measur
 before the generator changed again: ``--pins bench/heldout6_targets.tsv bench-targets-heldout6``.
 bench/heldout7_targets.tsv is the seventh, chosen after the first six were measured and studied:
 ``--pins bench/heldout7_targets.tsv bench-targets-heldout7``.
+bench/heldout8_targets.tsv is the eighth, chosen after the first seven were measured and studied:
+``--pins bench/heldout8_targets.tsv bench-targets-heldout8``.
 
 Each pinned sdist is fetched with this interpreter's pip into DEST/sdist (kept when its sha256
 already matches), checked against its pin and unpacked into DEST/src. Then DEST/targets.tsv is
