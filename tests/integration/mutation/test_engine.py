@@ -314,7 +314,7 @@ PREIMPORTED = {
     # pytest itself imports these two names; it uses them only to read ini files
     "src/iniconfig/__init__.py": "from ._parse import COMMENT, ParseError, pairs\n\n"
     "IniConfig = SectionWrapper = None\n",
-    "src/iniconfig/_parse.py": '''\
+    "src/iniconfig/_parse.py": """\
 COMMENT = "#"
 
 
@@ -332,7 +332,7 @@ def pairs(text):
             raise ParseError(line)
         found[key.strip()] = value.strip()
     return found
-''',
+""",
     "tests/test_parse.py": """\
 import pytest
 
