@@ -269,13 +269,55 @@ def public_names(module: Any) -> list[str]:
     return [*listed, *others]
 
 
+def private_names(module: Any) -> list[str]:
+    """The names with one leading underscore (not dunders): a module whose whole API is
+    private (click's ``parser.py``: ``_OptionParser``, ``_split_opt``) is still code to test."""
+    return sorted(n for n in vars(module) if n.startswith("_") and not n.startswith("__"))
+
+
+def code_files(obj: Any) -> list[str]:
+    """The files the code of a function, or of a class's own methods, was compiled from."""
+    if inspect.isclass(obj):
+        raws = list(vars(obj).values())
+    else:
+        raws = [obj]
+    found = []
+    for raw in raws:
+        function = getattr(raw, "__func__", None) or getattr(raw, "fget", None) or raw
+        code = getattr(inspect.unwrap(function), "__code__", None) if callable(function) else None
+        if code is not None:
+            found.append(code.co_filename)
+    return found
+
+
+def defined_in(obj: Any, module: Any) -> bool:
+    """Whether ``obj`` is defined in ``module``, not imported into it. A package may rename
+    where its objects say they live (cbor2 sets ``__module__ = "cbor2"`` on its decoder's
+    classes): code compiled from the module's file is still defined there."""
+    if getattr(obj, "__module__", None) == module.__name__:
+        return True
+    path = getattr(module, "__file__", None)
+    if not path or not (inspect.isclass(obj) or inspect.isroutine(obj)):
+        return False
+    real = os.path.realpath(path)
+    return any(os.path.realpath(f) == real for f in code_files(obj))
+
+
 def describe_module(module: Any) -> dict[str, Any]:
-    """The public functions and classes *defined* in ``module`` (not imported into it)."""
+    """The public functions and classes *defined* in ``module`` (not imported into it); the
+    private ones when it defines no public one."""
+    described = _described(module, public_names(module))
+    if not described["functions"] and not described["classes"]:
+        described = _described(module, private_names(module))
+    return described
+
+
+def _described(module: Any, names: list[str]) -> dict[str, Any]:
     functions = []
     classes = []
-    for name in public_names(module):
+    for name in names:
         obj = getattr(module, name, None)
-        if getattr(obj, "__module__", None) != module.__name__:
+        if not defined_in(obj, module):
             continue
         if inspect.isclass(obj):
             classes.append(describe_class(name, obj))

@@ -219,6 +219,59 @@ def test_package_module_and_all(tmp_path: Path) -> None:
     assert [f.name for f in info.functions] == ["visible", "not_listed"]
 
 
+def test_objects_a_package_says_live_elsewhere_are_still_the_modules(tmp_path: Path) -> None:
+    # cbor2 5.9.0's package sets ``__module__ = "cbor2"`` on what it re-exports from
+    # ``cbor2._decoder``: the decoder module then seemed to define nothing, and cover wrote
+    # no test at all
+    files = {
+        "pkg/__init__.py": """
+            from ._impl import Decoder, loads
+            from .helpers import helper
+
+            for _value in (Decoder, loads):
+                _value.__module__ = __name__
+            """,
+        "pkg/_impl.py": """
+            from .helpers import helper
+
+            class Decoder:
+                def decode(self, data):
+                    return data
+
+            def loads(data):
+                return Decoder().decode(data)
+            """,
+        "pkg/helpers.py": "def helper(x):\n    return x\n",
+    }
+    info = run_discover(project_with(tmp_path, files), "pkg/_impl.py")
+    assert [f.name for f in info.functions] == ["loads"]  # not the imported helper
+    assert [c.name for c in info.classes] == ["Decoder"]
+
+
+def test_a_module_with_only_private_names_offers_those(tmp_path: Path) -> None:
+    # click 8.5's parser.py: ``_OptionParser``, ``_split_opt``, nothing public
+    files = {
+        "cli/__init__.py": "",
+        "cli/parser.py": """
+            from os.path import join as _join
+
+            class _Parser:
+                def parse(self, args):
+                    return list(args)
+
+            def _split(opt):
+                return opt[:1], opt[1:]
+
+            def __getattr__(name):
+                raise AttributeError(name)
+            """,
+    }
+    info = run_discover(project_with(tmp_path, files), "cli/parser.py")
+    assert [f.name for f in info.functions] == ["_split"]  # not the imported _join, no dunder
+    assert [c.name for c in info.classes] == ["_Parser"]
+    assert [m.name for m in info.classes[0].methods] == ["parse"]
+
+
 def test_src_layout(tmp_path: Path) -> None:
     files = {
         "src/lib/__init__.py": "from .core import double\n",
