@@ -277,10 +277,7 @@ def private_names(module: Any) -> list[str]:
 
 def code_files(obj: Any) -> list[str]:
     """The files the code of a function, or of a class's own methods, was compiled from."""
-    if inspect.isclass(obj):
-        raws = list(vars(obj).values())
-    else:
-        raws = [obj]
+    raws = list(vars(obj).values()) if inspect.isclass(obj) else [obj]
     found = []
     for raw in raws:
         function = getattr(raw, "__func__", None) or getattr(raw, "fget", None) or raw
