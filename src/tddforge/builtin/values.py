@@ -165,6 +165,11 @@ def _hint(node: ast.expr) -> Hint:
         if isinstance(node.value, str):  # a quoted forward reference
             return parse_hint(node.value) or Hint(node.value)
         return Hint("None") if node.value is None else Hint(repr(node.value))
+    if isinstance(node, ast.UnaryOp) and isinstance(node.operand, ast.Name):
+        # a TypeVar as ``inspect`` writes it (``~K``; ``+T``, ``-T`` when co- or
+        # contravariant): any value will do, as without a hint (found on a Generic[K, V]
+        # tree whose insert(key: K, value: V) got no value at all)
+        return Hint("Any")
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
         return Hint("Union", (_hint(node.left), _hint(node.right)))
     if isinstance(node, ast.Subscript):

@@ -35,6 +35,10 @@ from tddforge.builtin.values import (
         ("'Box'", Hint("Box")),
         ("Sequence['Box']", Hint("list", (Hint("Box"),))),
         ("def (", None),
+        # TypeVars as inspect writes them: any value
+        ("~K", Hint("Any")),
+        ("+T_co", Hint("Any")),
+        ("dict[~K, ~V]", Hint("dict", (Hint("Any"), Hint("Any")))),
     ],
 )
 def test_parse_hint(text: str | None, expected: Hint | None) -> None:
