@@ -222,17 +222,14 @@ def _placeless(result: CallResult, pattern: re.Pattern[str]) -> CallResult:
             varies=True,
         )
         return replace(result, outcome=typed, stable_repr=False)
-    message = "" if holds(outcome.message) else outcome.message
-    repr_ = "" if holds(outcome.repr) else outcome.repr
-    if (state, after, message, repr_) == (
-        outcome.state,
-        outcome.after,
-        outcome.message,
-        outcome.repr,
-    ):
-        return result
-    cleaned = replace(outcome, state=state, after=after, message=message, repr=repr_)
-    return replace(result, outcome=cleaned)
+    cleaned = replace(
+        outcome,
+        state=state,
+        after=after,
+        message="" if holds(outcome.message) else outcome.message,
+        repr="" if holds(outcome.repr) else outcome.repr,
+    )
+    return result if cleaned == outcome else replace(result, outcome=cleaned)
 
 
 def confirm_calls(

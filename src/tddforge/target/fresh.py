@@ -174,14 +174,23 @@ def _import_target(target: str, rootdir: str, name: str = "") -> None:
         deliver({"verdict": "killed", "killer": killer, "ran": 0, "detail": repr(exc)[:200]})
 
 
-def dotted_name(path: str) -> str:
-    """The name a file is imported by: its packages (directories with ``__init__.py``)."""
+def package_parts(path: str) -> tuple[str, list[str]]:
+    """A file's real path split where its packages (directories with ``__init__.py``)
+    begin: the directory above the outermost one, and the names from there down to the
+    file's (``("/p/src", ["pkg", "sub", "leaf.py"])``)."""
     folder, name = os.path.split(os.path.realpath(path))
-    parts = [] if name == "__init__.py" else [name[:-3]]
+    parts = [name]
     while os.path.isfile(os.path.join(folder, "__init__.py")):
         folder, package = os.path.split(folder)
         parts.insert(0, package)
-    return ".".join(parts)
+    return folder, parts
+
+
+def dotted_name(path: str) -> str:
+    """The name a file is imported by: its packages, then the module's own name."""
+    _, parts = package_parts(path)
+    *packages, name = parts
+    return ".".join(packages if name == "__init__.py" else [*packages, name[:-3]])
 
 
 class FreshHost(FreshPlugin):

@@ -19,6 +19,8 @@ from __future__ import annotations
 import os
 import sys
 
+from .fresh import package_parts
+
 # The packages that run the tests: re-importing them under a running pytest would split
 # its classes and hooks in two, so a target among them is left as it is.
 RUNNING = frozenset({"pytest", "_pytest", "pluggy"})
@@ -27,13 +29,8 @@ RUNNING = frozenset({"pytest", "_pytest", "pluggy"})
 def package_root(target: str) -> str:
     """The top of the package holding ``target`` (the outermost directory with an
     ``__init__.py`` above it), or the file itself for a module outside any package."""
-    real = os.path.realpath(target)
-    folder = os.path.dirname(real)
-    if not os.path.isfile(os.path.join(folder, "__init__.py")):
-        return real
-    while os.path.isfile(os.path.join(os.path.dirname(folder), "__init__.py")):
-        folder = os.path.dirname(folder)
-    return folder
+    folder, parts = package_parts(target)
+    return os.path.join(folder, parts[0])
 
 
 def forget_preimported(targets: list[str]) -> list[str]:
