@@ -60,6 +60,13 @@ MAX_CHAINS = 4  # chains of steps seen working, per class, tried first as prefix
 #: rise (a heap's pop then moves its last entry down past a smaller right child), then
 #: a fall (each push moves up past its parent).
 ORDERS = ((0, 2, 1, 3), (3, 2, 1, 0))
+#: The keys a filled instance receives, as offsets from a step's first argument: rising,
+#: falling, and in the order that builds a balanced search tree (each key splits what
+#: is left). A tree's rotations, a heap's sift-downs and a full cache's evictions need
+#: more entries than a few steps hold.
+FILLS = (tuple(range(8)), tuple(range(7, -1, -1)), (5, 2, 8, 1, 4, 7, 9, 0, 3, 6))
+#: The keys then taken out again, in turn, by a method that removes one (those present).
+DRAIN = (3, 0, 5, 7, 1, 6)
 
 
 def state_changers(source: str) -> dict[str, frozenset[str]]:
@@ -228,7 +235,8 @@ def plan_sequences(
     calls not in ``tried``: after each prefix, its call, the call given the last
     step's first argument (``get("a")`` after ``put("a", 1)``), and its returning call;
     besides, two calls after each of ``varied_prefixes`` (the steps' shared values made
-    to differ). ``planned`` (class → the steps its sequences were last planned from): a
+    to differ); last, the calls on an instance filled with many keys, and on one drained
+    of some again (``filled_calls``). ``planned`` (class → the steps its sequences were last planned from): a
     class is planned again only once more of its steps have been seen returning, as
     calls that failed in the first rounds start to work in later ones.
     """
@@ -248,6 +256,7 @@ def plan_sequences(
             found += fresh[:CALLS_PER_METHOD]
             for prefix in varied:  # besides: its first two calls after each
                 found += [c for c in _with_prefix(targets, prefix) if c not in tried][:2]
+        found += [c for c in filled_calls(kinds, calls[owner], changers[owner]) if c not in tried]
     return list(dict.fromkeys(found))
 
 
@@ -384,6 +393,67 @@ def varied_prefixes(steps: Sequence[Step]) -> list[tuple[Step, ...]]:
             prefix.append(Step(step.method, args, kwargs))
         prefixes.append(tuple(prefix))
     return prefixes
+
+
+def filled_prefixes(kinds: Mapping[str, Sequence[Step]]) -> list[tuple[Step, ...]]:
+    """The instance filled by the first step (of any kind) whose first argument is a number
+    or a string, once in each of ``FILLS``: that argument moved up by each offset in turn
+    (``put("k", 1)``, ``put("k1", 1)``, …), the rest as the step had them."""
+    for step in (step for steps in kinds.values() for step in steps):
+        value = _fillable(step)
+        if value is None:
+            continue
+        first, rest = step.args[0], step.args[1:]
+        return [
+            tuple(Step(step.method, (_shifted(first, value, o), *rest), step.kwargs) for o in order)
+            for order in FILLS
+        ]
+    return []
+
+
+def _fillable(step: Step) -> int | float | str | None:
+    if not step.args:
+        return None
+    value = (literal_value(step.args[0]) or (None,))[0]
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        return None
+    return value
+
+
+def filled_calls(
+    kinds: Mapping[str, Sequence[Step]],
+    calls: Mapping[str, Sequence[Call]],
+    changers: Collection[str],
+) -> list[Call]:
+    """Each method's call on an instance filled in each of ``FILLS`` (``filled_prefixes``),
+    and after each method that removes by key (a state-changing method whose call takes
+    an argument) has taken out the filled keys of ``DRAIN`` but the last: each method's
+    call again, and the remover given that last key.
+
+    The removals reach what few entries never do: a search tree's deletion fix-ups, a
+    heap refilled from its end, a cache's entries moving up as others go."""
+    found: list[Call] = []
+    for prefix in filled_prefixes(kinds):
+        fill = prefix[0]
+        value = _fillable(fill)
+        if value is None:  # never: a fill starts from a fillable step
+            continue
+        present = {step.args[0] for step in prefix}
+        keys = [_shifted(fill.args[0], value, o) for o in DRAIN]
+        keys = [key for key in keys if key in present]
+        for targets in calls.values():
+            found += list(_with_prefix(targets, prefix))[:2]
+        for remover, targets in calls.items():
+            call = targets[0]
+            if remover == fill.method or remover not in changers or not call.args:
+                continue
+            if not can_prefix(remover) or len(keys) < 2:
+                continue
+            rest = call.args[1:]
+            drained = (*prefix, *(Step(remover, (k, *rest), call.kwargs) for k in keys[:-1]))
+            found += [replace(other[0], before=drained) for other in calls.values()]
+            found.append(replace(call, args=(keys[-1], *rest), before=drained))
+    return list(dict.fromkeys(found))
 
 
 def _shared_values(steps: Sequence[Step]) -> dict[int | str, int | float | str]:

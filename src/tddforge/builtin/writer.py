@@ -440,7 +440,7 @@ def _assertions(
     if outcome.kind == "raise":
         exc = _type_name(outcome, module, imports)
         if consume:  # a generator raises as it is consumed, not when called
-            line = f"    list({expr})"
+            line = f"    {_listed(expr)}"
         else:  # not a bare read
             line = f"    _ = {expr}" if _reads_attribute(expr) else f"    {expr}"
         if outcome.message:
@@ -449,7 +449,7 @@ def _assertions(
     if consume and outcome.taken:  # an endless generator: its first items, as the run took
         value = f"list(itertools.islice({expr}, {outcome.taken}))"
     else:
-        value = f"list({expr})" if consume else expr
+        value = _listed(expr) if consume else expr
     if outcome.literal:
         return [_compare(style, value, outcome.repr)]
     lines = [f"result = {value}"]
@@ -458,6 +458,22 @@ def _assertions(
     if _importable_type(outcome, module):
         return [*lines, style.instance.format("result", _type_name(outcome, module, imports))]
     return [*lines, style.equal.format("type(result).__name__", repr(outcome.type))]
+
+
+def _listed(expr: str) -> str:
+    """``list(expr)``, unless ``expr`` is one already (``iter`` is written ``list(box)``)."""
+    try:
+        node = ast.parse(expr, mode="eval").body
+    except SyntaxError:
+        return f"list({expr})"
+    already = (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "list"
+        and len(node.args) == 1
+        and not node.keywords
+    )
+    return expr if already else f"list({expr})"
 
 
 def _importable_type(outcome: Outcome, module: Names) -> bool:

@@ -208,6 +208,82 @@ def test_steps_that_store_one_priority_are_also_run_with_distinct_ones(tmp_path:
     assert (suite.missing_lines, suite.missing_branches) == ((), ()), suite.source
 
 
+SORTED_BAG = '''\
+"""Keys kept in order in a binary search tree that never rebalances."""
+
+
+class _Node:
+    def __init__(self, key):
+        self.key = key
+        self.left = None
+        self.right = None
+
+
+class SortedBag:
+    def __init__(self):
+        self.root = None
+
+    def add(self, key: int) -> None:
+        if self.root is None:
+            self.root = _Node(key)
+            return
+        node = self.root
+        while True:
+            if key < node.key:
+                if node.left is None:
+                    node.left = _Node(key)
+                    return
+                node = node.left
+            else:
+                if node.right is None:
+                    node.right = _Node(key)
+                    return
+                node = node.right
+
+    def remove(self, key: int) -> None:
+        parent, node = None, self.root
+        while node is not None and node.key != key:
+            parent, node = node, (node.left if key < node.key else node.right)
+        if node is None:
+            raise KeyError(key)
+        if node.left is not None and node.right is not None:
+            heir_parent, heir = node, node.right
+            while heir.left is not None:
+                heir_parent, heir = heir, heir.left
+            node.key = heir.key
+            if heir_parent is node:
+                heir_parent.right = heir.right
+            else:
+                heir_parent.left = heir.right
+            return
+        child = node.left if node.left is not None else node.right
+        if parent is None:
+            self.root = child
+        elif parent.left is node:
+            parent.left = child
+        else:
+            parent.right = child
+
+    def height(self):
+        def depth(node):
+            return 0 if node is None else 1 + max(depth(node.left), depth(node.right))
+
+        return depth(self.root)
+
+    def lopsided(self):
+        return self.height() > 5
+'''
+
+
+def test_a_container_is_filled_and_drained_on_one_instance(tmp_path: Path) -> None:
+    """A tree is lopsided only after six keys in a row, and removing a key whose heir
+    sits below the right child needs a tree of five keys in the right order, then the
+    removal: neither fits in a few steps; eight keys rising, and ten in a balanced
+    order with some taken out again, reach both."""
+    suite = generated_and_run(tmp_path, "bag", SORTED_BAG)
+    assert (suite.missing_lines, suite.missing_branches) == ((), ()), suite.source
+
+
 SETTINGS = '''\
 """Settings read as attributes, and the entries a parser returns."""
 

@@ -4,14 +4,19 @@ from __future__ import annotations
 
 import ast
 import textwrap
+from dataclasses import replace
 
 import pytest
 
 from tddforge.builtin.explore import Call, CallResult, Outcome, Step
 from tddforge.builtin.sequences import (
     CALLS_PER_METHOD,
+    DRAIN,
+    FILLS,
     ORDERS,
     can_prefix,
+    filled_calls,
+    filled_prefixes,
     known_steps,
     plan_sequences,
     prefixes_for,
@@ -211,7 +216,8 @@ def test_plan_sequences_prefix_the_methods_with_steps_seen_returning() -> None:
     assert {c.target for c in planned} == {"Cache.put", "Cache.get", "Cache.pop"}
     assert all(c.init_args == () and c.before for c in planned)
     assert all(
-        sum(c.target == target for c in planned) <= CALLS_PER_METHOD + 2 * len(ORDERS)
+        sum(c.target == target for c in planned)
+        <= CALLS_PER_METHOD + 2 * len(ORDERS) + 2 * len(FILLS)  # no remover takes a key
         for target in ("Cache.put", "Cache.get", "Cache.pop")
     )
     # both puts store 1: besides, each method runs after puts of 1, 3, 2, 4 and 4, 3, 2, 1
@@ -342,3 +348,56 @@ def test_a_class_is_planned_again_once_more_steps_work() -> None:
     assert draws[0] == Call("Table.draw", init_args=(), before=chain)
     assert Call("Table.add_row", ("['x']",), init_args=(), before=(header,)) not in again
     assert known_steps(later, changers) == {"Table": frozenset({header, chain})}
+
+
+def test_filled_prefixes_start_from_the_first_step_with_a_number_or_a_string() -> None:
+    none, word = Step("put", ("None", "0")), Step("put", ("'k'", "0"), (("ttl", "1"),))
+    rising, falling, balanced = filled_prefixes({"put": [none, word]})
+    assert [s.args for s in rising[:3]] == [("'k'", "0"), ("'k1'", "0"), ("'k2'", "0")]
+    assert [s.args[0] for s in falling] == [
+        "'k7'", "'k6'", "'k5'", "'k4'", "'k3'", "'k2'", "'k1'", "'k'"
+    ]  # fmt: skip
+    assert [s.args[0] for s in balanced[:3]] == ["'k5'", "'k2'", "'k8'"]
+    assert all(s.kwargs == (("ttl", "1"),) and s.method == "put" for s in balanced)
+    assert [s.args[0] for s in filled_prefixes({"add": [Step("add", ("-1",))]})[0]][:3] == [
+        "-1",
+        "0",
+        "1",
+    ]
+    assert len(FILLS) == 3 and all(len(set(order)) == len(order) for order in FILLS)
+
+
+@pytest.mark.parametrize(
+    "kinds",
+    [
+        {},
+        {"put": [Step("put", ("None",))]},  # nothing to move up
+        {"put": [Step("put", ("True",))]},  # a bool is not
+        {"clear": [Step("clear")]},  # no argument
+        {"put": [Step("put", ("[1]",))]},
+    ],
+)
+def test_filled_prefixes_none(kinds: dict[str, list[Step]]) -> None:
+    assert filled_prefixes(kinds) == []
+
+
+def test_filled_calls_run_every_method_on_a_filled_then_a_drained_instance() -> None:
+    kinds = {"put": [Step("put", ("1",))]}
+    calls = {
+        "put": [on("put", "1")],
+        "remove": [on("remove", "9")],
+        "clear": [on("clear")],  # changes state, takes no key: never drains
+        "size": [on("size")],
+    }
+    found = filled_calls(kinds, calls, {"put", "remove", "clear"})
+    rising = filled_prefixes(kinds)[0]
+    assert replace(on("size"), before=rising) in found
+    assert replace(on("remove", "8"), before=rising) in found  # the last key put
+    # drained: the keys of DRAIN but the last taken out, then the remover given that one
+    keys = [str(1 + d) for d in DRAIN]
+    out = tuple(Step("remove", (k,)) for k in keys[:-1])
+    assert replace(on("size"), before=(*rising, *out)) in found
+    assert replace(on("remove", keys[-1]), before=(*rising, *out)) in found
+    assert not any(s.method == "clear" for c in found for s in c.before)
+    assert len(found) == len(set(found))
+    assert filled_calls({"put": [Step("put", ("None",))]}, calls, {"put", "remove"}) == []

@@ -655,3 +655,17 @@ def test_a_generator_is_consumed_where_it_raises_and_an_endless_one_only_as_far_
     )
     assert "import itertools\n" in source
     assert "    assert list(itertools.islice(naturals(5), 2)) == [5, 6]\n" in source
+
+
+def test_an_iterating_generator_method_is_listed_once() -> None:
+    """``__iter__`` is written ``list(box)`` already: a generator there is not listed twice."""
+    source = write_module(
+        "boxes",
+        [
+            returned(Call("Box.__iter__", init_args=(), consume=True), "[1, 2]"),
+            raised(Call("Box.__iter__", init_args=("1",), consume=True), "ValueError", "odd"),
+        ],
+    )
+    assert "    assert list(box) == [1, 2]\n" in source
+    assert "        list(box)\n" in source
+    assert "list(list(" not in source
