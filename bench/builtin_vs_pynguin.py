@@ -204,7 +204,26 @@ def copy_root(target: Target, dest: Path, with_tests: bool = False) -> Path:
         if found.is_file():
             place.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(found, place)
+            for data in data_files(found.parent):  # the inputs the tests read from files
+                shutil.copy2(data, place.parent / data.name)
     return dest
+
+
+DATA_SUFFIXES = (".json", ".csv", ".txt", ".yaml", ".yml", ".xml", ".toml")
+CONFIG_FILES = ("pyproject.toml", "requirements.txt", "setup.cfg", "tox.ini", "pytest.ini")
+
+
+def data_files(folder: Path) -> list[Path]:
+    """The data files beside a test file (``testdata.json``), its project's configuration
+    and anything past 1 MB left out."""
+    return [
+        path
+        for path in sorted(folder.iterdir())
+        if path.is_file()
+        and path.suffix in DATA_SUFFIXES
+        and path.name not in CONFIG_FILES
+        and path.stat().st_size <= 1 << 20
+    ]
 
 
 def cap_memory() -> None:

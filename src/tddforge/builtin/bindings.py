@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import ast
 import itertools
+import posixpath
 from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -49,6 +50,24 @@ class Reference:
     ``Strategy`` too, kept as its source (the runner evaluates it in the module)."""
 
     source: str
+
+
+@dataclass(frozen=True)
+class FilePath:
+    """A file path a test builds (``Path(__file__).parent / "data.json"``,
+    ``os.path.join(os.path.dirname(__file__), "data.json")``), as text; what it names is
+    for the caller's ``call`` to find and read (``data_files``)."""
+
+    path: str
+
+
+@dataclass(frozen=True)
+class OpenFile:
+    """What ``open(path)`` gives a test (``with open("testdata.json") as f``): the file
+    found, which the caller's ``call`` reads (``json.load(f)``, ``f.read()``)."""
+
+    path: str
+    binary: bool = False
 
 
 class Param(tuple):  # type: ignore[type-arg]
@@ -127,6 +146,8 @@ def _evaluate(node: ast.expr, env: Env, call: CallValue | None) -> Any:
         base = evaluate(node.value, env, call) if found is MISSING else MISSING
         if isinstance(base, Reference):
             return Reference(f"{base.source}.{node.attr}")  # ``Strategy.SEMVER``
+        if isinstance(base, FilePath) and node.attr == "parent":
+            return FilePath(posixpath.dirname(base.path))
         return found
     if isinstance(node, (ast.Tuple, ast.List, ast.Set, ast.Dict)):
         return _container(node, env, call)
@@ -211,6 +232,8 @@ _SEQUENCES = (str, bytes, tuple, list)
 
 
 def _binary(op: ast.operator, left: Any, right: Any) -> Any:
+    if isinstance(op, ast.Div) and isinstance(left, FilePath) and isinstance(right, str):
+        return FilePath(posixpath.join(left.path, right))  # ``HERE / "data.json"``
     if left is MISSING or right is MISSING or isinstance(left, bool) or isinstance(right, bool):
         return MISSING
     numbers = isinstance(left, (int, float)) and isinstance(right, (int, float))
@@ -370,8 +393,7 @@ def _compound(
     elif isinstance(statement, (ast.With, ast.AsyncWith)):
         for item in statement.items:
             yield from expressions(item.context_expr, current, call)
-            if item.optional_vars is not None:
-                current = [bind(item.optional_vars, MISSING, env) for env in current]
+            current = _entered(item, current, call)
         yield from walk(statement.body, current, call)
     elif isinstance(statement, ast.Match):
         yield from expressions(statement.subject, current, call)
@@ -386,13 +408,33 @@ def _compound(
     return current
 
 
+def _entered(item: ast.withitem, envs: list[Env], call: CallValue | None) -> list[Env]:
+    """The environments in a ``with`` item's body: its name bound to an opened file
+    (``with open("data.json") as f``), unbound for any other context."""
+    if item.optional_vars is None:
+        return envs
+    found: list[Env] = []
+    for env in envs:
+        value = evaluate(item.context_expr, env, call)
+        found.append(
+            bind(item.optional_vars, value if isinstance(value, OpenFile) else MISSING, env)
+        )
+    return found
+
+
 def settle(body: Sequence[ast.stmt], env: Env, call: CallValue | None = None) -> Env:
     """``env`` after ``body``'s own assignments, in order (a module's constants, a class's
-    attributes, what ``setUp`` stores on ``self``); what a loop binds is left unbound."""
+    attributes, what ``setUp`` stores on ``self``), those inside a ``with`` included
+    (``with open(...) as f: self.data = json.load(f)``); what a loop binds is left
+    unbound."""
     current: list[Env] = [env]
     for statement in body:
         if isinstance(statement, (ast.For, ast.AsyncFor)):
             current = [bind(statement.target, MISSING, e) for e in current]
+        if isinstance(statement, (ast.With, ast.AsyncWith)):
+            for item in statement.items:
+                current = _entered(item, current, call)
+            current = [settle(statement.body, current[0], call)]
         current = _assigned(statement, current, call)
     return current[0]
 

@@ -38,6 +38,7 @@ from tddforge.builtin.bindings import (
     source_of,
     walk,
 )
+from tddforge.builtin.data_files import DataFiles
 from tddforge.builtin.discover import ModuleInfo
 from tddforge.builtin.explore import Call
 
@@ -107,6 +108,7 @@ def read_tests(
     sources: Mapping[str, str],
     reexported: frozenset[str] = frozenset(),
     namespace: frozenset[str] = frozenset(),
+    files: DataFiles | None = None,
 ) -> TestInputs:
     """The module's calls in ``sources`` with literal arguments, in order, each once; and
     the calls of its package's other functions and classes (the drivers), likewise.
@@ -116,6 +118,8 @@ def read_tests(
     the names the module binds at its top level (``writer.bound_names``); a test's argument
     made of those (``Strategy.SEMVER``, ``[Strategy.SEMVER]``, ``Version("1.0")``) is kept
     as its source, which the runner evaluates in the module and the writer imports from it.
+    ``files``: the project's data files, read where a test loads its inputs from one
+    (``json.load(open("testdata.json"))``).
     """
     known = _known_targets(info)
     package, _, last = import_name.rpartition(".")
@@ -134,7 +138,7 @@ def read_tests(
             public = (n for n in known if "." not in n and not n.startswith("_"))
             names.local.update((n, n) for n in public if n not in names.local)
         if names.local or names.modules or names.packages or names.paths:
-            ranked += _calls_in(tree, names, known, drivers)
+            ranked += _calls_in(tree, names, known, drivers, files, path)
     return TestInputs(_in_rank_order(ranked, MAX_CALLS), _in_rank_order(drivers, MAX_DRIVERS))
 
 
@@ -326,12 +330,19 @@ def _calls_in(
     names: _Names,
     known: Mapping[str, str],
     drivers: list[tuple[int, Call]] | None = None,
+    files: DataFiles | None = None,
+    path: str = "",
 ) -> Iterator[tuple[int, Call]]:
     """The module's calls in ``tree``, each with its rank among the calls one site makes
     (a call inside a loop over a table, or in a parametrized test, is made once per row);
-    the package's other calls go to ``drivers``, ranked the same way."""
-    build = partial(_instance, names, known)
-    shared = {local: Reference(name) for local, name in names.shared.items()}
+    the package's other calls go to ``drivers``, ranked the same way. ``files``: the
+    data files the test file ``path`` reads."""
+    build: CallValue = partial(_instance, names, known)
+    shared: dict[str, object] = {}
+    if files is not None:
+        build = files.call(path, build)
+        shared.update(files.start(path))
+    shared.update((local, Reference(name)) for local, name in names.shared.items())
     module = settle(tree.body, shared, build)
     fixtures = _fixtures(tree, module, build)
     reader = _Reader(names, known, build, module, _helpers(tree), drivers)
@@ -361,7 +372,7 @@ class _Reader:
                 yield from enumerate(dict.fromkeys(c for cs in formatted for c in cs))
             if not isinstance(node, ast.Call):
                 continue
-            found = _calls(node, self.names, self.known, in_force)
+            found = _calls(node, self.names, self.known, in_force, self.build)
             yield from enumerate(found)
             if found or depth >= MAX_HELPER_DEPTH:
                 continue
@@ -556,17 +567,28 @@ def _is_fixture(decorator: ast.expr) -> bool:
 
 
 def _calls(
-    node: ast.Call, names: _Names, known: Mapping[str, str], envs: Sequence[Env]
+    node: ast.Call,
+    names: _Names,
+    known: Mapping[str, str],
+    envs: Sequence[Env],
+    build: CallValue | None = None,
 ) -> list[Call]:
     """``node`` as calls of the module, one per environment its arguments are known in."""
-    found = (_call(node, names, known, env) for env in envs)
+    found = (_call(node, names, known, env, build) for env in envs)
     return list(dict.fromkeys(c for c in found if c is not None))
 
 
-def _call(node: ast.Call, names: _Names, known: Mapping[str, str], env: Env) -> Call | None:
+def _call(
+    node: ast.Call,
+    names: _Names,
+    known: Mapping[str, str],
+    env: Env,
+    build: CallValue | None = None,
+) -> Call | None:
     """``node`` as a call of the module in ``env``, when it is one and every argument's
-    value is known and literal."""
-    build = partial(_instance, names, known)
+    value is known and literal (``build``: the calls whose values are known besides an
+    instance of the module's class: a data file's content)."""
+    build = build or partial(_instance, names, known)
     arguments = _literal_arguments(node, env, build)
     if arguments is None:
         return None

@@ -24,6 +24,7 @@ from pathlib import Path
 from tddforge.analysis.static import format_source
 from tddforge.builtin.aliases import type_aliases, with_aliases
 from tddforge.builtin.constants import Constant, mine_constants, with_texts
+from tddforge.builtin.data_files import DataFiles
 from tddforge.builtin.discover import ModuleInfo, discover
 from tddforge.builtin.environ import EnvRead, env_reads, isolated
 from tddforge.builtin.explore import (
@@ -133,7 +134,8 @@ class BuiltinSuiteGenerator:
             frozenset[str](),
         )
         namespace = frozenset(bound_names(target.source))
-        read = partial(read_tests, target.import_name, info, sources, offered, namespace)
+        files = DataFiles(target.project)
+        read = partial(read_tests, target.import_name, info, sources, offered, namespace, files)
         given = guard("reading the project's tests", read, TestInputs([], []))
         captured: list[Call] = []
         if given.drivers:  # the package's API run by the tests: the calls it makes of the module

@@ -106,12 +106,17 @@ def test_written_suite_passes_and_covers_every_branch_of_pluralize(
     assert lint.returncode == 0, lint.stdout
 
 
-def generated_and_run(tmp_path: Path, name: str, sample: str, runs: int = 1) -> Suite:
+def generated_and_run(
+    tmp_path: Path, name: str, sample: str, runs: int = 1, files: dict[str, str] | None = None
+) -> Suite:
     """The builtin generator's suite for the module ``name`` (``sample``), written into
-    a project in ``tmp_path`` and run ``runs`` times under coverage, each run green."""
+    a project in ``tmp_path`` (with ``files``, relative path -> text, beside it) and run
+    ``runs`` times under coverage, each run green."""
     project = tmp_path / "proj"
     (project / "tests").mkdir(parents=True)
     (project / f"{name}.py").write_text(sample, encoding="utf-8")
+    for rel, text in (files or {}).items():
+        (project / rel).write_text(text, encoding="utf-8")
     test_path = f"tests/test_{name}.py"
     target = CoverTarget(project, f"{name}.py", name, sample, "pytest", test_path, "", "")
     source = BuiltinSuiteGenerator(TddforgeSettings(), PY, budget=15.0).generate(target).code
@@ -281,6 +286,56 @@ def test_a_container_is_filled_and_drained_on_one_instance(tmp_path: Path) -> No
     removal: neither fits in a few steps; eight keys rising, and ten in a balanced
     order with some taken out again, reach both."""
     suite = generated_and_run(tmp_path, "bag", SORTED_BAG)
+    assert (suite.missing_lines, suite.missing_branches) == ((), ()), suite.source
+
+
+MEDIA = '''\
+"""Media ranges: ``type/subtype; q=0.5``."""
+
+
+def parse_range(text: str) -> tuple[str, str, float]:
+    full, _, params = text.partition(";")
+    kind, slash, subtype = full.strip().partition("/")
+    if not slash or not kind or not subtype:
+        raise ValueError("not a media range: " + text)
+    quality = 1.0
+    for param in params.split(";"):
+        key, eq, value = param.strip().partition("=")
+        if eq and key == "q":
+            quality = float(value)
+            if not 0 <= quality <= 1:
+                quality = 1.0
+    return kind, subtype, quality
+'''
+
+MEDIA_TESTS = """\
+import json
+import os
+import unittest
+
+from media import parse_range
+
+HERE = os.path.dirname(__file__)
+
+
+class RangeTest(unittest.TestCase):
+    def setUp(self):
+        with open(os.path.join(HERE, "ranges.json")) as f:
+            self.cases = json.load(f)
+
+    def test_ranges(self):
+        for text, expected in self.cases:
+            self.assertEqual(tuple(expected), parse_range(text))
+"""
+
+RANGES = '[["text/html;q=0.5", ["text", "html", 0.5]], ["image/*; q=2", ["image", "*", 1.0]]]'
+
+
+def test_inputs_the_projects_tests_load_from_a_data_file_are_tried(tmp_path: Path) -> None:
+    """A range parses only in its ``type/subtype; q=…`` shape, which no search of short
+    strings composes; the project's tests keep theirs in ``ranges.json``."""
+    files = {"tests/test_ranges.py": MEDIA_TESTS, "tests/ranges.json": RANGES}
+    suite = generated_and_run(tmp_path, "media", MEDIA, files=files)
     assert (suite.missing_lines, suite.missing_branches) == ((), ()), suite.source
 
 
