@@ -62,6 +62,8 @@ _DUCK_TYPES = (
 )
 _SCALARS = (bool, int, float, str, bytes)
 _WEAK = 6  # rank of iteration, `in`, len() and unpacking: a dict or a str does all of them
+_ORDERED = 8  # rank of `<` against an unknown value: anything ordered, never a callable
+_ORDERINGS = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
 _ITERABLE = {"dict", "str", "bytes", "list"}
 _BY_NAME = {
     "Callable": {
@@ -191,6 +193,8 @@ def _infer(func: _Func, method: bool) -> dict[str, str]:
         hint = found.get(rank)
         if not hint or (rank == _WEAK and fallback in _ITERABLE):
             hint = fallback
+        elif rank == _ORDERED and fallback and not fallback.startswith("Callable"):
+            hint = fallback  # ``s < other.s``: the name's ``str`` is ordered too
         if hint:
             hints[name] = hint
     return hints
@@ -326,6 +330,9 @@ class _Uses(ast.NodeVisitor):
                 self.note(right, _WEAK, "list")
             else:
                 self.literal_pair(left, right)
+            if isinstance(op, _ORDERINGS):  # ``key < node.key``: a key, not a key function
+                self.note(left, _ORDERED, "int")
+                self.note(right, _ORDERED, "int")
         self.generic_visit(node)
 
     def visit_BinOp(self, node: ast.BinOp) -> None:

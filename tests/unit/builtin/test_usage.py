@@ -106,6 +106,12 @@ def get_in(keys, coll, default=None, no_default=False):
         ("def f(x):\n    return '%s!' % x", {}),  # formatting, not arithmetic
         ("def f(x):\n    return x is None", {}),
         ("def f(x):\n    if x:\n        return not x", {}),
+        # ordered against an unknown value: ordered, and a key is then no key function
+        ("def f(x, node):\n    return x < node.key", {"x": "int"}),
+        ("def f(key, node):\n    return node.key >= key", {"key": "int"}),
+        ("def f(text, node):\n    return text < node.text", {"text": "str"}),  # its name's
+        ("def f(key, xs):\n    return sorted(xs, key=key)", {"key": "Callable[[Any], Any]"}),
+        ("def f(key):\n    return key", {"key": "Callable"}),  # the name alone
     ],
 )
 def test_each_kind_of_evidence(source: str, expected: dict[str, str]) -> None:
