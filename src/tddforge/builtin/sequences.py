@@ -399,25 +399,25 @@ def filled_prefixes(kinds: Mapping[str, Sequence[Step]]) -> list[tuple[Step, ...
     """The instance filled by the first step (of any kind) whose first argument is a number
     or a string, once in each of ``FILLS``: that argument moved up by each offset in turn
     (``put("k", 1)``, ``put("k1", 1)``, …), the rest as the step had them."""
+    base = _fill_base(kinds)
+    if base is None:
+        return []
+    step, value = base
+    return [tuple(_moved(step, value, offset) for offset in order) for order in FILLS]
+
+
+def _fill_base(kinds: Mapping[str, Sequence[Step]]) -> tuple[Step, int | float | str] | None:
+    """The first step whose first argument is a number or a string, with that value."""
     for step in (step for steps in kinds.values() for step in steps):
-        value = _fillable(step)
-        if value is None:
-            continue
-        first, rest = step.args[0], step.args[1:]
-        return [
-            tuple(Step(step.method, (_shifted(first, value, o), *rest), step.kwargs) for o in order)
-            for order in FILLS
-        ]
-    return []
+        value = (literal_value(step.args[0]) or (None,))[0] if step.args else None
+        if isinstance(value, int | float | str) and not isinstance(value, bool):
+            return step, value
+    return None
 
 
-def _fillable(step: Step) -> int | float | str | None:
-    if not step.args:
-        return None
-    value = (literal_value(step.args[0]) or (None,))[0]
-    if isinstance(value, bool) or not isinstance(value, int | float | str):
-        return None
-    return value
+def _moved(step: Step, value: int | float | str, offset: int) -> Step:
+    """``step`` with its first argument (writing ``value``) moved up by ``offset``."""
+    return Step(step.method, (_shifted(step.args[0], value, offset), *step.args[1:]), step.kwargs)
 
 
 def filled_calls(
@@ -432,20 +432,19 @@ def filled_calls(
 
     The removals reach what few entries never do: a search tree's deletion fix-ups, a
     heap refilled from its end, a cache's entries moving up as others go."""
+    base = _fill_base(kinds)
+    if base is None:
+        return []
+    step, value = base
     found: list[Call] = []
     for prefix in filled_prefixes(kinds):
-        fill = prefix[0]
-        value = _fillable(fill)
-        if value is None:  # never: a fill starts from a fillable step
-            continue
-        present = {step.args[0] for step in prefix}
-        keys = [_shifted(fill.args[0], value, o) for o in DRAIN]
-        keys = [key for key in keys if key in present]
+        present = {s.args[0] for s in prefix}
+        keys = [k for k in (_moved(step, value, o).args[0] for o in DRAIN) if k in present]
         for targets in calls.values():
             found += list(_with_prefix(targets, prefix))[:2]
         for remover, targets in calls.items():
             call = targets[0]
-            if remover == fill.method or remover not in changers or not call.args:
+            if remover == step.method or remover not in changers or not call.args:
                 continue
             if not can_prefix(remover) or len(keys) < 2:
                 continue
