@@ -61,10 +61,16 @@ MAX_CHAINS = 4  # chains of steps seen working, per class, tried first as prefix
 #: a fall (each push moves up past its parent).
 ORDERS = ((0, 2, 1, 3), (3, 2, 1, 0))
 #: The keys a filled instance receives, as offsets from a step's first argument: rising,
-#: falling, and in the order that builds a balanced search tree (each key splits what
-#: is left). A tree's rotations, a heap's sift-downs and a full cache's evictions need
+#: falling, in the order that builds a balanced search tree (each key splits what is
+#: left), and zigzag (each key between the last two: a self-balancing tree's double
+#: rotations). A tree's rotations, a heap's sift-downs and a full cache's evictions need
 #: more entries than a few steps hold.
-FILLS = (tuple(range(8)), tuple(range(7, -1, -1)), (5, 2, 8, 1, 4, 7, 9, 0, 3, 6))
+FILLS = (
+    tuple(range(8)),
+    tuple(range(7, -1, -1)),
+    (5, 2, 8, 1, 4, 7, 9, 0, 3, 6),
+    (0, 9, 1, 8, 2, 7, 3, 6, 4, 5),
+)
 #: The keys then taken out again, in turn, by a method that removes one (those present).
 DRAIN = (3, 0, 5, 7, 1, 6)
 

@@ -352,19 +352,20 @@ def test_a_class_is_planned_again_once_more_steps_work() -> None:
 
 def test_filled_prefixes_start_from_the_first_step_with_a_number_or_a_string() -> None:
     none, word = Step("put", ("None", "0")), Step("put", ("'k'", "0"), (("ttl", "1"),))
-    rising, falling, balanced = filled_prefixes({"put": [none, word]})
+    rising, falling, balanced, zigzag = filled_prefixes({"put": [none, word]})
     assert [s.args for s in rising[:3]] == [("'k'", "0"), ("'k1'", "0"), ("'k2'", "0")]
     assert [s.args[0] for s in falling] == [
         "'k7'", "'k6'", "'k5'", "'k4'", "'k3'", "'k2'", "'k1'", "'k'"
     ]  # fmt: skip
     assert [s.args[0] for s in balanced[:3]] == ["'k5'", "'k2'", "'k8'"]
     assert all(s.kwargs == (("ttl", "1"),) and s.method == "put" for s in balanced)
+    assert [s.args[0] for s in zigzag[:3]] == ["'k'", "'k9'", "'k1'"]  # each between the last two
     assert [s.args[0] for s in filled_prefixes({"add": [Step("add", ("-1",))]})[0]][:3] == [
         "-1",
         "0",
         "1",
     ]
-    assert len(FILLS) == 3 and all(len(set(order)) == len(order) for order in FILLS)
+    assert len(FILLS) == 4 and all(len(set(order)) == len(order) for order in FILLS)
 
 
 @pytest.mark.parametrize(
