@@ -36,6 +36,10 @@ class DataFiles:
 
     def __init__(self, project: Path):
         self.project = project.resolve()
+        # read once each: a test's loop or a parametrized test evaluates its ``open`` and
+        # ``json.load`` once per row
+        self._bytes: dict[Path, bytes | None] = {}
+        self._json: dict[Path, Any] = {}
 
     def start(self, test_file: str) -> dict[str, Any]:
         """What a test file's module scope starts with: its ``__file__``."""
@@ -75,7 +79,10 @@ class DataFiles:
                 return FilePath(posixpath.join(first.path, *args[1:]))
             return posixpath.join(*args) if isinstance(first, str) else MISSING
         if func == "json.load" and isinstance(first, OpenFile):
-            return _json(self.read(Path(first.path)))
+            path = Path(first.path)
+            if path not in self._json:
+                self._json[path] = _json(self.read(path))
+            return self._json[path]
         if func == "json.loads" and isinstance(first, (str, bytes)):
             return _json(first)
         return MISSING
@@ -96,12 +103,18 @@ class DataFiles:
 
     def read(self, path: Path) -> bytes | None:
         """The file's bytes; None past ``MAX_BYTES`` or when it cannot be read."""
-        try:
-            if path.stat().st_size > MAX_BYTES:
-                return None
-            return path.read_bytes()
-        except OSError:
+        if path not in self._bytes:
+            self._bytes[path] = _read(path)
+        return self._bytes[path]
+
+
+def _read(path: Path) -> bytes | None:
+    try:
+        if path.stat().st_size > MAX_BYTES:
             return None
+        return path.read_bytes()
+    except OSError:
+        return None
 
 
 def _method(node: ast.Call, env: Env, call: CallValue, files: DataFiles, here: Path) -> Any:
@@ -111,16 +124,12 @@ def _method(node: ast.Call, env: Env, call: CallValue, files: DataFiles, here: P
     base = evaluate(node.func.value, env, call)
     name = node.func.attr
     if isinstance(base, OpenFile) and name == "read":
-        data = files.read(Path(base.path))
-        return _decoded(data) if not base.binary else (MISSING if data is None else data)
+        return _content(files.read(Path(base.path)), base.binary)
     if isinstance(base, FilePath) and name in ("resolve", "absolute"):
         return base
     if isinstance(base, FilePath) and name in ("read_text", "read_bytes"):
         found = files.find(base, here)
-        data = None if found is None else files.read(found)
-        if name == "read_bytes":
-            return MISSING if data is None else data
-        return _decoded(data)
+        return _content(None if found is None else files.read(found), name == "read_bytes")
     return MISSING
 
 
@@ -131,9 +140,12 @@ def _keyword(node: ast.Call, name: str, env: Env, call: CallValue, default: Any)
     return default
 
 
-def _decoded(data: bytes | None) -> Any:
+def _content(data: bytes | None, binary: bool) -> Any:
+    """A file's bytes as a test reads them: as they are, or as UTF-8 text."""
     if data is None:
         return MISSING
+    if binary:
+        return data
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:

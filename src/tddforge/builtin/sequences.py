@@ -242,9 +242,9 @@ def plan_sequences(
     step's first argument (``get("a")`` after ``put("a", 1)``), and its returning call;
     besides, two calls after each of ``varied_prefixes`` (the steps' shared values made
     to differ); last, the calls on an instance filled with many keys, and on one drained
-    of some again (``filled_calls``). ``planned`` (class → the steps its sequences were last planned from): a
-    class is planned again only once more of its steps have been seen returning, as
-    calls that failed in the first rounds start to work in later ones.
+    of some again (``filled_calls``). ``planned`` (class → the steps its sequences were
+    last planned from): a class is planned again only once more of its steps have been
+    seen returning, as calls that failed in the first rounds start to work in later ones.
     """
     calls, steps, chains = _observed(seen, changers, done)
     found: list[Call] = []
@@ -406,24 +406,24 @@ def filled_prefixes(kinds: Mapping[str, Sequence[Step]]) -> list[tuple[Step, ...
     or a string, once in each of ``FILLS``: that argument moved up by each offset in turn
     (``put("k", 1)``, ``put("k1", 1)``, …), the rest as the step had them."""
     base = _fill_base(kinds)
-    if base is None:
-        return []
-    step, value = base
-    return [tuple(_moved(step, value, offset) for offset in order) for order in FILLS]
+    return [] if base is None else [_filled(*base, order) for order in FILLS]
 
 
 def _fill_base(kinds: Mapping[str, Sequence[Step]]) -> tuple[Step, int | float | str] | None:
     """The first step whose first argument is a number or a string, with that value."""
-    for step in (step for steps in kinds.values() for step in steps):
-        value = (literal_value(step.args[0]) or (None,))[0] if step.args else None
-        if isinstance(value, int | float | str) and not isinstance(value, bool):
+    for step in (step for steps in kinds.values() for step in steps if step.args):
+        value = _shiftable(step.args[0])
+        if value is not None:
             return step, value
     return None
 
 
-def _moved(step: Step, value: int | float | str, offset: int) -> Step:
-    """``step`` with its first argument (writing ``value``) moved up by ``offset``."""
-    return Step(step.method, (_shifted(step.args[0], value, offset), *step.args[1:]), step.kwargs)
+def _filled(step: Step, value: int | float | str, offsets: Sequence[int]) -> tuple[Step, ...]:
+    """``step`` once per offset, its first argument (writing ``value``) moved up by it."""
+    rest = step.args[1:]
+    return tuple(
+        Step(step.method, (_shifted(step.args[0], value, o), *rest), step.kwargs) for o in offsets
+    )
 
 
 def filled_calls(
@@ -441,11 +441,12 @@ def filled_calls(
     base = _fill_base(kinds)
     if base is None:
         return []
-    step, value = base
+    step = base[0]
+    drain = [s.args[0] for s in _filled(*base, DRAIN)]
     found: list[Call] = []
-    for prefix in filled_prefixes(kinds):
+    for prefix in (_filled(*base, order) for order in FILLS):
         present = {s.args[0] for s in prefix}
-        keys = [k for k in (_moved(step, value, o).args[0] for o in DRAIN) if k in present]
+        keys = [k for k in drain if k in present]
         for targets in calls.values():
             found += list(_with_prefix(targets, prefix))[:2]
         for remover, targets in calls.items():
@@ -470,12 +471,19 @@ def _shared_values(steps: Sequence[Step]) -> dict[int | str, int | float | str]:
     places: list[tuple[int | str, str]] = [*enumerate(first.args), *first.kwargs]
     shared: dict[int | str, int | float | str] = {}
     for place, source in places:
-        value = (literal_value(source) or (None,))[0]
-        if isinstance(value, bool) or not isinstance(value, int | float | str):
-            continue  # not a number or a string (a bool is not shifted)
-        if all(_at(step, place) == source for step in steps[1:]):
+        value = _shiftable(source)
+        if value is not None and all(_at(step, place) == source for step in steps[1:]):
             shared[place] = value
     return shared
+
+
+def _shiftable(source: str) -> int | float | str | None:
+    """The number or string ``source`` writes, which ``_shifted`` can move; None for
+    anything else (a bool is not shifted)."""
+    value = (literal_value(source) or (None,))[0]
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        return None
+    return value
 
 
 def _at(step: Step, place: int | str) -> str | None:
