@@ -18,6 +18,7 @@ from tddforge.errors import InputError
 from tddforge.mutation import fingerprints as fp
 from tddforge.mutation.cache import CacheEntry, VerdictCache, cache_key, unchanged_tests
 from tddforge.mutation.generate import find_mutants
+from tddforge.mutation.import_calls import calls_into, project_calls
 from tddforge.mutation.import_reads import project_reads, read_by_others, shared_lines
 from tddforge.mutation.layout import (
     find_test_files,
@@ -33,6 +34,7 @@ from tddforge.target.protocol import (
     MutantRecord,
     Observe,
     PriorVerdict,
+    Replay,
     WorkerConfig,
 )
 from tddforge.workspace.git import Git
@@ -75,6 +77,7 @@ class Target:
     mutants: list[Mutant]
     changed: set[int] | None = None  # with --since-ref
     shared: set[int] = field(default_factory=set)  # data lines another file reads at import
+    replays: list[Replay] = field(default_factory=list)  # other files' import-time calls into it
     # per line of an import-time mutant, what can see a change there (None: every test)
     observed: dict[int, Observe | None] = field(default_factory=dict)
 
@@ -111,6 +114,9 @@ def prepare(job: MutationJob, cache: VerdictCache | None) -> Prepared:
     reads = project_reads(root)
     for target in targets:
         target.shared = shared_lines(target.source, read_by_others(reads, target.path))
+    calls = project_calls(root)
+    for target in targets:
+        target.replays = calls_into(calls, target.path, target.source)
     test_files = [inside(root, job.project / t, "test path") for t in job.tests]
     # --tb=native: a killed mutant's failure report costs a traceback.format_exception,
     # not pytest's source-range analysis (which dominated a graft run's time).
@@ -187,6 +193,7 @@ def worker_config(prep: Prepared, results: Path) -> WorkerConfig:
         unchanged_tests=prep.unchanged,
         config_key=config_key(job, prep.pytest_args),
         test_files=prep.test_files,
+        replays={str(t.path): t.replays for t in prep.targets if t.replays},
     )
 
 

@@ -26,6 +26,7 @@ from .protocol import (
     BaselineResult,
     ErrorEvent,
     MutantRecord,
+    Replay,
     Sources,
     Timing,
     WorkerConfig,
@@ -46,9 +47,11 @@ class BaselinePlugin:
         reusable: dict[str, BaselineRecord] | None = None,
         sources_fd: int | None = None,
         rebindable: dict[str, str] | None = None,
+        replays: dict[str, list[Replay]] | None = None,
     ):
         self.targets = Targets(targets)
         self.rebindable = rebindable or {}  # target -> source: modules with data mutants
+        self.replays = replays or {}  # target -> other files' import-time calls into it
         self.drifted: list[str] = []
         self.names: dict[str, str] = {}  # target -> the name its module was imported by
         self.fd = fd
@@ -88,7 +91,7 @@ class BaselinePlugin:
         self.collect_seconds = time.perf_counter() - self.collect_started
         rebindable = {t: s for t, s in self.rebindable.items() if t in imported}
         if rebindable:  # as the collector's children will find them, before any test runs
-            self.drifted = drifted_targets(rebindable)
+            self.drifted = drifted_targets(rebindable, self.replays)
         if self.sources_fd is not None:  # the parent compiles these while the tests run
             send(self.sources_fd, imported_sources())
             os.close(self.sources_fd)
@@ -207,7 +210,8 @@ def _baseline_child(
     quiet(stderr_to=errors)
     try:
         reusable = reusable_baseline(config)
-        plugin = BaselinePlugin(targets_of(config), fd, reusable, sources_fd, rebindable)
+        replays = config.get("replays")
+        plugin = BaselinePlugin(targets_of(config), fd, reusable, sources_fd, rebindable, replays)
         code = starter.main(plugin)
         # Reached only when pytest stopped before running tests (usage or collection errors).
         send(fd, BaselineResult(pytest_exit=int(code), collect_errors=plugin.collect_errors))

@@ -222,7 +222,7 @@ class GraftPlugin:
                 # the baseline checked once whether the module's data drifted; else, here
                 checked = target in self.measured.checked
                 source = None if checked else self.request.module_of(m).source
-                rebind(self.request.mutated(m), target, source)
+                rebind(self.request.mutated(m), target, source, self.request.replays(target))
             elif isinstance(code, Exception):
                 raise code
             else:

@@ -21,6 +21,7 @@ from .baseline import Measured
 from .observe import Observers
 from .protocol import Counts, MutantRecord, Reused, WorkerConfig
 from .rebind import data_lines
+from .request import called
 from .reuse import at_collection_fresh, reusable
 
 
@@ -58,7 +59,7 @@ def rebindable(config: WorkerConfig, sources: dict[str, str]) -> dict[str, str]:
         target = m.get("target") or default
         if target in found or target not in sources or m.get("shared"):
             continue
-        if m["line"] in data_lines(sources[target]):
+        if m["line"] in data_lines(sources[target], called(config, target)):
             found[target] = sources[target]
     return found
 
@@ -88,7 +89,7 @@ def plan(config: WorkerConfig, sources: dict[str, str], measured: Measured) -> P
     for m, covering in todo:
         target = measured.target(m)
         if rebind and target not in data:
-            data[target] = data_lines(sources[target])
+            data[target] = data_lines(sources[target], called(config, target))
         _place(found, m, covering, data.get(target, {}), measured)
     return found
 

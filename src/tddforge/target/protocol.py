@@ -60,6 +60,16 @@ class Observe(TypedDict):
     files: list[str]  # project-relative, as in test ids
 
 
+class Replay(TypedDict):
+    """A bare call another file makes into a target while it is imported
+    (``mutation.import_calls``): rebind runs it again, in that file's namespace."""
+
+    file: str  # the calling file, resolved
+    line: int
+    source: str  # the statement's text
+    name: str  # the target's function it calls
+
+
 class PriorVerdict(TypedDict, total=False):
     """A cached verdict, as the host stores it."""
 
@@ -103,6 +113,7 @@ class WorkerConfig(_ConfigRequired, total=False):
     config_key: str
     rebind: bool
     test_files: list[str]  # the test files the host read for ``observe`` (project-relative)
+    replays: dict[str, list[Replay]]  # target -> other files' import-time calls into it
 
 
 class Timing(TypedDict):

@@ -13,15 +13,17 @@ import functools
 import os
 import sys
 import types
+from collections.abc import Sequence
 from typing import Any
 
+from .protocol import Replay
 from .tracing import SameFile
 
 _SIMPLE_STATEMENTS = ("Assign", "AnnAssign", "AugAssign", "Expr")
 
 
 @functools.lru_cache(maxsize=64)
-def data_lines(source: str) -> dict[int, set[int]]:
+def data_lines(source: str, called: frozenset[str] = frozenset()) -> dict[int, set[int]]:
     """Lines of simple top-level statements (assignments and calls, not defs, classes or
     imports), where a mutant only changes the module's data, which ``rebind`` can switch on;
     each mapped to the lines of the functions that read that data.
@@ -31,6 +33,8 @@ def data_lines(source: str) -> dict[int, set[int]]:
     That function's own lines count too: a mutant there changes what the call made while
     the module was imported, and ``rebind`` runs the call again with the mutant on.
     Only the order in which tests run depends on this: every test still runs.
+    ``called``: the module's functions another file calls while it is imported
+    (``Replay``): rebind runs those calls again, so their lines count the same way.
     Computed once per source (the plan asks again after the baseline): read it, never
     change it.
     """
@@ -50,7 +54,23 @@ def data_lines(source: str) -> dict[int, set[int]]:
         # ``__all__`` decides what star imports elsewhere took: import it fresh
         if not _assigns_dunder(statement) and not _foreign_call(statement, functions, data):
             _add_statement(found, statement, functions)
+    for name in sorted(called & functions.keys()):
+        _add_called(found, functions[name], name, functions)
     return found
+
+
+def _add_called(
+    found: dict[int, set[int]], called: Any, name: str, functions: dict[str, Any]
+) -> None:
+    """Map the lines of a function another file calls at import to the module's functions
+    that read what it reads."""
+    names = _reads(called)
+    readers: set[int] = set()
+    for other, function in functions.items():
+        if other != name and _reads(function) & names:
+            readers |= _body_lines(function)
+    for line in _span(called):
+        found.setdefault(line, set()).update(readers)
 
 
 def _foreign_call(statement: Any, functions: dict[str, Any], data: set[str]) -> bool:
@@ -133,7 +153,12 @@ def _module_functions(tree: Any) -> dict[str, Any]:
     return functions
 
 
-def rebind(mutated_source: str, target: str, original_source: str | None = None) -> None:
+def rebind(
+    mutated_source: str,
+    target: str,
+    original_source: str | None = None,
+    replays: Sequence[Replay] = (),
+) -> None:
     """Switch on a module-level data mutant in a collected process, without re-importing.
 
     The mutated source runs again in the live module's namespace. The module's functions and classes keep their identity
@@ -144,13 +169,14 @@ def rebind(mutated_source: str, target: str, original_source: str | None = None)
     name. Raises ``LookupError`` when it cannot be done faithfully (the fresh
     path then runs the mutant), among others when, given ``original_source``,
     the module's data is no longer what running that source makes of it
-    (``drifted``).
+    (``drifted``). ``replays``: the calls other files made into the module while
+    they were imported, run again last (a fresh import runs them too).
     """
     is_target = SameFile(target)
     module = _live_module(is_target)
     namespace = module.__dict__
     if original_source is not None:
-        drifted(original_source, target, namespace)
+        drifted(original_source, target, namespace, replays)
     before = dict(namespace)
     code = compile(mutated_source, target, "exec", dont_inherit=True)
     exec(code, namespace)  # an exception here is the mutant breaking the import
@@ -166,13 +192,16 @@ def rebind(mutated_source: str, target: str, original_source: str | None = None)
             changed.append((name, old, new))
     if changed:
         _rebind_elsewhere(module, changed)
+    replay(replays, is_target)
 
 
 def _merged_in_place(old: Any, new: Any) -> bool:
     return type(old) is type(new) and type(old) in (list, dict, set) and old is not new
 
 
-def drifted_targets(sources: dict[str, str]) -> list[str]:
+def drifted_targets(
+    sources: dict[str, str], replays: dict[str, list[Replay]] | None = None
+) -> list[str]:
     """The targets (of ``sources``: target -> its text, as imported) whose data ``rebind``
     must refuse in this process (``drifted``), or that are not imported.
 
@@ -189,7 +218,8 @@ def drifted_targets(sources: dict[str, str]) -> list[str]:
         refused = []
         for target, source in sources.items():
             try:
-                drifted(source, target, _live_module(SameFile(target)).__dict__)
+                live = _live_module(SameFile(target)).__dict__
+                drifted(source, target, live, (replays or {}).get(target, ()))
             except LookupError:
                 refused.append(target)
         return json.dumps(refused).encode()
@@ -202,25 +232,76 @@ def drifted_targets(sources: dict[str, str]) -> list[str]:
     return sorted(str(t) for t in found)
 
 
-def drifted(original_source: str, target: str, namespace: dict[str, Any]) -> None:
+def drifted(
+    original_source: str,
+    target: str,
+    namespace: dict[str, Any],
+    replays: Sequence[Replay] = (),
+) -> None:
     """``LookupError`` when the live module's data is not what its source makes: code that
     ran after the module was imported changed it (another module filled a registry of
     its, or rebound a value), and re-running the source would undo that while a fresh
     import would redo it from the mutated data (toolz fills ``_signatures.signatures``
     from ``module_info`` in its ``__init__``).
 
-    The source runs in a copy of the namespace, so the live module is left as it is;
-    dicts are compared by keys, lists and sets by size, plain values by equality.
+    The source runs in a copy of the namespace, so the live module is left as it is,
+    and then the calls other files made into it while imported (``replays``: what
+    ``rebind`` runs again) go to the copy's functions; dicts are compared by keys,
+    lists and sets by size, plain values by equality.
     """
     scratch = dict(namespace)
     try:
         exec(compile(original_source, target, "exec", dont_inherit=True), scratch)
+        replay(replays, SameFile(target), scratch)
+    except LookupError:
+        raise
     except Exception as exc:
         raise LookupError(f"the module cannot run again: {type(exc).__name__}") from exc
     for name, made in scratch.items():
         live = namespace.get(name, scratch)
         if live is not scratch and live is not made and _differs(live, made):
             raise LookupError(f"{name} changed after the module was imported")
+
+
+def replay(
+    replays: Sequence[Replay], is_target: SameFile, scratch: dict[str, Any] | None = None
+) -> None:
+    """Run again each call another file made into the target while it was imported, in
+    that file's namespace, in order. A call whose file is not imported here made none;
+    one whose name is not the target's function there is left alone.
+
+    With ``scratch`` (``drifted``: the source ran in that copy of the namespace), the
+    call goes to the copy's function of that name instead, its arguments read in the
+    caller's namespace as before. ``LookupError`` when a call cannot be run again.
+    """
+    import ast
+
+    for call in replays:
+        try:
+            caller = _live_module(SameFile(call["file"])).__dict__
+        except LookupError:
+            continue
+        statement = ast.parse(call["source"]).body[0]
+        ast.increment_lineno(statement, call["line"] - 1)
+        expression = statement.value  # type: ignore[attr-defined]
+        try:
+            func = eval(compile(ast.Expression(expression.func), call["file"], "eval"), caller)
+        except Exception as exc:
+            raise LookupError(f"{call['name']} cannot be found again: {exc!r}") from exc
+        if not isinstance(func, types.FunctionType) or not is_target(func.__code__.co_filename):
+            continue
+        if scratch is None:
+            exec(compile(ast.Module([statement], []), call["file"], "exec"), caller)
+            continue
+        made = scratch.get(func.__name__)
+        if func.__qualname__ != func.__name__ or not isinstance(made, types.FunctionType):
+            raise LookupError(f"{func.__qualname__} is not one of the module's functions")
+        redirected = ast.Call(
+            ast.Name("__tddforge_replay__", ast.Load()), expression.args, expression.keywords
+        )
+        ast.copy_location(redirected, expression)
+        code = compile(ast.fix_missing_locations(ast.Expression(redirected)), call["file"], "eval")
+        eval(code, caller, {"__tddforge_replay__": made})
 
 
 def _differs(live: Any, made: Any) -> bool:

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from .journal import Journal
 from .processes import Slots
-from .protocol import MutantRecord, WorkerConfig
+from .protocol import MutantRecord, Replay, WorkerConfig
 from .source import apply_mutant, line_offsets
 
 
@@ -74,10 +74,24 @@ class Request:
         """How many times its tests' baseline time a child's CPU budget adds."""
         return float(self.config.get("timeout_factor", 5.0))
 
+    def replays(self, target: str) -> list[Replay]:
+        """The calls other files make into ``target`` while they are imported."""
+        return replays_of(self.config, target)
+
     def mutated(self, m: MutantRecord) -> str:
         """The target's source with ``m`` applied (ValueError when it does not match)."""
         module = self.module_of(m)
         return apply_mutant(module.source, module.offsets, m)
+
+
+def replays_of(config: WorkerConfig, target: str) -> list[Replay]:
+    """The calls other files make into ``target`` while they are imported (``Replay``)."""
+    return list(config.get("replays", {}).get(target, []))
+
+
+def called(config: WorkerConfig, target: str) -> frozenset[str]:
+    """The names of ``target``'s functions that other files call while they are imported."""
+    return frozenset(r["name"] for r in replays_of(config, target))
 
 
 def reached(m: MutantRecord) -> range:

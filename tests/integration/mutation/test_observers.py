@@ -20,8 +20,8 @@ pytestmark = pytest.mark.integration
 
 FILES = {
     "pkg/__init__.py": "from . import registry\nfrom .data import lookup\n\nregistry.fill()\n",
-    # another module fills its registry while importing: rebind refuses such data, and the
-    # fresh path judges it (as toolz's __init__ fills _signatures.signatures)
+    # another module fills its registry while importing (as toolz's __init__ fills
+    # _signatures.signatures): rebind runs that call again after switching a mutant on
     "pkg/registry.py": (
         "ENTRIES = {}\nDEFAULTS = {'x': 1, 'y': 2}\n\n\n"
         "def fill():\n    ENTRIES.update(DEFAULTS)\n\n\n"
@@ -104,6 +104,22 @@ def test_data_rebind_refuses_still_runs_only_the_tests_that_can_see_it(
         ran = set(result.ran)
         assert "tests/test_registry.py::test_entry" in ran
         assert ran <= {"tests/test_registry.py::test_entry", "tests/test_reflect.py::test_limit"}
+
+
+def test_a_registry_another_file_fills_while_importing_is_rebound_and_filled_again(
+    package: Path, settings: Settings
+) -> None:
+    job = dataclasses.replace(_job(package), module=package / "pkg/registry.py", modules=())
+    report = score_project(job, settings)
+    # every mutant in the registry's data and in fill's body is rebound, none imported fresh
+    assert report.strategies["fresh"] == 0 and report.strategies["rebind"] > 0, report.strategies
+    registry = _results(report, "pkg/registry.py")
+    read = [r for r in registry if r.mutant.line == 2 and r.mutant.original == "1"]
+    filled = [r for r in registry if r.mutant.line == 6]  # ENTRIES.update(DEFAULTS)
+    assert read and filled, [(r.mutant.line, r.mutant.original, r.killer) for r in registry]
+    # seen through the registry filled again (from the mutated table, or by the mutated body)
+    for result in read + filled:
+        assert result.verdict == "killed" and result.killer == "tests/test_registry.py::test_entry"
 
 
 def test_a_mutant_breaking_an_import_no_kept_test_file_makes_is_still_killed(

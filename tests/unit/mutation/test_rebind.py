@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from tddforge.mutation.import_calls import bare_calls, calls_into
+from tddforge.target.protocol import Replay
 from tddforge.target.rebind import data_lines, drifted_targets, rebind
 
 SOURCE = """\
@@ -273,3 +275,80 @@ def test_a_default_that_is_the_modules_container_stays_that_container(
         assert target.CACHE == {"a": 1}  # what the function wrote is what the module holds
     finally:
         sys.modules.pop("defaults_target", None)
+
+
+def _replays(user: Path, text: str) -> list[Replay]:
+    """What the host finds in ``user`` for the registry module (``import_calls``)."""
+    calls = {user.resolve(): bare_calls(text)}
+    return calls_into(calls, Path("registry_target.py").resolve(), REGISTRY)
+
+
+@pytest.mark.parametrize(
+    ("after_import", "mutated", "expected"),
+    [
+        # the registry refilled from the mutated table, as a fresh import would
+        ("registry_target.fill()", ('"abs": 1', '"abs": 0'), {"abs": 0, "len": 2}),
+        # a mutant in the function the other file calls: the call runs the mutated body
+        (
+            "registry_target.fill()",
+            ("SIGNATURES[key] = value", "SIGNATURES[key] = None"),
+            {"abs": None, "len": None},
+        ),
+        # the called name is not the registry's function there: not run again
+        ("fill = print\nfill()", ('"abs": 1', '"abs": 0'), {}),
+    ],
+)
+def test_rebind_runs_again_the_calls_other_files_made_into_the_module(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    after_import: str,
+    mutated: tuple[str, str],
+    expected: dict[str, object],
+) -> None:
+    """toolz's __init__ fills _signatures.signatures with a bare call; with that call run
+    again after the rebind, the module's data is what a fresh import makes of the mutant."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "registry_target.py").write_text(REGISTRY, encoding="utf-8")
+    text = f"import registry_target\n{after_import}\n"
+    (tmp_path / "registry_user.py").write_text(text, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    try:
+        importlib.import_module("registry_user")
+        target = sys.modules["registry_target"]
+        signatures = target.SIGNATURES
+        replays = _replays(tmp_path / "registry_user.py", text)
+        assert [r["name"] for r in replays] == ["fill"]
+        path = str(target.__file__)
+        assert drifted_targets({path: REGISTRY}, {path: replays}) == []
+        rebind(REGISTRY.replace(*mutated), path, REGISTRY, replays)
+        assert target.SIGNATURES is signatures and signatures == expected
+    finally:
+        for name in ("registry_target", "registry_user"):
+            sys.modules.pop(name, None)
+
+
+def test_a_replayed_call_that_fails_is_the_mutant_breaking_the_import(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "registry_target.py").write_text(REGISTRY, encoding="utf-8")
+    text = "import registry_target\nregistry_target.fill()\n"
+    (tmp_path / "registry_user.py").write_text(text, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    try:
+        importlib.import_module("registry_user")
+        path = str(sys.modules["registry_target"].__file__)
+        replays = _replays(tmp_path / "registry_user.py", text)
+        broken = REGISTRY.replace("TABLE.items()", "TABLE.items(1)")
+        with pytest.raises(TypeError):
+            rebind(broken, path, REGISTRY, replays)
+    finally:
+        for name in ("registry_target", "registry_user"):
+            sys.modules.pop(name, None)
+
+
+def test_the_lines_of_a_function_another_file_calls_at_import_are_data() -> None:
+    assert 7 not in data_lines(REGISTRY)  # fill's body: no line of the module calls it
+    found = data_lines(REGISTRY, frozenset({"fill", "absent"}))
+    assert found[7] == found[8] == set()  # nothing else in the module reads what it does
+    assert 1 in found and 2 in found
