@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tddforge.mutation.import_reads import statement_reads
-from tddforge.target.observe import reflective, words
+from tddforge.target.observe import code_words, reflective, words
 from tddforge.target.protocol import Observe
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -245,11 +245,11 @@ def read_project(
         if resolved in mutated:
             continue
         if resolved in tests:
-            text.tests[rel] = words(source)
+            text.tests[rel] = code_words(source)
             if reflective(source):
                 text.dynamic_tests.add(rel)
         elif path.name == "conftest.py":
-            text.conftests[rel] = words(source)
+            text.conftests[rel] = code_words(source)
         else:
             runtime = _runtime_code(source)
             found = words(runtime)

@@ -301,6 +301,7 @@ class Measured:
     drifted: frozenset[str] = frozenset()  # targets whose data rebind would refuse
     checked: frozenset[str] = frozenset()  # targets the baseline checked for drift
     names: dict[str, str] = field(default_factory=dict)  # target -> its module's name
+    importers: dict[str, set[str]] = field(default_factory=dict)  # target -> tests importing it
 
     @classmethod
     def of(cls, baseline: BaselineResult, floor: float, factor: float, target: str) -> Measured:
@@ -313,9 +314,12 @@ class Measured:
         lines = {t: set(found) for t, found in baseline["collect_lines"].items()}
         lazy = frozenset(baseline.get("lazy", []))
         users: dict[str, set[str]] = {}
+        importers: dict[str, set[str]] = {}
         for nodeid in durations:
             for name in [*tests[nodeid]["lines"], *tests[nodeid]["imported"]]:
                 users.setdefault(name, set()).add(nodeid)
+            for name in tests[nodeid]["imported"]:
+                importers.setdefault(name, set()).add(nodeid)
         floor = timeout_floor(durations.values(), floor)
         drifted = frozenset(baseline.get("drifted", []))
         checked = frozenset(baseline.get("checked", []))
@@ -333,6 +337,7 @@ class Measured:
             drifted,
             checked,
             dict(baseline.get("names", {})),
+            importers,
         )
 
     def target(self, m: MutantRecord) -> str:

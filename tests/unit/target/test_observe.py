@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tddforge.target.baseline import Measured
-from tddforge.target.observe import Observers, reflective
+from tddforge.target.observe import Observers, code_words, definitions, reflective
 from tddforge.target.protocol import MutantRecord
 
 DATA = "TABLE = {}\n\n\ndef lookup(k):\n    return TABLE.get(k)\n"
@@ -68,7 +68,69 @@ def test_a_mutant_the_host_could_not_bound_keeps_every_test() -> None:
         ("return obj.directory", False),
         ("x = getattribute", False),
         ("return TABLE", False),
+        # one fixed attribute: the line mentions that name, which ``words`` sees
+        ("self.__doc__ = getattr(func, '__doc__', None)", False),
+        ('if hasattr(seq, "__len__"):', False),
+        ("obj = getattr(obj, attr, None)", True),
+        ("getattr(mod, 'x') or vars(mod)", True),
     ],
 )
 def test_what_counts_as_looking_names_up(line: str, dynamic: bool) -> None:
     assert reflective(line) is dynamic
+
+
+WIDTH = """\
+WIDTH = 8
+
+
+def pad(text, width=WIDTH):
+    return text.rjust(width)
+
+
+class Box:
+    def show(self, text, width=WIDTH):
+        return text.center(width)
+
+
+def plain():
+    return 1
+"""
+
+
+def test_a_test_running_code_inside_a_reached_definition_sees_it_and_no_other() -> None:
+    """A mutant of WIDTH changes pad's and Box.show's defaults: a test running their bodies
+    sees it though no line it runs names WIDTH; one running only plain() does not."""
+    tests = {"t::pad": 0.1, "t::show": 0.2, "t::plain": 0.3, "t::imports": 0.4, "t::none": 0.5}
+    cover = {("w.py", 5): ["t::pad"], ("w.py", 10): ["t::show"], ("w.py", 14): ["t::plain"]}
+    by_speed = sorted(tests, key=tests.__getitem__)
+    users = {"w.py": {"t::pad", "t::show", "t::plain", "t::imports"}}
+    measured = Measured(
+        dict(tests), by_speed, cover, {}, 0.0, 1.0, 5.0, "w.py", users=users,
+        importers={"w.py": {"t::imports"}},
+    )  # fmt: skip
+    observers = Observers({"w.py": WIDTH}, measured, ["t"])
+    seen = observers.of(_mutant(observe={"names": ["WIDTH", "pad", "Box", "show"], "files": []}))
+    assert seen == ["t::pad", "t::show", "t::imports"]
+
+
+def test_definitions() -> None:
+    assert definitions(WIDTH) == {
+        "pad": range(4, 6),
+        "Box": range(8, 11),
+        "show": range(9, 11),
+        "plain": range(13, 15),
+    }
+    assert definitions("def broken(:\n") == {}
+
+
+@pytest.mark.parametrize(
+    ("source", "found"),
+    [
+        ("x = 1  # the signatures\n", {"x"}),
+        ("name = 'signatures'\n", {"name", "signatures"}),  # a string can name it
+        ('"""doc about TABLE"""\n', {"doc", "about", "TABLE"}),
+        ("x = (\n", {"x"}),  # does not tokenize: every word
+    ],
+)
+def test_a_comment_names_nothing(source: str, found: set[str]) -> None:
+    assert code_words(source) == found
