@@ -318,7 +318,11 @@ def _differs(live: Any, made: Any) -> bool:
 
 def _live_module(is_target: SameFile) -> Any:
     """The module loaded from the target file (LookupError when none is)."""
-    for module in list(sys.modules.values()):
+    modules = list(sys.modules.values())
+    for module in modules:  # the usual case, without a real path per module (ms each time)
+        if getattr(module, "__file__", None) == is_target.target:
+            return module
+    for module in modules:
         if is_target(getattr(module, "__file__", None) or ""):
             return module
     raise LookupError("the target was not imported during collection")
