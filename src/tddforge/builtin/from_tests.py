@@ -122,8 +122,10 @@ def read_tests(
     (``json.load(open("testdata.json"))``).
     """
     known = _known_targets(info)
+    optional = _optional_parameters(info)
     package, _, last = import_name.rpartition(".")
-    words = [last, package.rsplit(".", 1)[-1]] if package else [last]
+    # its name, its package's, and its top package's (``nx.ancestors`` names no other)
+    words = [last, package.rsplit(".", 1)[-1], package.split(".")[0]] if package else [last]
     ranked: list[tuple[int, Call]] = []
     drivers: list[tuple[int, Call]] = []
     for path, text in sources.items():
@@ -134,6 +136,7 @@ def read_tests(
         except SyntaxError:
             continue
         names = _imported_names(tree, import_name, reexported, _dotted(path), namespace)
+        names.optional = optional
         if names.local.pop("*", None):  # ``from colorutils import *``: every public member
             public = (n for n in known if "." not in n and not n.startswith("_"))
             names.local.update((n, n) for n in public if n not in names.local)
@@ -164,6 +167,12 @@ class _Names:
         #: module (``json`` → ``hjson``, ``loads`` → ``hjson.loads``): the drivers' names
         self.paths: dict[str, str] = {}
         self.own = ""  # the module's dotted name
+        #: target → its parameters in order, each name, or "" for one without a default
+        self.optional: Mapping[str, tuple[str, ...]] = {}
+        #: local names of the packages the module is in, beyond its own (``nx`` for
+        #: ``networkx`` of ``networkx.algorithms.dag``), which offer its names by star
+        #: imports a reading cannot follow
+        self.ancestors: set[str] = set()
 
 
 def _dotted(path: str) -> str:
@@ -230,6 +239,8 @@ def _imported_names(
                     names.modules.add(alias.asname or import_name)
                 elif package and alias.name == package and reexported:
                     names.packages.add(alias.asname or package)
+                elif alias.asname and import_name.startswith(alias.name + "."):
+                    names.ancestors.add(alias.asname)  # ``import networkx as nx``
     names.reexported = reexported
     return names
 
@@ -312,12 +323,34 @@ def _known_targets(info: ModuleInfo) -> dict[str, str]:
     return known
 
 
+def _optional_parameters(info: ModuleInfo) -> dict[str, tuple[str, ...]]:
+    """Each target's parameters that may be passed positionally or by name, in order:
+    its name when it has a default, else ``""`` (see ``_literal_arguments``)."""
+    found: dict[str, tuple[str, ...]] = {}
+    callables = [*info.functions]
+    for cls in info.classes:
+        callables += [*([cls.constructor] if cls.constructor is not None else []), *cls.methods]
+    for func in callables:
+        target = func.qualname if func.kind != "constructor" else func.qualname.split(".")[0]
+        found[target] = tuple(p.name if p.has_default else "" for p in func.parameters)
+    return found
+
+
 @dataclass(frozen=True)
 class _Built(Reference):
     """An instance of the module's class, as the constructor call that built it (its
     ``source``: ``Game(3)``, an argument the runner can build in turn)."""
 
     call: Call = field(kw_only=True)
+
+
+@dataclass(frozen=True)
+class _Alias:
+    """A name in a test standing for one of the module's functions: a class attribute
+    ``unidecode = staticmethod(unidecode_expect_ascii)`` that a mixin's tests call as
+    ``self.unidecode(...)``, one subclass per implementation."""
+
+    member: str
 
 
 def _built(call: Call) -> _Built:
@@ -343,6 +376,11 @@ def _calls_in(
         build = files.call(path, build)
         shared.update(files.start(path))
     shared.update((local, Reference(name)) for local, name in names.shared.items())
+    shared.update(
+        (local, _Alias(member))
+        for local, member in names.local.items()
+        if known.get(member) == "function" and local not in shared
+    )
     module = settle(tree.body, shared, build)
     fixtures = _fixtures(tree, module, build)
     reader = _Reader(names, known, build, module, _helpers(tree), drivers)
@@ -479,11 +517,25 @@ def _parameters(
 
 
 def _instance(names: _Names, known: Mapping[str, str], node: ast.Call, env: Env) -> object:
-    """``Game(3)``: an instance of the module's class, for the names that keep it."""
+    """``Game(3)``: an instance of the module's class, for the names that keep it; or what
+    a call of its package's other code with literal arguments makes (``G =
+    nx.DiGraph([(1, 2)])`` for a graph algorithm), kept as that call's source by its
+    path in the package (``networkx.DiGraph([(1, 2)])``), which the runner evaluates and
+    the writer imports the package for."""
+    if _is_name(node.func, "staticmethod", "classmethod") and len(node.args) == 1:
+        wrapped = evaluate(node.args[0], env)  # ``staticmethod(unidecode)`` in a class body
+        return _Alias(wrapped.member) if isinstance(wrapped, _Alias) else MISSING
     built = _call(node, names, known, env)
-    if built is None or known.get(built.target) != "class":
+    if built is not None:
+        return _built(built) if known.get(built.target) == "class" else MISSING
+    path = _package_path(node.func, names)
+    if path is None or _member(node.func, names) in known:
         return MISSING
-    return _built(built)
+    arguments = _literal_arguments(node, env, partial(_instance, names, known))
+    if arguments is None:
+        return MISSING
+    args, kwargs = arguments
+    return Reference(f"{path}({', '.join([*args, *(f'{k}={v}' for k, v in kwargs)])})")
 
 
 def _scopes(
@@ -502,29 +554,34 @@ def _scopes(
     for name, cls_node in classes.items():
         bodies[name] = settle(cls_node.body, module, build)  # what its decorators see
         own[name] = _class_attributes(cls_node, module, bodies[name], build)
-    in_class: dict[int, tuple[ast.ClassDef, Env, Env]] = {}
+    # a method runs in its class and in every subclass of the file, with what each binds
+    # (a mixin's tests, one subclass per implementation: ``unidecode = staticmethod(...)``)
+    in_class: dict[int, list[tuple[ast.ClassDef, Env, Env]]] = {}
     for name, cls_node in classes.items():
         inherited: dict[str, object] = {}  # the bases' first, the class's own over them
-        for ancestor in reversed(_lineage(classes, name)):
+        lineage = _lineage(classes, name)
+        for ancestor in reversed(lineage):
             inherited.update(own[ancestor])
-        for member in cls_node.body:
-            if isinstance(member, _Function):
-                in_class[id(member)] = (cls_node, bodies[name], inherited)
+        for ancestor in lineage:
+            for member in classes[ancestor].body:
+                if isinstance(member, _Function):
+                    runs = in_class.setdefault(id(member), [])
+                    runs.append((cls_node, bodies[name], inherited))
     for node in ast.walk(tree):
         if not isinstance(node, _Function):
             continue
-        cls, decorated, attributes = in_class.get(id(node), (None, module, {}))
-        parameters = {a.arg for a in [*node.args.posonlyargs, *node.args.args]}
-        start = {k: v for k, v in module.items() if k not in parameters}
-        start.update(attributes)
-        start.update((name, fixtures[name]) for name in parameters if name in fixtures)
-        decorators = [*node.decorator_list, *(cls.decorator_list if cls else [])]
-        rows = parametrized(decorators, decorated, build)
-        yield (
-            node.body,
-            [{**start, **{k: v for k, v in row.items() if k in parameters}} for row in rows],
-            cls.name if cls else None,
-        )
+        for cls, decorated, attributes in in_class.get(id(node), [(None, module, {})]):
+            parameters = {a.arg for a in [*node.args.posonlyargs, *node.args.args]}
+            start = {k: v for k, v in module.items() if k not in parameters}
+            start.update(attributes)
+            start.update((name, fixtures[name]) for name in parameters if name in fixtures)
+            decorators = [*node.decorator_list, *(cls.decorator_list if cls else [])]
+            rows = parametrized(decorators, decorated, build)
+            yield (
+                node.body,
+                [{**start, **{k: v for k, v in row.items() if k in parameters}} for row in rows],
+                cls.name if cls else None,
+            )
 
 
 def _class_attributes(cls: ast.ClassDef, module: Env, body: Env, build: CallValue) -> Env:
@@ -589,24 +646,36 @@ def _call(
     value is known and literal (``build``: the calls whose values are known besides an
     instance of the module's class: a data file's content)."""
     build = build or partial(_instance, names, known)
-    arguments = _literal_arguments(node, env, build)
-    if arguments is None:
-        return None
-    args, kwargs = arguments
     func = node.func
+    target, instance = "", None
     member = _member(func, names)
+    alias = evaluate(func, env) if isinstance(func, ast.Name | ast.Attribute) else None
     if member is not None and known.get(member) in ("function", "class"):
-        return Call(member, args, kwargs)
-    if isinstance(func, ast.Attribute):
+        target = member
+    elif isinstance(alias, _Alias):  # ``self.unidecode(...)``, ``f = parse; f(...)``
+        target = alias.member
+    elif isinstance(func, ast.Attribute):
         owner = _member(func.value, names)
         static = f"{owner}.{func.attr}"
-        if owner is not None and known.get(static, "") in ("staticmethod", "classmethod"):
-            return Call(static, args, kwargs)  # ``Version.parse("1.0")``
         built = evaluate(func.value, env, build)
-        target = f"{built.call.target}.{func.attr}" if isinstance(built, _Built) else ""
-        if isinstance(built, _Built) and known.get(target) == "method":
-            return Call(target, args, kwargs, built.call.args, built.call.kwargs)
-    return None
+        if owner is not None and known.get(static, "") in ("staticmethod", "classmethod"):
+            target = static  # ``Version.parse("1.0")``
+        elif (
+            isinstance(built, _Built) and known.get(f"{built.call.target}.{func.attr}") == "method"
+        ):
+            target, instance = f"{built.call.target}.{func.attr}", built.call
+    if not target:
+        return None
+    arguments = _literal_arguments(node, env, build, names.optional.get(target))
+    if arguments is None:
+        return None
+    if instance is not None:
+        return Call(target, *arguments, instance.args, instance.kwargs)
+    return Call(target, *arguments)
+
+
+def _is_name(node: ast.expr, *names: str) -> bool:
+    return isinstance(node, ast.Name) and node.id in names
 
 
 def _formatted(
@@ -683,23 +752,38 @@ def _member(func: ast.expr, names: _Names) -> str | None:
         return func.attr
     if isinstance(func, ast.Attribute) and ast.unparse(func.value) in names.packages:
         return func.attr if _offered(func.attr, names.reexported) else None
+    if isinstance(func, ast.Attribute) and ast.unparse(func.value) in names.ancestors:
+        # ``nx.ancestors(G, 2)``: the package's name when the module defines it publicly
+        return func.attr if not func.attr.startswith("_") else None
     return None
 
 
 def _literal_arguments(
-    node: ast.Call, env: Env, build: CallValue
+    node: ast.Call, env: Env, build: CallValue, optional: Sequence[str] | None = None
 ) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]] | None:
-    """The call's arguments as literal sources (``repr`` of their value), or None."""
+    """The call's arguments as literal sources (``repr`` of their value), or None.
+
+    ``optional``: the target's parameters in order, each name or ``""`` for one without
+    a default. An unknown argument to a parameter with a default is left out, with the
+    positional ones after it: ``cal.parse("11 PM", start)``, where ``start`` is the time
+    the test ran, still gives the text."""
     args: list[str] = []
-    for arg in node.args:
+    for index, arg in enumerate(node.args):
         text = None if isinstance(arg, ast.Starred) else source_of(evaluate(arg, env, build))
         if text is None:
-            return None
+            rest = list(optional or ())[index : len(node.args)]
+            if isinstance(arg, ast.Starred) or len(rest) < len(node.args) - index or "" in rest:
+                return None
+            break  # every parameter from here on has a default
         args.append(text)
     kwargs: list[tuple[str, str]] = []
     for keyword in node.keywords:
         text = source_of(evaluate(keyword.value, env, build)) if keyword.arg else None
-        if text is None or keyword.arg is None:
+        if keyword.arg is None:
             return None
+        if text is None:
+            if keyword.arg not in (optional or ()):
+                return None
+            continue
         kwargs.append((keyword.arg, text))
     return tuple(args), tuple(kwargs)

@@ -165,6 +165,35 @@ def candidate_sources(
     return {name: [v.source for v in values] for name, values in options.items()}
 
 
+def given_by_parameter(
+    seeded: Sequence[Call], funcs: Mapping[str, CallableInfo], limit: int = 3
+) -> dict[str, list[str]]:
+    """What the project's tests pass to a parameter of each name, whatever the function:
+    a graph built for ``reachable(graph, start)`` is one for ``is_chain(graph)`` too,
+    though the tests may build only a simple one there. At most ``limit`` per name,
+    in the tests' order."""
+    found: dict[str, list[str]] = {}
+    for call in seeded:
+        func = funcs.get(call.target)
+        if func is None:
+            continue
+        positional = [p.name for p in func.parameters if p.kind in _POSITIONAL]
+        pairs = [*zip(positional, call.args, strict=False), *call.kwargs]
+        for name, source in pairs:
+            sources = found.setdefault(name, [])
+            if source not in sources and len(sources) < limit:
+                sources.append(source)
+    return found
+
+
+def _offer_given(options: dict[str, dict[str, list[str]]], given: Mapping[str, list[str]]) -> None:
+    """Add to each function's candidates what the tests pass to a parameter of its name."""
+    for name, sources in given.items():
+        for found in options.values():
+            if name in found:
+                found[name] = list(dict.fromkeys([*found[name], *sources]))
+
+
 def _mutated(source: str, param: Param | None) -> list[str]:
     hint = parse_hint(param.annotation) if param is not None else None
     try:
@@ -263,6 +292,7 @@ def search(
         )
         for name, f in funcs.items()
     }
+    _offer_given(options, given_by_parameter(seeded, funcs))
     variants = {  # what a method is called with, on whatever instance (see ``protocols``)
         m.qualname: guard(
             f"inputs for {m.qualname}",

@@ -124,10 +124,15 @@ def write_module(
     third = ["import pytest"] if uses_pytest else []
     elsewhere = {name for name in imports if ":" in name}  # ``home:Name``, not the module's
     imports -= elsewhere
+    top = module.split(".")[0]
+    package: list[str] = []
+    if top != module and top in imports:  # ``networkx.DiGraph(...)``: its own package
+        imports.discard(top)
+        package.append(f"import {top}")
     by_home: dict[str, list[str]] = {module: sorted(imports, key=_isort_key)} if imports else {}
     for home, name in sorted(entry.split(":", 1) for entry in elsewhere):
         by_home.setdefault(home, []).append(name)
-    own = [
+    own = package + [
         f"from {home} import {', '.join(sorted(names, key=_isort_key))}"
         for home, names in sorted(by_home.items())
     ]
@@ -144,10 +149,30 @@ def written_keys(
     ``TestClass::name`` for a unittest case); calls that are not written are absent."""
     style = PYTEST if framework == "pytest" else UNITTEST
     kept, tests, _ = _written(Names(module), results, style)
+    cases = case_names([root for root, _ in tests])
     return {
-        r.call: test.name if style is PYTEST else f"Test{_camel(root)}::{test.name}"
+        r.call: test.name if style is PYTEST else f"{cases[root]}::{test.name}"
         for r, (root, test) in zip(kept, tests, strict=True)
     }
+
+
+def case_names(roots: Sequence[str]) -> dict[str, str]:
+    """Each function's or class's ``TestCase`` name, in first-seen order, each once: a
+    class ``Dotty`` and a function ``dotty`` would both be ``TestDotty``, and the second
+    class of a name hides the first, so the later one says which it is
+    (``TestDottyFunction``), or is numbered."""
+    found: dict[str, str] = {}
+    taken: set[str] = set()
+    for root in dict.fromkeys(roots):
+        name = f"Test{_camel(root)}"
+        if name in taken:
+            name += "Function" if root[:1].islower() else "Class"
+        base, number = name, 2
+        while name in taken:
+            name, number = f"{base}{number}", number + 1
+        taken.add(name)
+        found[root] = name
+    return found
 
 
 def _written(
@@ -201,8 +226,9 @@ def _test_cases(tests: Sequence[tuple[str, WrittenTest]]) -> list[str]:
     for root, test in tests:
         groups.setdefault(root, []).append(test)
     lines: list[str] = []
+    cases = case_names(list(groups))
     for root, members in groups.items():
-        lines += ["", f"class Test{_camel(root)}(unittest.TestCase):"]
+        lines += ["", f"class {cases[root]}(unittest.TestCase):"]
         for i, test in enumerate(members):
             lines += [""] if i else []
             lines += [f"    def {test.name}(self) -> None:", *(f"        {x}" for x in test.body)]

@@ -67,6 +67,9 @@ def literal(source: str, module: Any = None) -> Any:
         namespace["__builtins__"] = builtins
         for name in STDLIB_MODULES:  # datetime.date(...): the module, whatever the target binds
             namespace[name] = importlib.import_module(name)
+        top = getattr(module, "__name__", "").split(".")[0]
+        if top and top not in namespace:  # networkx.DiGraph(...): the module's own package
+            namespace[top] = importlib.import_module(top)
         return eval(source, namespace)
 
 

@@ -114,11 +114,13 @@ def generated_and_run(
     ``runs`` times under coverage, each run green."""
     project = tmp_path / "proj"
     (project / "tests").mkdir(parents=True)
-    (project / f"{name}.py").write_text(sample, encoding="utf-8")
+    path = f"{name.replace('.', '/')}.py"  # a module of a package: ``graphs.algo``
+    (project / path).parent.mkdir(parents=True, exist_ok=True)
+    (project / path).write_text(sample, encoding="utf-8")
     for rel, text in (files or {}).items():
         (project / rel).write_text(text, encoding="utf-8")
-    test_path = f"tests/test_{name}.py"
-    target = CoverTarget(project, f"{name}.py", name, sample, "pytest", test_path, "", "")
+    test_path = f"tests/test_{name.replace('.', '_')}.py"
+    target = CoverTarget(project, path, name, sample, "pytest", test_path, "", "")
     source = BuiltinSuiteGenerator(TddforgeSettings(), PY, budget=15.0).generate(target).code
     (project / test_path).write_text(source, encoding="utf-8")
     box = Sandbox(project, LIMITS)
@@ -126,7 +128,7 @@ def generated_and_run(
         run = run_pytest(project, python=PY, sandbox=box, timeout=60, coverage_source=[name])
         assert run.outcomes and {o.outcome for o in run.outcomes} == {"passed"}, run.output
     assert run.coverage is not None
-    covered = run.coverage.file(f"{name}.py")
+    covered = run.coverage.file(path)
     assert covered is not None
     return Suite(source, covered.missing_lines, covered.missing_branches)
 
@@ -336,6 +338,72 @@ def test_inputs_the_projects_tests_load_from_a_data_file_are_tried(tmp_path: Pat
     strings composes; the project's tests keep theirs in ``ranges.json``."""
     files = {"tests/test_ranges.py": MEDIA_TESTS, "tests/ranges.json": RANGES}
     suite = generated_and_run(tmp_path, "media", MEDIA, files=files)
+    assert (suite.missing_lines, suite.missing_branches) == ((), ()), suite.source
+
+
+ALGO = '''\
+"""Reachability on a directed graph of the package."""
+
+__all__ = ["reachable", "is_chain"]
+
+
+def reachable(graph, start):
+    seen = set()
+    todo = [start]
+    while todo:
+        node = todo.pop()
+        for following in graph.successors(node):
+            if following not in seen:
+                seen.add(following)
+                todo.append(following)
+    return seen
+
+
+def is_chain(graph):
+    for _, targets in graph.adj.items():
+        if len(targets) > 1:
+            return False
+    return True
+'''
+
+GRAPH = """\
+class Graph:
+    def __init__(self, edges=()):
+        self.adj = {}
+        for a, b in edges:
+            self.adj.setdefault(a, []).append(b)
+            self.adj.setdefault(b, [])
+
+    def successors(self, node):
+        return self.adj[node]
+"""
+
+REACH_TESTS = """\
+import graphs as gr
+
+
+def test_reachable():
+    g = gr.Graph([(1, 2), (2, 3), (1, 3)])
+    assert gr.reachable(g, 1) == {2, 3}
+
+
+def test_chain():
+    assert gr.is_chain(gr.Graph([(1, 2), (2, 3)]))
+"""
+
+
+def test_objects_the_projects_tests_build_with_the_rest_of_the_package_are_passed(
+    tmp_path: Path,
+) -> None:
+    """A graph algorithm takes a graph the package's other module builds, which no value
+    of a literal kind is: the project's tests build theirs with ``gr.Graph([...])``."""
+    files = {
+        "graphs/__init__.py": "from .core import Graph\nfrom .algo import *\n",
+        "graphs/core.py": GRAPH,
+        "tests/test_reach.py": REACH_TESTS,
+    }
+    suite = generated_and_run(tmp_path, "graphs.algo", ALGO, files=files)
+    assert "import graphs\n" in suite.source and "graphs.Graph([" in suite.source, suite.source
     assert (suite.missing_lines, suite.missing_branches) == ((), ()), suite.source
 
 

@@ -13,18 +13,34 @@ from hypothesis import strategies as st
 from tddforge.builtin.bindings import (
     MAX_ROWS,
     MISSING,
+    Reference,
     evaluate,
     parametrized,
     settle,
+    source_of,
     walk,
 )
 
-ENV = {"s": "ab", "n": 3, "table": (("x", 1), ("y", 2)), "self.text": "t", "T.CASES": [1, 2]}
+ENV = {
+    "len": 7,
+    "s": "ab",
+    "n": 3,
+    "table": (("x", 1), ("y", 2)),
+    "self.text": "t",
+    "T.CASES": [1, 2],
+}
 
 EVALUATE = [
     ("a literal", "'a\\nb'", "a\nb"),
     ("a bound name", "s", "ab"),
     ("an unbound name", "missing", MISSING),
+    ("a builtin type as a value", "int", Reference("int")),
+    (
+        "a schema of types",
+        "{'q': int, 'r': [str]}",
+        {"q": Reference("int"), "r": [Reference("str")]},
+    ),
+    ("a builtin the test rebinds", "len", 7),
     ("self's attribute", "self.text", "t"),
     ("a class attribute", "T.CASES", [1, 2]),
     ("another object's attribute", "os.sep", MISSING),
@@ -34,6 +50,11 @@ EVALUATE = [
     ("a slice with an unknown bound", "s[:k]", MISSING),
     ("a tuple of bound names", "(s, n)", ("ab", 3)),
     ("a starred element", "[*table]", MISSING),
+    # a row keeps what is known of it: the text, not the expected object
+    ("a tuple partly known", "(s, make(s))", ("ab", MISSING)),
+    ("a table of partly known rows", "[(s, make()), (n, make())]", [("ab", MISSING), (3, MISSING)]),
+    ("a tuple of nothing known", "(make(), other)", MISSING),
+    ("an empty tuple", "()", ()),
     ("a dict", "{s: n}", {"ab": 3}),
     ("a dict unpacking another", "{**d}", MISSING),
     ("an unhashable set member", "{[1]}", MISSING),
@@ -153,6 +174,12 @@ PARAMETRIZED = [
         [{"a": 1, "b": "x"}, {"a": 2, "b": "x"}],
     ),
     (
+        "a row whose expected value is not literal binds its input",
+        "@pytest.mark.parametrize('text,expected', [('2007-01-01', datetime(2007, 1, 1))])\n"
+        "def t(text, expected): pass",
+        [{"text": "2007-01-01", "expected": MISSING}],
+    ),
+    (
         "unknown rows bind nothing",
         "@pytest.mark.parametrize('a', load())\ndef t(a): pass",
         [{}],
@@ -194,3 +221,8 @@ def _combine(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
 @given(st.recursive(_LEAF, _combine, max_leaves=8))
 def test_evaluate_never_raises(source: str) -> None:
     evaluate(ast.parse(source, mode="eval").body, ENV)
+
+
+def test_a_schema_of_types_is_written_as_its_source() -> None:
+    value = evaluate(ast.parse("{'q': int, 'r': [str]}", mode="eval").body, {})
+    assert source_of(value) == "{'q': int, 'r': [str]}"

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tddforge.builtin.discover import CallableInfo, ClassInfo, ModuleInfo
+from tddforge.builtin.discover import CallableInfo, ClassInfo, ModuleInfo, Param
 from tddforge.builtin.explore import Call
 from tddforge.builtin.from_tests import (
     calls_from_tests,
@@ -252,6 +252,18 @@ CASES = [
         "from pkg.docs import parse\n\ndef _check(pair):\n    assert parse(pair[0]) == pair[1]\n\n"
         "def test_a():\n    for pair in [('x', 1), ('y', 2)]:\n        _check(pair)\n",
         [Call("parse", ("'x'",)), Call("parse", ("'y'",))],
+    ),
+    (
+        "a mixin's tests, run in the subclass that binds the function they call",
+        "import unittest\nfrom pkg.docs import parse\n\n\nclass Base:\n"
+        "    def test_a(self):\n        self.parse('x: 1')\n\n\n"
+        "class TestParse(Base, unittest.TestCase):\n    parse = staticmethod(parse)\n",
+        [Call("parse", ("'x: 1'",))],
+    ),
+    (
+        "a function given another name",
+        "from pkg.docs import parse\n\ndef test_a():\n    f = parse\n    f('y')\n",
+        [Call("parse", ("'y'",))],
     ),
     (
         "helpers that call each other end at the depth limit",
@@ -542,3 +554,93 @@ def test_an_instance_formatted_with_a_spec_is_a_call_of_its_format(
     calls = calls_from_tests("pkg.docs", FORMATTED, {"tests/test_num.py": source})
     expected = [Call("Num.__format__", (spec,), init_args=("2",)) for spec in specs]
     assert [c for c in calls if c.target == "Num.__format__"] == expected
+
+
+@pytest.mark.parametrize(
+    ("case", "source", "expected"),
+    [
+        (
+            "an object the package's other class builds, through the top package's alias",
+            "import pkg as p\n\ndef test_a():\n    g = p.Board([(1, 2)])\n"
+            "    assert p.parse(g) == 1\n",
+            [Call("parse", ("pkg.Board([(1, 2)])",))],
+        ),
+        (
+            "imported by name from a sibling module, with a keyword",
+            "from pkg.graph import Board\nfrom pkg.sub.docs import parse\n\n"
+            "def test_a():\n    parse(Board(3, size=2))\n",
+            [Call("parse", ("pkg.graph.Board(3, size=2)",))],
+        ),
+        (
+            "built from what is not known",
+            "import pkg as p\n\ndef test_a(x):\n    g = p.Board(x)\n    p.parse(g)\n",
+            [],
+        ),
+        (
+            "a private name is not offered",
+            "import pkg as p\n\ndef test_a():\n    p._parse('x')\n",
+            [],
+        ),
+        (
+            "another package's object is not written",
+            "import json\nfrom pkg.sub.docs import parse\n\ndef test_a():\n"
+            "    parse(json.loads('1'))\n",
+            [],
+        ),
+    ],
+)
+def test_objects_the_rest_of_the_package_builds_are_passed_as_their_source(
+    case: str, source: str, expected: list[Call]
+) -> None:
+    """A graph algorithm's tests pass ``nx.DiGraph([(1, 2)])``: not a literal, but a call of
+    the package with literal arguments, which a generated test can make too."""
+    assert calls_from_tests("pkg.sub.docs", INFO, {"tests/test_docs.py": source}) == expected
+
+
+def _with_parameters(name: str, kind: str, *params: tuple[str, bool]) -> CallableInfo:
+    return _callable(name, name, kind).model_copy(
+        update={
+            "parameters": tuple(
+                Param(
+                    name=n,
+                    kind="positional_or_keyword",
+                    annotation=None,
+                    has_default=d,
+                    default="None" if d else None,
+                    default_is_literal=d,
+                )
+                for n, d in params
+            )
+        }
+    )
+
+
+OPTIONAL = ModuleInfo(
+    name="pkg.cal",
+    file=None,
+    docstring=None,
+    doctests=(),
+    functions=(_with_parameters("parse", "function", ("text", False), ("start", True)),),
+    classes=(),
+)
+
+
+@pytest.mark.parametrize(
+    ("case", "line", "expected"),
+    [
+        ("a trailing argument with a default", "parse('11 PM', start)", [("'11 PM'",)]),
+        ("by name", "parse('11 PM', start=now())", [("'11 PM'",)]),
+        ("a required one unknown", "parse(text, 1)", []),
+        ("every argument known", "parse('x', 2)", [("'x'", "2")]),
+        ("an unknown keyword the function does not take", "parse('x', other=now())", []),
+        ("more arguments than parameters", "parse('x', start, extra)", []),
+    ],
+)
+def test_an_unknown_argument_with_a_default_is_left_out(
+    case: str, line: str, expected: list[tuple[str, ...]]
+) -> None:
+    """parsedatetime's tests pass the time they ran as ``sourceTime``: the text is still
+    an input, called without it."""
+    source = f"from pkg.cal import parse\n\ndef test_a(text):\n    start = now()\n    {line}\n"
+    calls = calls_from_tests("pkg.cal", OPTIONAL, {"tests/test_cal.py": source})
+    assert [c.args for c in calls] == expected

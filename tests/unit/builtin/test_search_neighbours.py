@@ -6,7 +6,7 @@ import pytest
 
 from tddforge.builtin.discover import CallableInfo
 from tddforge.builtin.explore import Call
-from tddforge.builtin.search import neighbours
+from tddforge.builtin.search import given_by_parameter, neighbours
 
 
 def func(*params: tuple[str, str | None, str]) -> CallableInfo:
@@ -104,3 +104,22 @@ def test_an_optional_keyword_left_out_is_tried_with_its_candidates() -> None:
     ]
     given = Call("f", ("{}", "0"))  # default given by position: not added again by keyword
     assert all(name != "default" for c in neighbours(given, f, options) for name, _ in c.kwargs)
+
+
+def test_what_the_tests_pass_to_a_parameter_of_a_name_is_offered_to_every_function() -> None:
+    reach = func(("graph", None, POS), ("start", None, POS))
+    chain = func(("graph", None, POS), ("strict", None, "keyword_only"))
+    funcs = {"reach": reach, "chain": chain}
+    seeded = [
+        Call("reach", ("pkg.Graph([(1, 2), (1, 3)])", "1")),
+        Call("chain", ("pkg.Graph([(1, 2)])",), (("strict", "True"),)),
+        Call("chain", ("pkg.Graph([(1, 2)])",)),  # once per name
+        Call("reach", ("'a'", "2")),
+        Call("reach", ("'b'", "3")),  # past the limit
+        Call("unknown", ("9",)),  # not a callable of the module
+    ]
+    assert given_by_parameter(seeded, funcs) == {
+        "graph": ["pkg.Graph([(1, 2), (1, 3)])", "pkg.Graph([(1, 2)])", "'a'"],
+        "start": ["1", "2", "3"],
+        "strict": ["True"],
+    }

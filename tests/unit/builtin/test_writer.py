@@ -11,6 +11,7 @@ from tddforge.builtin.explore import Call, CallResult, Outcome, Step
 from tddforge.builtin.writer import (
     _as_slice,
     _isort_key,
+    case_names,
     public_homes,
     write_module,
     written_keys,
@@ -373,6 +374,17 @@ def test_stdlib_values_import_their_module() -> None:
     assert "assert weekday(datetime.date(2020, 1, 31)) == 4" in source
 
 
+def test_an_object_of_the_rest_of_the_package_imports_the_package() -> None:
+    """``networkx.DiGraph([...])`` for ``networkx.algorithms.dag``: the module does not bind
+    ``networkx`` (it imports it as ``nx``), so the test imports the package itself."""
+    source = write_module(
+        "graphs.algo",
+        [returned(Call("reach", ("graphs.Graph([(1, 2)])", "1")), "{2}")],
+    )
+    assert "import graphs\nfrom graphs.algo import reach\n" in source, source
+    assert "assert reach(graphs.Graph([(1, 2)]), 1) == {2}" in source
+
+
 def test_bitwise_operators_and_calling_an_instance_are_written_as_a_test_writes_them() -> None:
     source = write_module(
         "query",
@@ -669,3 +681,32 @@ def test_an_iterating_generator_method_is_listed_once() -> None:
     assert "    assert list(box) == [1, 2]\n" in source
     assert "        list(box)\n" in source
     assert "list(list(" not in source
+
+
+def test_a_class_and_a_function_of_one_name_get_test_cases_of_their_own() -> None:
+    """``Dotty`` and ``dotty`` are both ``TestDotty``: the second class would hide the first,
+    whose tests would never run."""
+    results = [
+        returned(Call("Dotty", ("1",)), "1"),
+        returned(Call("dotty", ("2",)), "2"),
+    ]
+    source = write_module("dotty_dict", results, framework="unittest")
+    assert "class TestDotty(unittest.TestCase):" in source
+    assert "class TestDottyFunction(unittest.TestCase):" in source
+    keys = written_keys("dotty_dict", results, framework="unittest")
+    assert sorted(k.split("::")[0] for k in keys.values()) == ["TestDotty", "TestDottyFunction"]
+
+
+@pytest.mark.parametrize(
+    ("roots", "expected"),
+    [
+        (["parse", "Game"], ["TestParse", "TestGame"]),
+        (["Dotty", "dotty"], ["TestDotty", "TestDottyFunction"]),
+        (["dotty", "Dotty"], ["TestDotty", "TestDottyClass"]),
+        (["a_b", "aB", "AB"], ["TestAB", "TestABFunction", "TestABClass"]),
+        (["x", "x_", "X"], ["TestX", "TestXFunction", "TestXClass"]),
+        (["ab", "a_b", "a__b"], ["TestAb", "TestAB", "TestABFunction"]),
+    ],
+)
+def test_case_names(roots: list[str], expected: list[str]) -> None:
+    assert list(case_names(roots).values()) == expected

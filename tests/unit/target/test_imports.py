@@ -33,6 +33,8 @@ EXPECTED = {
     "calls": [
         "importlib.import_module(config['module'])",
         "importlib.import_module(name)",  # a stdlib module (``STDLIB_MODULES``)
+        # the module's own package, for an argument it builds (``networkx.DiGraph(...)``)
+        "importlib.import_module(top)",
     ],
 }
 
