@@ -523,7 +523,11 @@ def _instance(names: _Names, known: Mapping[str, str], node: ast.Call, env: Env)
     path in the package (``networkx.DiGraph([(1, 2)])``), which the runner evaluates and
     the writer imports the package for."""
     if _is_name(node.func, "staticmethod", "classmethod") and len(node.args) == 1:
-        wrapped = evaluate(node.args[0], env)  # ``staticmethod(unidecode)`` in a class body
+        # ``staticmethod(unidecode)`` in a class body: the module's function, by name
+        member = _member(node.args[0], names)
+        wrapped = evaluate(node.args[0], env)
+        if member is not None and known.get(member) == "function":
+            return _Alias(member)
         return _Alias(wrapped.member) if isinstance(wrapped, _Alias) else MISSING
     built = _call(node, names, known, env)
     if built is not None:

@@ -48,6 +48,7 @@ from tddforge.builtin.options import option_pairs, with_option_pairs
 from tddforge.builtin.protocols import with_instance_hints
 from tddforge.builtin.search import Guard, search
 from tddforge.builtin.sequences import state_changers
+from tddforge.builtin.sized import named_literals, sized_constants, with_sized
 from tddforge.builtin.targeting import (
     call_site_strings,
     calls_with_inputs,
@@ -151,6 +152,12 @@ class BuiltinSuiteGenerator:
             captured = guard("capturing the calls the package's API makes", capture, list[Call]())
         seeded = list(dict.fromkeys([*given.calls, *captured]))
         mined = mine_constants(target.source)
+        lengths = guard(
+            "finding the lengths it checks",
+            partial(_checked_lengths, target),
+            dict[str, tuple[Constant, ...]](),
+        )
+        mined = with_sized(mined, lengths)
         texts = guard(
             "composing texts",
             partial(composed_texts, target.source, _regex_examples(mined)),
@@ -404,6 +411,13 @@ class BuiltinSuiteGenerator:
         kept = restoring(kept, rebinds, argv, prog)  # globals it rebinds, the argv it reads
         code = write_module(target.import_name, kept, target.framework, homes)
         return format_source(code, target.test_path, target.project)
+
+
+def _checked_lengths(target: CoverTarget) -> dict[str, tuple[Constant, ...]]:
+    """Per scope, values of each length the module checks ``len(...)`` against."""
+    package = target.import_name.rpartition(".")[0]
+    named = named_literals(target.source, partial(_sibling_source, target), package)
+    return sized_constants(target.source, named)
 
 
 def _sibling_source(target: CoverTarget, name: str) -> str | None:

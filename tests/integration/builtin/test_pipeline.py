@@ -407,6 +407,37 @@ def test_objects_the_projects_tests_build_with_the_rest_of_the_package_are_passe
     assert (suite.missing_lines, suite.missing_branches) == ((), ()), suite.source
 
 
+FRAMES = '''\
+"""Fixed-size frames, their sizes named in a sibling module."""
+
+from frames import sizes
+from frames.sizes import TAG_LEN
+
+
+def pack(payload: bytes) -> bytes:
+    if len(payload) != sizes.BODY_LEN:
+        raise ValueError("a body has to be exactly BODY_LEN bytes")
+    return payload[:2] + payload[2:]
+
+
+def tag(text: str) -> str:
+    if len(text) != TAG_LEN:
+        raise ValueError("a tag has to be exactly TAG_LEN characters")
+    return text.upper()
+'''
+
+
+def test_inputs_of_the_length_a_module_checks_are_tried(tmp_path: Path) -> None:
+    """Every input but one of an exact length is refused, and that length is a sum of
+    constants of a sibling module: no search of short strings reaches past the check."""
+    files = {
+        "frames/__init__.py": "",
+        "frames/sizes.py": "HEAD_LEN = 3\nTAIL_LEN = 9\nBODY_LEN = HEAD_LEN + TAIL_LEN\nTAG_LEN = 5\n",
+    }
+    suite = generated_and_run(tmp_path, "frames.codec", FRAMES, files=files)
+    assert (suite.missing_lines, suite.missing_branches) == ((), ()), suite.source
+
+
 SETTINGS = '''\
 """Settings read as attributes, and the entries a parser returns."""
 

@@ -644,3 +644,18 @@ def test_an_unknown_argument_with_a_default_is_left_out(
     source = f"from pkg.cal import parse\n\ndef test_a(text):\n    start = now()\n    {line}\n"
     calls = calls_from_tests("pkg.cal", OPTIONAL, {"tests/test_cal.py": source})
     assert [c.args for c in calls] == expected
+
+
+def test_a_mixins_function_the_module_binds_too_is_still_called() -> None:
+    """unidecode binds ``unidecode`` itself (``unidecode = unidecode_expect_ascii``): the
+    name is then passed as its source, and ``staticmethod(unidecode)`` must still be
+    read as the module's function."""
+    source = (
+        "import unittest\nfrom pkg.docs import parse\n\n\nclass Base:\n"
+        "    def test_a(self):\n        self.parse('x: 1')\n\n\n"
+        "class TestParse(Base, unittest.TestCase):\n    parse = staticmethod(parse)\n"
+    )
+    read = read_tests(
+        "pkg.docs", INFO, {"tests/test_docs.py": source}, namespace=frozenset({"parse"})
+    )
+    assert read.calls == [Call("parse", ("'x: 1'",))]
