@@ -110,8 +110,9 @@ def sized_constants(
         return {}
     found: dict[str, list[Constant]] = {}
     for scope, node in _scoped(tree):
+        params = _parameters(node)
         for compare in (n for n in ast.walk(node) if isinstance(n, ast.Compare)):
-            for length in _lengths(compare, named or {}):
+            for length in _lengths(compare, named or {}, params):
                 made = found.setdefault(scope, [])
                 for value in _of_length(length):
                     constant = Constant(value, "compare")
@@ -134,16 +135,26 @@ def _scoped(tree: ast.Module) -> Iterator[tuple[str, ast.AST]]:
             yield MODULE_SCOPE, node
 
 
-def _lengths(compare: ast.Compare, named: dict[str, Scalar]) -> list[int]:
-    """The lengths ``compare`` tests ``len(...)`` against: equal to the number for ``==``
-    and ``!=``; one past it too, for an ordering."""
+def _parameters(node: ast.AST) -> set[str]:
+    """The parameters of a function (none for the module's other code)."""
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return set()
+    args = node.args
+    every = [*args.posonlyargs, *args.args, *args.kwonlyargs]
+    return {a.arg for a in every} - {"self", "cls"}
+
+
+def _lengths(compare: ast.Compare, named: dict[str, Scalar], params: set[str]) -> list[int]:
+    """The lengths ``compare`` tests ``len(param)`` of one of ``params`` against: equal to
+    the number for ``==`` and ``!=``; one past it too, for an ordering. The length of a
+    value the function made itself (``len(parts) < 2``) is not an input's."""
     operands = [compare.left, *compare.comparators]
     found: list[int] = []
     for index, op in enumerate(compare.ops):
         left, right = operands[index], operands[index + 1]
         if _is_len(right):
             left, right = right, left
-        if not _is_len(left):
+        if not _is_len(left) or not _names_one_of(left, params):
             continue
         number = _number(right, named)
         if number is None or not 0 < number <= MAX_LENGTH:
@@ -161,6 +172,11 @@ def _is_len(node: ast.expr) -> bool:
         and node.func.id == "len"
         and len(node.args) == 1
     )
+
+
+def _names_one_of(call: ast.expr, params: set[str]) -> bool:
+    argument = call.args[0] if isinstance(call, ast.Call) else None
+    return isinstance(argument, ast.Name) and argument.id in params
 
 
 def _number(node: ast.expr, named: dict[str, Scalar]) -> int | None:
