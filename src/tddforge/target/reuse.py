@@ -16,7 +16,8 @@ _COLLECTION = "collection: "
 def reusable(prior: PriorVerdict | None, covering: list[str], unchanged: set[str]) -> Reused | None:
     """A prior verdict that is provably still right, or None (the mutant must run again).
 
-    killed: the killing test is unchanged and still covers the mutant.
+    killed: the killing test is unchanged and still covers the mutant; or no test
+    killed it, the mutated module failed to run (``_broke_the_module``).
     survived / no-coverage: every test now covering the mutant is unchanged and
     had already run against it (so no new or edited test can kill it).
     timeout: likewise, every test now covering it is unchanged and was in the run
@@ -30,7 +31,7 @@ def reusable(prior: PriorVerdict | None, covering: list[str], unchanged: set[str
     verdict = prior.get("verdict")
     if verdict == "killed":
         killer = prior.get("killer") or ""
-        if is_unchanged(killer, unchanged) and (
+        if (is_unchanged(killer, unchanged) or _broke_the_module(killer, unchanged)) and (
             killer in covering or killer.startswith(_COLLECTION)
         ):
             return Reused(verdict="killed", killer=killer, ran=prior.get("ran", []), duration=0.0)
@@ -40,6 +41,14 @@ def reusable(prior: PriorVerdict | None, covering: list[str], unchanged: set[str
         if all(is_unchanged(n, unchanged) and n in ran for n in covering):
             return Reused(verdict=verdict, ran=prior.get("ran", []), duration=0.0)
     return None
+
+
+def _broke_the_module(killer: str, unchanged: set[str]) -> bool:
+    """A kill no test made: the mutated module itself failed to run (``collection:
+    TypeError``, from a rebind). Its verdict is kept with the module's text (an edited
+    module is a new cache entry); what else could change it, another project file or
+    what runs at import, empties ``unchanged`` altogether."""
+    return bool(unchanged) and killer[len(_COLLECTION) :].isidentifier()
 
 
 def is_unchanged(nodeid: str, unchanged: set[str]) -> bool:

@@ -27,6 +27,9 @@ UNCHANGED = {"t.py::test_a", "t.py::TestK::*", "t.py"}
         ),  # class method via class key
         ({"verdict": "killed", "killer": "collection: t.py", "ran": []}, [A], "killed"),
         ({"verdict": "killed", "killer": "collection: u.py", "ran": []}, [A], None),
+        # the mutated module failed to run (a rebind): no test, nothing else changed
+        ({"verdict": "killed", "killer": "collection: TypeError", "ran": []}, [A], "killed"),
+        ({"verdict": "killed", "killer": "collection: u/v.py", "ran": []}, [A], None),
         ({"verdict": "survived", "ran": [A, C]}, [A, C], "survived"),
         ({"verdict": "survived", "ran": [A]}, [A, C], None),  # a test now covers it that never ran
         ({"verdict": "survived", "ran": [A, B]}, [A, B], None),  # an edited test covers it
@@ -42,6 +45,12 @@ UNCHANGED = {"t.py::test_a", "t.py::TestK::*", "t.py"}
 def test_reusable(prior: dict | None, covering: list[str], reused: str | None) -> None:
     verdict = reusable(prior, covering, UNCHANGED)
     assert (verdict or {}).get("verdict") == reused
+
+
+def test_a_module_that_failed_to_run_is_not_reused_when_anything_else_changed() -> None:
+    """``unchanged`` is empty when another project file or an import-time line changed."""
+    prior = {"verdict": "killed", "killer": "collection: TypeError", "ran": []}
+    assert reusable(prior, [A], set()) is None  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(
