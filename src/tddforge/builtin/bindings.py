@@ -195,10 +195,7 @@ def _container(
         if items and all(item is MISSING for item in items):
             return MISSING
         kind = {ast.Tuple: tuple, ast.List: list, ast.Set: set}[type(node)]
-        try:
-            return kind(items)
-        except TypeError:  # a set of unhashable values
-            return MISSING
+        return kind(items)  # a set of unhashable values: TypeError, MISSING in ``evaluate``
     if isinstance(node, ast.Dict):
         if any(key is None for key in node.keys):
             return MISSING  # ``{**other}``

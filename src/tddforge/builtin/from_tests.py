@@ -39,7 +39,7 @@ from tddforge.builtin.bindings import (
     walk,
 )
 from tddforge.builtin.data_files import DataFiles
-from tddforge.builtin.discover import ModuleInfo
+from tddforge.builtin.discover import CallableInfo, ModuleInfo
 from tddforge.builtin.explore import Call
 
 #: How much of the project's tests is read, at most (files, characters), and calls kept.
@@ -326,13 +326,15 @@ def _known_targets(info: ModuleInfo) -> dict[str, str]:
 def _optional_parameters(info: ModuleInfo) -> dict[str, tuple[str, ...]]:
     """Each target's parameters that may be passed positionally or by name, in order:
     its name when it has a default, else ``""`` (see ``_literal_arguments``)."""
-    found: dict[str, tuple[str, ...]] = {}
-    callables = [*info.functions]
+
+    def optional(func: CallableInfo) -> tuple[str, ...]:
+        return tuple(p.name if p.has_default else "" for p in func.parameters)
+
+    found = {f.name: optional(f) for f in info.functions}
     for cls in info.classes:
-        callables += [*([cls.constructor] if cls.constructor is not None else []), *cls.methods]
-    for func in callables:
-        target = func.qualname if func.kind != "constructor" else func.qualname.split(".")[0]
-        found[target] = tuple(p.name if p.has_default else "" for p in func.parameters)
+        if cls.constructor is not None:
+            found[cls.name] = optional(cls.constructor)
+        found.update((f"{cls.name}.{m.name}", optional(m)) for m in cls.methods)
     return found
 
 
@@ -354,8 +356,13 @@ class _Alias:
 
 
 def _built(call: Call) -> _Built:
-    arguments = [*call.args, *(f"{name}={value}" for name, value in call.kwargs)]
-    return _Built(f"{call.target}({', '.join(arguments)})", call=call)
+    return _Built(_call_text(call.target, call.args, call.kwargs), call=call)
+
+
+def _call_text(target: str, args: Sequence[str], kwargs: Sequence[tuple[str, str]]) -> str:
+    """``target(args, name=value)``, from the arguments' sources."""
+    arguments = [*args, *(f"{name}={value}" for name, value in kwargs)]
+    return f"{target}({', '.join(arguments)})"
 
 
 def _calls_in(
@@ -525,9 +532,9 @@ def _instance(names: _Names, known: Mapping[str, str], node: ast.Call, env: Env)
     if _is_name(node.func, "staticmethod", "classmethod") and len(node.args) == 1:
         # ``staticmethod(unidecode)`` in a class body: the module's function, by name
         member = _member(node.args[0], names)
-        wrapped = evaluate(node.args[0], env)
         if member is not None and known.get(member) == "function":
             return _Alias(member)
+        wrapped = evaluate(node.args[0], env)
         return _Alias(wrapped.member) if isinstance(wrapped, _Alias) else MISSING
     built = _call(node, names, known, env)
     if built is not None:
@@ -538,8 +545,7 @@ def _instance(names: _Names, known: Mapping[str, str], node: ast.Call, env: Env)
     arguments = _literal_arguments(node, env, partial(_instance, names, known))
     if arguments is None:
         return MISSING
-    args, kwargs = arguments
-    return Reference(f"{path}({', '.join([*args, *(f'{k}={v}' for k, v in kwargs)])})")
+    return Reference(_call_text(path, *arguments))
 
 
 def _scopes(
@@ -574,8 +580,8 @@ def _scopes(
     for node in ast.walk(tree):
         if not isinstance(node, _Function):
             continue
+        parameters = {a.arg for a in [*node.args.posonlyargs, *node.args.args]}
         for cls, decorated, attributes in in_class.get(id(node), [(None, module, {})]):
-            parameters = {a.arg for a in [*node.args.posonlyargs, *node.args.args]}
             start = {k: v for k, v in module.items() if k not in parameters}
             start.update(attributes)
             start.update((name, fixtures[name]) for name in parameters if name in fixtures)
@@ -651,23 +657,7 @@ def _call(
     instance of the module's class: a data file's content)."""
     build = build or partial(_instance, names, known)
     func = node.func
-    target, instance = "", None
-    member = _member(func, names)
-    alias = evaluate(func, env) if isinstance(func, ast.Name | ast.Attribute) else None
-    if member is not None and known.get(member) in ("function", "class"):
-        target = member
-    elif isinstance(alias, _Alias):  # ``self.unidecode(...)``, ``f = parse; f(...)``
-        target = alias.member
-    elif isinstance(func, ast.Attribute):
-        owner = _member(func.value, names)
-        static = f"{owner}.{func.attr}"
-        built = evaluate(func.value, env, build)
-        if owner is not None and known.get(static, "") in ("staticmethod", "classmethod"):
-            target = static  # ``Version.parse("1.0")``
-        elif (
-            isinstance(built, _Built) and known.get(f"{built.call.target}.{func.attr}") == "method"
-        ):
-            target, instance = f"{built.call.target}.{func.attr}", built.call
+    target, instance = _target(func, names, known, env, build)
     if not target:
         return None
     arguments = _literal_arguments(node, env, build, names.optional.get(target))
@@ -676,6 +666,30 @@ def _call(
     if instance is not None:
         return Call(target, *arguments, instance.args, instance.kwargs)
     return Call(target, *arguments)
+
+
+def _target(
+    func: ast.expr, names: _Names, known: Mapping[str, str], env: Env, build: CallValue
+) -> tuple[str, Call | None]:
+    """What a call of ``func`` calls in the module (``""`` when nothing), and for a method,
+    the constructor call that built its instance."""
+    member = _member(func, names)
+    if member is not None and known.get(member) in ("function", "class"):
+        return member, None
+    alias = evaluate(func, env) if isinstance(func, ast.Name | ast.Attribute) else None
+    if isinstance(alias, _Alias):  # ``self.unidecode(...)``, ``f = parse; f(...)``
+        return alias.member, None
+    if not isinstance(func, ast.Attribute):
+        return "", None
+    owner = _member(func.value, names)
+    static = f"{owner}.{func.attr}"
+    if owner is not None and known.get(static, "") in ("staticmethod", "classmethod"):
+        return static, None  # ``Version.parse("1.0")``
+    built = evaluate(func.value, env, build)
+    method = f"{built.call.target}.{func.attr}" if isinstance(built, _Built) else ""
+    if isinstance(built, _Built) and known.get(method) == "method":
+        return method, built.call
+    return "", None
 
 
 def _is_name(node: ast.expr, *names: str) -> bool:

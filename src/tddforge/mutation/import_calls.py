@@ -16,7 +16,6 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from tddforge.mutation.layout import python_files
 from tddforge.target.protocol import Replay
 
 
@@ -27,6 +26,11 @@ def bare_calls(source: str) -> list[tuple[int, str, str]]:
         tree = ast.parse(source)
     except SyntaxError:
         return []
+    return calls_in(tree, source)
+
+
+def calls_in(tree: ast.Module, source: str) -> list[tuple[int, str, str]]:
+    """``bare_calls`` of the module ``source`` parsed as ``tree``."""
     found = []
     for statement in tree.body:
         call = statement.value if isinstance(statement, ast.Expr) else None
@@ -48,20 +52,6 @@ def functions_of(source: str) -> set[str]:
         return set()
     kinds = (ast.FunctionDef, ast.AsyncFunctionDef)
     return {node.name for node in tree.body if isinstance(node, kinds)}
-
-
-def project_calls(project: Path) -> dict[Path, list[tuple[int, str, str]]]:
-    """Each of the project's Python files (resolved) that makes a bare top-level call,
-    with those calls (``bare_calls``)."""
-    found = {}
-    for path in python_files(project):
-        try:
-            text = path.read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            continue
-        if "(" in text and (calls := bare_calls(text)):
-            found[path.resolve()] = calls
-    return found
 
 
 def calls_into(

@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from tddforge.mutation.import_calls import calls_in
 from tddforge.mutation.layout import python_files
 
 _SIMPLE = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Expr)
@@ -112,14 +113,30 @@ def shared_lines(source: str, read_elsewhere: set[str]) -> set[int]:
 
 def project_reads(project: Path) -> dict[Path, set[str]]:
     """Each of the project's Python files (resolved), with what its import-time code reads."""
-    found: dict[Path, set[str]] = {}
+    return project_import_code(project)[0]
+
+
+def project_import_code(
+    project: Path,
+) -> tuple[dict[Path, set[str]], dict[Path, list[tuple[int, str, str]]]]:
+    """One reading of the project's Python files (resolved): what each file's import-time
+    code reads (``project_reads``), and the bare calls it makes, for the files that make
+    any (``import_calls.bare_calls``)."""
+    reads: dict[Path, set[str]] = {}
+    calls: dict[Path, list[tuple[int, str, str]]] = {}
     for path in python_files(project):
         resolved = path.resolve()
+        reads[resolved] = set()
         try:
-            found[resolved] = import_time_reads(path.read_text(encoding="utf-8", errors="replace"))
-        except OSError:
-            found[resolved] = set()
-    return found
+            text = path.read_text(encoding="utf-8", errors="replace")
+            tree = ast.parse(text)
+        except (OSError, SyntaxError):
+            continue
+        for statement in tree.body:
+            _visit(statement, reads[resolved])
+        if found := calls_in(tree, text):
+            calls[resolved] = found
+    return reads, calls
 
 
 def read_by_others(reads: dict[Path, set[str]], module: Path) -> set[str]:

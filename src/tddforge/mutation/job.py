@@ -18,8 +18,8 @@ from tddforge.errors import InputError
 from tddforge.mutation import fingerprints as fp
 from tddforge.mutation.cache import CacheEntry, VerdictCache, cache_key, unchanged_tests
 from tddforge.mutation.generate import find_mutants
-from tddforge.mutation.import_calls import calls_into, project_calls
-from tddforge.mutation.import_reads import project_reads, read_by_others, shared_lines
+from tddforge.mutation.import_calls import calls_into
+from tddforge.mutation.import_reads import project_import_code, read_by_others, shared_lines
 from tddforge.mutation.layout import (
     find_test_files,
     inside,
@@ -111,11 +111,9 @@ def prepare(job: MutationJob, cache: VerdictCache | None) -> Prepared:
     root = job.project.resolve()
     starred = star_imported(root)
     targets = [_target(job, inside(root, m, "module"), starred) for m in job.targets]
-    reads = project_reads(root)
+    reads, calls = project_import_code(root)
     for target in targets:
         target.shared = shared_lines(target.source, read_by_others(reads, target.path))
-    calls = project_calls(root)
-    for target in targets:
         target.replays = calls_into(calls, target.path, target.source)
     test_files = [inside(root, job.project / t, "test path") for t in job.tests]
     # --tb=native: a killed mutant's failure report costs a traceback.format_exception,

@@ -64,13 +64,18 @@ def _add_called(
 ) -> None:
     """Map the lines of a function another file calls at import to the module's functions
     that read what it reads."""
-    names = _reads(called)
-    readers: set[int] = set()
-    for other, function in functions.items():
-        if other != name and _reads(function) & names:
-            readers |= _body_lines(function)
+    readers = _readers(_reads(called), functions, name)
     for line in _span(called):
         found.setdefault(line, set()).update(readers)
+
+
+def _readers(names: set[str], functions: dict[str, Any], skipped: str | None) -> set[int]:
+    """The body lines of the module's functions (but ``skipped``) that mention ``names``."""
+    readers: set[int] = set()
+    for name, function in functions.items():
+        if name != skipped and _reads(function) & names:
+            readers |= _body_lines(function)
+    return readers
 
 
 def _foreign_call(statement: Any, functions: dict[str, Any], data: set[str]) -> bool:
@@ -101,10 +106,7 @@ def _add_statement(found: dict[int, set[int]], statement: Any, functions: dict[s
         called = functions.get(call.func.id)
         names |= _reads(called) if called is not None else set()
     caller = getattr(getattr(call, "func", None), "id", None)
-    readers: set[int] = set()
-    for name, function in functions.items():
-        if name != caller and _reads(function) & names:
-            readers |= _body_lines(function)
+    readers = _readers(names, functions, caller)
     for line in _span(statement):
         found[line] = readers
     if called is not None:  # the function it runs at import
@@ -274,34 +276,45 @@ def replay(
     call goes to the copy's function of that name instead, its arguments read in the
     caller's namespace as before. ``LookupError`` when a call cannot be run again.
     """
-    import ast
-
     for call in replays:
         try:
             caller = _live_module(SameFile(call["file"])).__dict__
         except LookupError:
             continue
-        statement = ast.parse(call["source"]).body[0]
-        ast.increment_lineno(statement, call["line"] - 1)
-        expression = statement.value  # type: ignore[attr-defined]
+        callee, statement, redirected = _compiled_call(call["source"], call["file"], call["line"])
         try:
-            func = eval(compile(ast.Expression(expression.func), call["file"], "eval"), caller)
+            func = eval(callee, caller)
         except Exception as exc:
             raise LookupError(f"{call['name']} cannot be found again: {exc!r}") from exc
         if not isinstance(func, types.FunctionType) or not is_target(func.__code__.co_filename):
             continue
         if scratch is None:
-            exec(compile(ast.Module([statement], []), call["file"], "exec"), caller)
+            exec(statement, caller)
             continue
         made = scratch.get(func.__name__)
         if func.__qualname__ != func.__name__ or not isinstance(made, types.FunctionType):
             raise LookupError(f"{func.__qualname__} is not one of the module's functions")
-        redirected = ast.Call(
-            ast.Name("__tddforge_replay__", ast.Load()), expression.args, expression.keywords
-        )
-        ast.copy_location(redirected, expression)
-        code = compile(ast.fix_missing_locations(ast.Expression(redirected)), call["file"], "eval")
-        eval(code, caller, {"__tddforge_replay__": made})
+        eval(redirected, caller, {"__tddforge_replay__": made})
+
+
+@functools.lru_cache(maxsize=256)
+def _compiled_call(source: str, file: str, line: int) -> tuple[Any, Any, Any]:
+    """A replayed call statement, compiled once (every rebound mutant runs it again): the
+    expression naming the called function, the statement, and the call redirected to
+    ``__tddforge_replay__`` with the same arguments (``drifted``'s copy)."""
+    import ast
+
+    statement = ast.parse(source).body[0]
+    ast.increment_lineno(statement, line - 1)
+    expression = statement.value  # type: ignore[attr-defined]
+    callee = compile(ast.Expression(expression.func), file, "eval")
+    whole = compile(ast.Module([statement], []), file, "exec")
+    redirected = ast.Call(
+        ast.Name("__tddforge_replay__", ast.Load()), expression.args, expression.keywords
+    )
+    ast.copy_location(redirected, expression)
+    made = compile(ast.fix_missing_locations(ast.Expression(redirected)), file, "eval")
+    return callee, whole, made
 
 
 def _differs(live: Any, made: Any) -> bool:

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from tddforge.mutation.import_calls import bare_calls, calls_into, project_calls
+from tddforge.mutation.import_calls import bare_calls, calls_into
+from tddforge.mutation.import_reads import project_import_code
 
 
 @pytest.mark.parametrize(
@@ -42,7 +43,7 @@ def test_only_other_files_calls_of_the_modules_functions(tmp_path: Path) -> None
     )
     (tmp_path / "pkg" / "other.py").write_text("def fill():\n    pass\n\n\nfill()\n")
     (tmp_path / "pkg" / "quiet.py").write_text("X = 1\n")
-    calls = project_calls(tmp_path)
+    _, calls = project_import_code(tmp_path)
     assert (tmp_path / "pkg" / "quiet.py").resolve() not in calls
     replays = calls_into(calls, module.resolve(), module.read_text())
     # the module's own call is not another file's; other.py's fill() is matched by name
