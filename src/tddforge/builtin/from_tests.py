@@ -41,6 +41,8 @@ from tddforge.builtin.bindings import (
 from tddforge.builtin.data_files import DataFiles
 from tddforge.builtin.discover import CallableInfo, ModuleInfo
 from tddforge.builtin.explore import Call
+from tddforge.builtin.special_uses import special_uses
+from tddforge.target.probe import OPERATORS
 
 #: How much of the project's tests is read, at most (files, characters), and calls kept.
 MAX_FILES = 200
@@ -123,6 +125,7 @@ def read_tests(
     """
     known = _known_targets(info)
     optional = _optional_parameters(info)
+    owners = _owners(known)
     package, _, last = import_name.rpartition(".")
     # its name, its package's, and its top package's (``nx.ancestors`` names no other)
     words = [last, package.rsplit(".", 1)[-1], package.split(".")[0]] if package else [last]
@@ -136,7 +139,7 @@ def read_tests(
         except SyntaxError:
             continue
         names = _imported_names(tree, import_name, reexported, _dotted(path), namespace)
-        names.optional = optional
+        names.optional, names.known, names.owners = optional, known, owners
         if names.local.pop("*", None):  # ``from colorutils import *``: every public member
             public = (n for n in known if "." not in n and not n.startswith("_"))
             names.local.update((n, n) for n in public if n not in names.local)
@@ -173,6 +176,8 @@ class _Names:
         #: ``networkx`` of ``networkx.algorithms.dag``), which offer its names by star
         #: imports a reading cannot follow
         self.ancestors: set[str] = set()
+        self.known: Mapping[str, str] = {}  # the module's targets (``_known_targets``)
+        self.owners: Mapping[str, str] = {}  # method name -> its one class (``_owners``)
 
 
 def _dotted(path: str) -> str:
@@ -355,8 +360,41 @@ class _Alias:
     member: str
 
 
+@dataclass(frozen=True)
+class _Made(Reference):
+    """What one of the module's functions returned, called with literal arguments
+    (``dot = dotty({"a": {"b": 1}})``): its ``source``, on which a method call is kept
+    as a call on that expression's object (``Call.via``)."""
+
+
 def _built(call: Call) -> _Built:
     return _Built(_call_text(call.target, call.args, call.kwargs), call=call)
+
+
+def _receiver_call(
+    receiver: object, method: str, known: Mapping[str, str], classes: Mapping[str, str]
+) -> tuple[str, Call | None, str | None] | None:
+    """A method called on ``receiver``: its target, and the constructor call that built
+    the instance or the expression that returned it (``via``); None when it is not one of
+    the module's methods. An object a function returned is taken for the one class of the
+    module that defines ``method`` (``classes``: method name -> that class, when one)."""
+    if isinstance(receiver, _Built):
+        target = f"{receiver.call.target}.{method}"
+        return (target, receiver.call, None) if known.get(target) == "method" else None
+    if isinstance(receiver, _Made) and method in classes:
+        return f"{classes[method]}.{method}", None, receiver.source
+    return None
+
+
+def _owners(known: Mapping[str, str]) -> dict[str, str]:
+    """Method name -> the module's one class that defines it (names several define are left
+    out)."""
+    owners: dict[str, list[str]] = {}
+    for target, kind in known.items():
+        owner, _, method = target.partition(".")
+        if method and kind == "method":
+            owners.setdefault(method, []).append(owner)
+    return {method: found[0] for method, found in owners.items() if len(found) == 1}
 
 
 def _call_text(target: str, args: Sequence[str], kwargs: Sequence[tuple[str, str]]) -> str:
@@ -415,6 +453,8 @@ class _Reader:
             if isinstance(node, ast.Call | ast.FormattedValue):
                 formatted = (_formatted(node, env, self.build, self.known) for env in in_force)
                 yield from enumerate(dict.fromkeys(c for cs in formatted for c in cs))
+            special = (_special_calls(node, self.names, env, self.build) for env in in_force)
+            yield from enumerate(dict.fromkeys(c for cs in special for c in cs))
             if not isinstance(node, ast.Call):
                 continue
             found = _calls(node, self.names, self.known, in_force, self.build)
@@ -537,8 +577,12 @@ def _instance(names: _Names, known: Mapping[str, str], node: ast.Call, env: Env)
         wrapped = evaluate(node.args[0], env)
         return _Alias(wrapped.member) if isinstance(wrapped, _Alias) else MISSING
     built = _call(node, names, known, env)
+    if built is not None and known.get(built.target) == "class":
+        return _built(built)
+    if built is not None and known.get(built.target) == "function" and not built.on_instance:
+        return _Made(_call_text(built.target, built.args, built.kwargs))
     if built is not None:
-        return _built(built) if known.get(built.target) == "class" else MISSING
+        return MISSING
     path = _package_path(node.func, names)
     if path is None or _member(node.func, names) in known:
         return MISSING
@@ -657,7 +701,7 @@ def _call(
     instance of the module's class: a data file's content)."""
     build = build or partial(_instance, names, known)
     func = node.func
-    target, instance = _target(func, names, known, env, build)
+    target, instance, via = _target(func, names, known, env, build)
     if not target:
         return None
     arguments = _literal_arguments(node, env, build, names.optional.get(target))
@@ -665,31 +709,52 @@ def _call(
         return None
     if instance is not None:
         return Call(target, *arguments, instance.args, instance.kwargs)
-    return Call(target, *arguments)
+    return Call(target, *arguments, via=via)
 
 
 def _target(
     func: ast.expr, names: _Names, known: Mapping[str, str], env: Env, build: CallValue
-) -> tuple[str, Call | None]:
+) -> tuple[str, Call | None, str | None]:
     """What a call of ``func`` calls in the module (``""`` when nothing), and for a method,
-    the constructor call that built its instance."""
+    the constructor call that built its instance or the expression that returned it."""
     member = _member(func, names)
     if member is not None and known.get(member) in ("function", "class"):
-        return member, None
+        return member, None, None
     alias = evaluate(func, env) if isinstance(func, ast.Name | ast.Attribute) else None
     if isinstance(alias, _Alias):  # ``self.unidecode(...)``, ``f = parse; f(...)``
-        return alias.member, None
+        return alias.member, None, None
     if not isinstance(func, ast.Attribute):
-        return "", None
+        return "", None, None
     owner = _member(func.value, names)
     static = f"{owner}.{func.attr}"
     if owner is not None and known.get(static, "") in ("staticmethod", "classmethod"):
-        return static, None  # ``Version.parse("1.0")``
-    built = evaluate(func.value, env, build)
-    method = f"{built.call.target}.{func.attr}" if isinstance(built, _Built) else ""
-    if isinstance(built, _Built) and known.get(method) == "method":
-        return method, built.call
-    return "", None
+        return static, None, None  # ``Version.parse("1.0")``
+    receiver = evaluate(func.value, env, build)
+    found = _receiver_call(receiver, func.attr, known, names.owners)
+    return found if found is not None else ("", None, None)
+
+
+def _special_calls(node: ast.AST, names: _Names, env: Env, build: CallValue) -> list[Call]:
+    """The module's special methods ``node`` calls through syntax (``special_uses``), on an
+    instance of its class, with every operand known in ``env``."""
+    found = []
+    for use in special_uses(node):
+        if use.method not in OPERATORS:
+            continue
+        receiver = evaluate(use.receiver, env, build)
+        if not isinstance(receiver, _Built | _Made):
+            continue
+        target = _receiver_call(receiver, use.method, names.known, names.owners)
+        operands = [source_of(evaluate(operand, env, build)) for operand in use.operands]
+        if target is None or None in operands:
+            continue
+        method, instance, via = target
+        args = tuple(o for o in operands if o is not None)
+        if instance is not None:
+            found.append(Call(method, args, (), instance.args, instance.kwargs))
+        else:
+            found.append(Call(method, args, via=via))
+    return found
 
 
 def _is_name(node: ast.expr, *names: str) -> bool:

@@ -16,6 +16,7 @@ and that is reported, not hidden. Keep it compatible with Python 3.8+.
 from __future__ import annotations
 
 import doctest
+import functools
 import importlib
 import inspect
 import json
@@ -207,6 +208,8 @@ def method_kind(raw: Any) -> str | None:
         return "classmethod"
     if inspect.isfunction(raw):
         return "method"
+    if inspect.isfunction(getattr(raw, "__wrapped__", None)) and hasattr(type(raw), "__get__"):
+        return "method"  # a decorated method that still binds: ``@lru_cache``
     return None
 
 
@@ -229,7 +232,7 @@ def describe_class(name: str, cls: type) -> dict[str, Any]:
     for attr, raw in class_attributes(cls):
         if attr.startswith("_") and attr not in OPERATORS and attr != CALL:
             continue
-        if isinstance(raw, property):
+        if isinstance(raw, property | functools.cached_property):
             properties.append(attr)
             continue
         kind = method_kind(raw)

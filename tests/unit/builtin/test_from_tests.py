@@ -659,3 +659,79 @@ def test_a_mixins_function_the_module_binds_too_is_still_called() -> None:
         "pkg.docs", INFO, {"tests/test_docs.py": source}, namespace=frozenset({"parse"})
     )
     assert read.calls == [Call("parse", ("'x: 1'",))]
+
+
+def _class(name: str, *methods: str) -> ClassInfo:
+    return ClassInfo(
+        name=name,
+        docstring=None,
+        doctests=(),
+        constructor=_callable(name, name, "constructor"),
+        methods=tuple(_callable(m, f"{name}.{m}", "method") for m in methods),
+        properties=(),
+        is_abstract=False,
+        is_exception=False,
+        lines=None,
+    )
+
+
+MAPPING = ModuleInfo(
+    name="pkg.dd",
+    file=None,
+    docstring=None,
+    doctests=(),
+    functions=(_callable("dotty", "dotty", "function"), _callable("parse", "parse", "function")),
+    classes=(
+        _class("Dotty", "__getitem__", "__setitem__", "__delitem__", "__contains__", "get"),
+        _class("Other", "get", "__len__", "__or__"),
+    ),
+)
+FACTORY = "    def setUp(self):\n        self.d = dotty({'a': {'b': [1, 2]}})\n"
+VIA = "dotty({'a': {'b': [1, 2]}})"
+SYNTAX_CASES = [
+    (
+        "item access, membership, assignment and deletion on what a function returned",
+        f"{FACTORY}    def test_a(self):\n        self.assertEqual(self.d['a.b.0'], 1)\n"
+        "        assert 'a.b' in self.d\n        self.assertIn('a', self.d)\n"
+        "        self.d['c.0'] = 5\n        del self.d['a']\n",
+        [
+            Call("dotty", ("{'a': {'b': [1, 2]}}",)),
+            Call("Dotty.__getitem__", ("'a.b.0'",), via=VIA),
+            Call("Dotty.__contains__", ("'a.b'",), via=VIA),
+            Call("Dotty.__contains__", ("'a'",), via=VIA),
+            Call("Dotty.__setitem__", ("'c.0'", "5"), via=VIA),
+            Call("Dotty.__delitem__", ("'a'",), via=VIA),
+        ],
+    ),
+    (
+        "a method two classes define is not guessed for a returned object",
+        f"{FACTORY}    def test_a(self):\n        self.d.get('a')\n",
+        [Call("dotty", ("{'a': {'b': [1, 2]}}",))],
+    ),
+    (
+        "operators and len on an instance its class built",
+        "    def test_a(self):\n        o = Other(3)\n        assert len(o) == 3\n"
+        "        o | [4]\n        o | make()\n        o['x']\n",
+        [
+            Call("Other", ("3",)),
+            Call("Other.__len__", init_args=("3",)),
+            Call("Other.__or__", ("[4]",), init_args=("3",)),
+        ],
+    ),
+    (
+        "what a function returned, passed on as its source",
+        "    def test_a(self):\n        parse(dotty({'k': 1}))\n",
+        [Call("parse", ("dotty({'k': 1})",)), Call("dotty", ("{'k': 1}",))],
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("case", "body", "expected"), SYNTAX_CASES, ids=[c[0] for c in SYNTAX_CASES]
+)
+def test_special_methods_reached_through_syntax(case: str, body: str, expected: list[Call]) -> None:
+    source = (
+        "import unittest\nfrom pkg.dd import Other, dotty, parse\n\n\n"
+        f"class TestD(unittest.TestCase):\n{body}"
+    )
+    assert calls_from_tests("pkg.dd", MAPPING, {"tests/test_dd.py": source}) == expected
