@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
+from types import MappingProxyType
 from typing import NamedTuple
 
 from tddforge.builtin.bindings import (
@@ -111,6 +112,7 @@ def read_tests(
     reexported: frozenset[str] = frozenset(),
     namespace: frozenset[str] = frozenset(),
     files: DataFiles | None = None,
+    above: Mapping[str, frozenset[str]] = MappingProxyType({}),
 ) -> TestInputs:
     """The module's calls in ``sources`` with literal arguments, in order, each once; and
     the calls of its package's other functions and classes (the drivers), likewise.
@@ -121,7 +123,9 @@ def read_tests(
     made of those (``Strategy.SEMVER``, ``[Strategy.SEMVER]``, ``Version("1.0")``) is kept
     as its source, which the runner evaluates in the module and the writer imports from it.
     ``files``: the project's data files, read where a test loads its inputs from one
-    (``json.load(open("testdata.json"))``).
+    (``json.load(open("testdata.json"))``). ``above``: the module's names each package
+    above its own offers (``ancestor_reexports``), so that ``from netaddr import IPSet``
+    counts for ``netaddr.ip.sets``.
     """
     known = _known_targets(info)
     optional = _optional_parameters(info)
@@ -138,7 +142,7 @@ def read_tests(
             tree = ast.parse(text)
         except SyntaxError:
             continue
-        names = _imported_names(tree, import_name, reexported, _dotted(path), namespace)
+        names = _imported_names(tree, import_name, reexported, _dotted(path), namespace, above)
         names.optional, names.known, names.owners = optional, known, owners
         if names.local.pop("*", None):  # ``from colorutils import *``: every public member
             public = (n for n in known if "." not in n and not n.startswith("_"))
@@ -161,7 +165,8 @@ class _Names:
     def __init__(self) -> None:
         self.local: dict[str, str] = {}  # local name → the member's name in the module
         self.modules: set[str] = set()  # dotted expressions that mean the module
-        self.packages: set[str] = set()  # ... that mean its package, for the names it offers
+        #: ... that mean its package or one above it, with the module's names each offers
+        self.packages: dict[str, frozenset[str]] = {}
         self.reexported: frozenset[str] = frozenset()
         #: local name → the name the module binds too (``Strategy`` imported by both), whose
         #: values (``Strategy.SEMVER``) the tests can pass as they are
@@ -215,9 +220,11 @@ def _imported_names(
     reexported: frozenset[str],
     here: str = "",
     namespace: frozenset[str] = frozenset(),
+    above: Mapping[str, frozenset[str]] = MappingProxyType({}),
 ) -> _Names:
     """How the test file ``here`` (its dotted name) refers to the module, absolute
-    imports and relative ones (``from .._headers import normalize``) alike."""
+    imports and relative ones (``from .._headers import normalize``) alike. ``above``:
+    the module's names each package above its own offers (``ancestor_reexports``)."""
     names = _Names()
     package, _, last = import_name.rpartition(".")
     top = import_name.split(".")[0]
@@ -231,6 +238,11 @@ def _imported_names(
             )
         if isinstance(node, ast.ImportFrom) and _names_module(node, found, import_name):
             names.local.update((a.asname or a.name, a.name) for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and found and found in above:
+            offers = above[found]  # ``from netaddr import IPSet``
+            names.local.update(
+                (a.asname or a.name, a.name) for a in node.names if _offered(a.name, offers)
+            )
         elif isinstance(node, ast.ImportFrom) and package and _names_module(node, found, package):
             names.modules.update(a.asname or a.name for a in node.names if a.name == last)
             names.local.update(
@@ -243,7 +255,9 @@ def _imported_names(
                 if alias.name == import_name:
                     names.modules.add(alias.asname or import_name)
                 elif package and alias.name == package and reexported:
-                    names.packages.add(alias.asname or package)
+                    names.packages[alias.asname or package] = reexported
+                elif above.get(alias.name):
+                    names.packages[alias.asname or alias.name] = above[alias.name]
                 elif alias.asname and import_name.startswith(alias.name + "."):
                     names.ancestors.add(alias.asname)  # ``import networkx as nx``
     names.reexported = reexported
@@ -296,6 +310,54 @@ def package_reexports(
         if any(name == last and "*" in names for name, names in taken):
             found.add("*")
     return frozenset(found)
+
+
+def ancestor_reexports(
+    import_name: str, offered: frozenset[str], init_of: Callable[[str], str | None]
+) -> dict[str, frozenset[str]]:
+    """The module's names each package above its own offers, by the package's dotted name:
+    ``netaddr/__init__.py`` doing ``from netaddr.ip.sets import IPSet`` (or ``from .ip.sets
+    import *``) offers ``IPSet`` of ``netaddr.ip.sets``, and one taking a name from a
+    nearer package that offers it (``from netaddr.ip import IPSet``) does too.
+    ``offered``: what the module's own package offers (``package_reexports``);
+    ``init_of``: a package's ``__init__`` source by its dotted name, or None."""
+    parts = import_name.split(".")
+    by_package = {".".join(parts[:-1]): offered}
+    found: dict[str, frozenset[str]] = {}
+    for depth in range(len(parts) - 2, 0, -1):
+        package = ".".join(parts[:depth])
+        names: set[str] = set()
+        for module, imported in _from_imports(init_of(package) or "", package):
+            source = frozenset({"*"}) if module == import_name else by_package.get(module)
+            if not source:
+                continue
+            if "*" in imported:
+                names |= source
+            else:
+                names.update(n for n in imported if _offered(n, source))
+        by_package[package] = found[package] = frozenset(names)
+    return {package: names for package, names in found.items() if names}
+
+
+def _from_imports(source: str, package: str) -> Iterator[tuple[str, list[str]]]:
+    """Each ``from`` import in ``source``, the ``__init__`` of ``package``: the dotted module
+    it names (a relative one resolved) and the names imported."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.ImportFrom):
+            continue
+        dotted = node.module
+        if node.level:
+            parts = package.split(".")
+            if node.level > len(parts):
+                continue
+            base = parts[: len(parts) - node.level + 1]
+            dotted = ".".join([*base, *([node.module] if node.module else [])])
+        if dotted:
+            yield dotted, [a.name for a in node.names]
 
 
 def _sibling_imports(source: str, package: str) -> Iterator[tuple[str, list[str]]]:
@@ -833,8 +895,11 @@ def _member(func: ast.expr, names: _Names) -> str | None:
         return names.local.get(func.id)
     if isinstance(func, ast.Attribute) and ast.unparse(func.value) in names.modules:
         return func.attr
-    if isinstance(func, ast.Attribute) and ast.unparse(func.value) in names.packages:
-        return func.attr if _offered(func.attr, names.reexported) else None
+    offers = (
+        names.packages.get(ast.unparse(func.value)) if isinstance(func, ast.Attribute) else None
+    )
+    if isinstance(func, ast.Attribute) and offers is not None:
+        return func.attr if _offered(func.attr, offers) else None
     if isinstance(func, ast.Attribute) and ast.unparse(func.value) in names.ancestors:
         # ``nx.ancestors(G, 2)``: the package's name when the module defines it publicly
         return func.attr if not func.attr.startswith("_") else None

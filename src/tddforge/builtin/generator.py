@@ -39,6 +39,7 @@ from tddforge.builtin.explore import (
 )
 from tddforge.builtin.from_tests import (
     TestInputs,
+    ancestor_reexports,
     package_reexports,
     project_test_sources,
     read_tests,
@@ -134,9 +135,18 @@ class BuiltinSuiteGenerator:
             ),
             frozenset[str](),
         )
+        above = guard(
+            "reading the re-exports of the packages above",
+            partial(
+                ancestor_reexports, target.import_name, offered, partial(_ancestor_init, target)
+            ),
+            dict[str, frozenset[str]](),
+        )
         namespace = frozenset(bound_names(target.source))
         files = DataFiles(target.project)
-        read = partial(read_tests, target.import_name, info, sources, offered, namespace, files)
+        read = partial(
+            read_tests, target.import_name, info, sources, offered, namespace, files, above
+        )
         given = guard("reading the project's tests", read, TestInputs([], []))
         captured: list[Call] = []
         if given.drivers:  # the package's API run by the tests: the calls it makes of the module
@@ -423,6 +433,20 @@ def _checked_lengths(target: CoverTarget) -> dict[str, tuple[Constant, ...]]:
 def _sibling_source(target: CoverTarget, name: str) -> str | None:
     """The source of the module ``name`` beside the target, when there is one."""
     path = (target.project / target.module_rel).parent / f"{name}.py"
+    try:
+        return path.read_text(encoding="utf-8") if path.is_file() else None
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def _ancestor_init(target: CoverTarget, package: str) -> str | None:
+    """The source of the ``__init__`` of ``package``, a package above the module's own
+    (``netaddr`` for ``netaddr.ip.sets``), when there is one."""
+    up = target.import_name.count(".") - package.count(".") - 1
+    module = target.project / target.module_rel
+    if up < 1 or up >= len(module.parents):
+        return None
+    path = module.parents[up] / "__init__.py"
     try:
         return path.read_text(encoding="utf-8") if path.is_file() else None
     except (OSError, UnicodeDecodeError):

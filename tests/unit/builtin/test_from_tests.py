@@ -9,6 +9,7 @@ import pytest
 from tddforge.builtin.discover import CallableInfo, ClassInfo, ModuleInfo, Param
 from tddforge.builtin.explore import Call
 from tddforge.builtin.from_tests import (
+    ancestor_reexports,
     calls_from_tests,
     package_reexports,
     project_test_sources,
@@ -735,3 +736,56 @@ def test_special_methods_reached_through_syntax(case: str, body: str, expected: 
         f"class TestD(unittest.TestCase):\n{body}"
     )
     assert calls_from_tests("pkg.dd", MAPPING, {"tests/test_dd.py": source}) == expected
+
+
+INITS = {
+    "top": "from top.mid.docs import Game, parse\nfrom .other import thing\n",
+    "top.mid": "from .docs import *\n",
+    "chain": "from chain.mid import Game\n",
+    "chain.mid": "from . import docs\nfrom .docs import Game\n",
+    "rel": "from .mid.docs import *\n",
+    "far": "from far.mid.other import parse\n",
+}
+ANCESTORS = [
+    (
+        "a name taken from the module by its full path",
+        "top.mid.docs",
+        frozenset({"*"}),
+        {"top": frozenset({"Game", "parse"})},
+    ),
+    (
+        "a name taken from a nearer package that offers it",
+        "chain.mid.docs",
+        frozenset({"Game"}),
+        {"chain": frozenset({"Game"})},
+    ),
+    ("a relative star import", "rel.mid.docs", frozenset(), {"rel": frozenset({"*"})}),
+    ("another module's name of the same spelling", "far.mid.docs", frozenset({"*"}), {}),
+    ("a package with no init", "none.mid.docs", frozenset(), {}),
+]
+
+
+@pytest.mark.parametrize(
+    ("case", "module", "offered", "expected"), ANCESTORS, ids=[c[0] for c in ANCESTORS]
+)
+def test_ancestor_reexports(
+    case: str, module: str, offered: frozenset[str], expected: dict[str, frozenset[str]]
+) -> None:
+    assert ancestor_reexports(module, offered, INITS.get) == expected
+
+
+def test_calls_through_a_package_above_the_modules_own() -> None:
+    """netaddr's tests do ``from netaddr import IPSet`` for ``netaddr.ip.sets``; methods and
+    operators on what they build count, and a name the package does not offer does not."""
+    info = INFO.model_copy(update={"name": "top.mid.docs"})
+    source = (
+        "import top\nfrom top import Game, other\n\n"
+        "def test_a():\n    g = Game(1)\n    g.roll(2)\n    top.parse('x')\n    other(3)\n"
+    )
+    above = {"top": frozenset({"Game", "parse"})}
+    found = read_tests("top.mid.docs", info, {"tests/test_top.py": source}, above=above)
+    assert found.calls == [
+        Call("Game", ("1",)),
+        Call("Game.roll", ("2",), init_args=("1",)),
+        Call("parse", ("'x'",)),
+    ]
