@@ -20,6 +20,8 @@ bench/heldout8_targets.tsv is the eighth, chosen after the first seven were meas
 ``--pins bench/heldout8_targets.tsv bench-targets-heldout8``.
 bench/heldout9_targets.tsv is the ninth, chosen after the first eight were measured and studied:
 ``--pins bench/heldout9_targets.tsv bench-targets-heldout9``.
+bench/heldout10_targets.tsv is the tenth, chosen after the first nine were measured and studied:
+``--pins bench/heldout10_targets.tsv bench-targets-heldout10``.
 
 Each pinned sdist is fetched with this interpreter's pip into DEST/sdist (kept when its sha256
 already matches), checked against its pin and unpacked into DEST/src. Then DEST/targets.tsv is
