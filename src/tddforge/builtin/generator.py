@@ -432,7 +432,11 @@ def _checked_lengths(target: CoverTarget) -> dict[str, tuple[Constant, ...]]:
 
 def _sibling_source(target: CoverTarget, name: str) -> str | None:
     """The source of the module ``name`` beside the target, when there is one."""
-    path = (target.project / target.module_rel).parent / f"{name}.py"
+    return _read((target.project / target.module_rel).parent / f"{name}.py")
+
+
+def _read(path: Path) -> str | None:
+    """A source file's text, or None when it is not there or not readable as UTF-8."""
     try:
         return path.read_text(encoding="utf-8") if path.is_file() else None
     except (OSError, UnicodeDecodeError):
@@ -446,11 +450,7 @@ def _ancestor_init(target: CoverTarget, package: str) -> str | None:
     module = target.project / target.module_rel
     if up < 1 or up >= len(module.parents):
         return None
-    path = module.parents[up] / "__init__.py"
-    try:
-        return path.read_text(encoding="utf-8") if path.is_file() else None
-    except (OSError, UnicodeDecodeError):
-        return None
+    return _read(module.parents[up] / "__init__.py")
 
 
 def _package_init(target: CoverTarget) -> str | None:
