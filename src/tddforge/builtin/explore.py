@@ -118,6 +118,9 @@ class Outcome:
     message: str = ""
     state: tuple[tuple[str, str], ...] = ()  # a non-literal value's public literal attributes
     after: tuple[tuple[str, str], ...] = ()  # a method's instance: its public literal attributes
+    #: a method's instance: its repr when the call changed it (``d["a"] = 1``), when both
+    #: runs agree on it (``_merged``); else ""
+    after_repr: str = ""
     taken: int = 0  # a generator that yields more: only its first ``taken`` items were taken
     #: the value varied between the two runs (``random()``, ``now()``), its type did not:
     #: only the type is asserted, and only the type tells a mutant apart
@@ -212,12 +215,14 @@ def _placeless(result: CallResult, pattern: re.Pattern[str]) -> CallResult:
         return tuple((name, value) for name, value in pairs if not holds(value))
 
     state, after = kept(outcome.state), kept(outcome.after)
+    after_repr = "" if holds(outcome.after_repr) else outcome.after_repr
     if outcome.kind == "return" and holds(outcome.repr):
         typed = Outcome(
             "return",
             outcome.type,
             outcome.type_module,
             after=after,
+            after_repr=after_repr,
             taken=outcome.taken,
             varies=True,
         )
@@ -226,6 +231,7 @@ def _placeless(result: CallResult, pattern: re.Pattern[str]) -> CallResult:
         outcome,
         state=state,
         after=after,
+        after_repr=after_repr,
         message="" if holds(outcome.message) else outcome.message,
         repr="" if holds(outcome.repr) else outcome.repr,
     )
@@ -423,6 +429,8 @@ def _merged(
 ) -> CallResult:
     """One call's result from its first run's outcome and the second run's row (if any)."""
     again = _outcome(second["outcome"]) if second is not None else None
+    if again is not None and again.after_repr != outcome.after_repr:  # hash order, a clock
+        outcome, again = replace(outcome, after_repr=""), replace(again, after_repr="")
     stable = outcome.same_as(again) and outcome.kind in ("return", "raise")
     if not stable and typed_alike(outcome, again):
         typed = Outcome("return", outcome.type, outcome.type_module, varies=True)
@@ -444,7 +452,7 @@ def typed_alike(first: Outcome, second: Outcome | None) -> bool:
 
 
 def _outcome(raw: dict[str, Any]) -> Outcome:
-    fields = ("kind", "type", "type_module", "repr", "literal", "message", "taken")
+    fields = ("kind", "type", "type_module", "repr", "literal", "message", "taken", "after_repr")
     state = tuple(sorted(raw.get("state", {}).items()))
     after = tuple(sorted(raw.get("after", {}).items()))
     return Outcome(**{k: raw[k] for k in fields if k in raw}, state=state, after=after)

@@ -47,10 +47,12 @@ def observed(outcome: Outcome, like: Outcome | None = None) -> Observed:
         return ("raise", outcome.type, outcome.message)
     if outcome.kind != "return":
         return (outcome.kind,)  # a timeout or crash: no test would pass
+    # the object's repr after the call is asserted when the original's call changed it
+    after = outcome.after_repr if like is None or like.after_repr else ""
     if outcome.literal:
-        return ("return", outcome.repr, outcome.after)
+        return ("return", outcome.repr, outcome.after, after)
     shown = "" if "0x" in outcome.repr else outcome.repr  # asserted when it is stable
-    return ("return", outcome.type, outcome.state, outcome.after, shown)
+    return ("return", outcome.type, outcome.state, outcome.after, shown, after)
 
 
 def plan(

@@ -267,6 +267,8 @@ def _test(
             checks.append(style.equal.format("repr(result)", repr(outcome.repr)))
     instance = setup[0].split(" = ")[0] if setup else ""
     effects = [_compare(style, f"{instance}.{name}", text) for name, text in outcome.after]
+    if instance and outcome.after_repr:  # what the call changed in it, as it shows itself
+        effects.append(style.equal.format(f"repr({instance})", repr(outcome.after_repr)))
     body = [*setup, *checks, *effects]
     name = _unique_name(call, outcome, names)
     env = (*call.env, *((variable, None) for variable in call.unset))

@@ -188,6 +188,47 @@ def public_state(value: Any) -> dict[str, str]:
     }
 
 
+def shown_state(instance: Any) -> str:
+    """What an object shows of itself when its class says how (its own ``__repr__``, or a
+    builtin container's): a repr with no address in it and not too long, else ``""``. A
+    mapping keeping its entries in a private attribute (``self._data``) has no public
+    state, but its repr shows what ``d["a"] = 1`` did to it."""
+    if getattr(type(instance), "__repr__", None) is object.__repr__:
+        return ""
+    try:
+        if hash_ordered(vars(instance) if hasattr(instance, "__dict__") else instance):
+            return ""
+        text = repr(instance)
+    except Exception:
+        return ""
+    return text if len(text) <= MAX_REPR and "0x" not in text else ""
+
+
+def hash_ordered(value: Any, depth: int = 3) -> bool:
+    """Whether ``value`` holds a set whose order another process may not repeat: two or
+    more items, not all numbers (strings hash by a per-process seed, objects by address)."""
+    if isinstance(value, (set, frozenset)):
+        plain = all(isinstance(item, (int, float, type(None))) for item in value)
+        return len(value) > 1 and not plain
+    if depth <= 0:
+        return False
+    if isinstance(value, dict):
+        return any(hash_ordered(item, depth - 1) for item in value.values())
+    if isinstance(value, (list, tuple)):
+        return any(hash_ordered(item, depth - 1) for item in value[:100])
+    return False
+
+
+def untraced(function: Any, *args: Any) -> Any:
+    """``function(*args)`` with the tracer off: what the runner looks at is not the call's."""
+    tracer = sys.gettrace()
+    sys.settrace(None)
+    try:
+        return function(*args)
+    finally:
+        sys.settrace(tracer)
+
+
 def read_back(module: Any, instance: Any, call: dict[str, Any]) -> dict[str, str]:
     """After ``box.size = 3``: the attribute read back, when its value is a literal. An
     object keeping its attributes elsewhere than in its ``__dict__`` (a mapping read
@@ -239,6 +280,7 @@ def run_call(
             sys.settrace(tracer)
         try:
             run_before(module, instance, call.get("before") or ())
+            shown = untraced(shown_state, instance) if instance is not None else ""
             if call.get("attribute"):  # data is the value; an instance's property is read
                 value = func() if instance is not None else func
             else:
@@ -255,6 +297,9 @@ def run_call(
             outcome["taken"] = taken
         if instance is not None:  # what the method left in the object
             outcome["after"] = {**public_state(instance), **read_back(module, instance, call)}
+            after = shown_state(instance)
+            if after and after != shown:  # the call changed what the object shows
+                outcome["after_repr"] = after
     except CallTimeout:
         outcome = {"kind": "timeout"}
     except StepFailed as exc:  # never asserted on (only returns and raises are)

@@ -800,3 +800,50 @@ def test_an_endless_generator_is_taken_up_to_the_cap_and_one_raising_late_raises
     assert endless.taken == 1000 and endless.repr.startswith("[5, 6, 7,")
     assert (odd.kind, odd.type, odd.message) == ("raise", "ValueError", "odd")
     assert (even.repr, even.taken) == ("[(1, 2)]", 0)  # it ended: all of it
+
+
+TABLES = """\
+class Table:
+    def __init__(self, rows=None):
+        self._rows = dict(rows or {})
+
+    def __setitem__(self, key, value):
+        self._rows[key] = value
+
+    def __getitem__(self, key):
+        return self._rows[key]
+
+    def __repr__(self):
+        return f"Table({self._rows!r})"
+
+
+class Bag:
+    def __init__(self):
+        self._items = set()
+
+    def add(self, item):
+        self._items.add(item)
+
+    def __repr__(self):
+        return f"Bag({self._items!r})"
+"""
+
+
+def test_what_a_call_changed_in_an_object_is_seen_through_its_repr(tmp_path: Path) -> None:
+    """A mapping keeping its rows in a private attribute has no public state: its repr
+    shows what ``t["a"] = 1`` did. A read leaves the repr as it was, and a set's repr,
+    whose order the two runs' hash seeds may change, is not kept unless they agree."""
+    project, module = sample(tmp_path, "tables.py", TABLES)
+    calls = [
+        Call("Table.__setitem__", ("'a'", "1"), init_args=()),
+        Call("Table.__getitem__", ("'k'",), init_args=("{'k': 2}",)),
+        Call("Bag.add", ("'x'",), init_args=()),
+        Call("Bag.add", ("'y'",), init_args=(), before=(Step("add", ("'x'",)),)),
+    ]
+    results = run_calls(project, module, calls, python=PY, sandbox=Sandbox(project, LIMITS))
+    stored, read, added, two = (r.outcome for r in results)
+    assert (stored.after, stored.after_repr) == ((), "Table({'a': 1})")
+    assert (read.repr, read.after_repr) == ("2", "")
+    assert added.after_repr == "Bag({'x'})"  # one item: the same in every hash order
+    assert two.after_repr == ""  # two strings: their order is the hash seed's
+    assert all(r.deterministic for r in results)

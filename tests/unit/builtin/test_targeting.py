@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from tddforge.builtin.explore import Call, CallResult, Outcome
@@ -261,3 +263,11 @@ def test_line_literals() -> None:
     assert sorted(found[2]) == ["100", "11", "12", "13"]
     assert sorted(found[4]) == ["1", "10", "2", "nd", "st", "th"]
     assert 1 not in found and 7 not in found  # a def line holds no constant
+
+
+def test_the_repr_after_a_call_tells_mutants_apart_when_the_original_call_changed_it() -> None:
+    changed = replace(NONE_AFTER_1, after_repr="D({'a': 1})")
+    mutated = replace(NONE_AFTER_1, after_repr="D({})")
+    assert observed(mutated, changed) != observed(changed)
+    # the original's call left the repr as it was (nothing written about it)
+    assert observed(mutated, NONE_AFTER_1) == observed(NONE_AFTER_1)

@@ -710,3 +710,15 @@ def test_a_class_and_a_function_of_one_name_get_test_cases_of_their_own() -> Non
 )
 def test_case_names(roots: list[str], expected: list[str]) -> None:
     assert list(case_names(roots).values()) == expected
+
+
+def test_what_a_call_changed_in_its_instance_is_asserted_through_its_repr() -> None:
+    stored = CallResult(
+        Call("Table.__setitem__", ("'a'", "1"), init_args=("{}",)),
+        frozenset(),
+        Outcome("return", "NoneType", "builtins", "None", True, after_repr="Table({'a': 1})"),
+        True,
+    )
+    source = write_module("tables", [stored])
+    assert "    table = Table({})\n    table['a'] = 1\n" in source
+    assert "    assert repr(table) == \"Table({'a': 1})\"\n" in source

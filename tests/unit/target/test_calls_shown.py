@@ -1,0 +1,46 @@
+"""What the call runner takes from an object after a call (pure parts)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tddforge.target.calls import hash_ordered, shown_state
+
+
+@pytest.mark.parametrize(
+    ("value", "ordered"),
+    [
+        ({"a", "b"}, True),  # strings: the per-process hash seed orders them
+        ({"a"}, False),
+        ({1, 2, 3}, False),  # numbers hash to themselves
+        (frozenset({object(), object()}), True),  # by address
+        ({"_items": {"x", "y"}}, True),  # an object's attributes, one level down
+        ({"rows": [{"k": {"p", "q"}}]}, True),
+        ({"rows": {"k": "v"}, "n": 3}, False),
+        ([[[[{"deep", "er"}]]]], False),  # past the depth looked at
+    ],
+)
+def test_hash_ordered(value: Any, ordered: bool) -> None:
+    assert hash_ordered(value) is ordered
+
+
+class Shown:
+    def __init__(self, items: Any) -> None:
+        self._items = items
+
+    def __repr__(self) -> str:
+        return f"Shown({self._items!r})"
+
+
+class Plain:
+    pass
+
+
+def test_shown_state() -> None:
+    assert shown_state(Shown([1, 2])) == "Shown([1, 2])"
+    assert shown_state(Shown({"a", "b"})) == ""  # its order is not another run's
+    assert shown_state(Plain()) == ""  # object's repr: an address
+    assert shown_state({"a": 1}) == "{'a': 1}"  # a builtin container shows itself
+    assert shown_state(Shown("x" * 5000)) == ""  # too long to assert
