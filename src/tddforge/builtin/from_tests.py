@@ -21,7 +21,7 @@ from __future__ import annotations
 import ast
 import string
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 from types import MappingProxyType
@@ -41,7 +41,7 @@ from tddforge.builtin.bindings import (
 )
 from tddforge.builtin.data_files import DataFiles
 from tddforge.builtin.discover import CallableInfo, ModuleInfo
-from tddforge.builtin.explore import Call
+from tddforge.builtin.explore import Call, Step
 from tddforge.builtin.special_uses import special_uses
 from tddforge.target.probe import OPERATORS
 
@@ -511,15 +511,24 @@ class _Reader:
     def calls(
         self, body: Sequence[ast.stmt], envs: Sequence[Env], cls: str | None, depth: int
     ) -> Iterator[tuple[int, Call]]:
+        history = _History(self.build)
         for node, in_force in walk(body, envs, self.build):
+            if isinstance(node, ast.stmt):
+                history.statement(node, in_force)
             if isinstance(node, ast.Call | ast.FormattedValue):
                 formatted = (_formatted(node, env, self.build, self.known) for env in in_force)
                 yield from enumerate(dict.fromkeys(c for cs in formatted for c in cs))
-            special = (_special_calls(node, self.names, env, self.build) for env in in_force)
-            yield from enumerate(dict.fromkeys(c for cs in special for c in cs))
+            special = (
+                history.after(receiver, call)
+                for env in in_force
+                for receiver, call in _special_calls(node, self.names, env, self.build)
+            )
+            yield from enumerate(dict.fromkeys(special))
             if not isinstance(node, ast.Call):
                 continue
             found = _calls(node, self.names, self.known, in_force, self.build)
+            if isinstance(node.func, ast.Attribute):
+                found = [history.after(node.func.value, call) for call in found]
             yield from enumerate(found)
             if found or depth >= MAX_HELPER_DEPTH:
                 continue
@@ -796,10 +805,12 @@ def _target(
     return found if found is not None else ("", None, None)
 
 
-def _special_calls(node: ast.AST, names: _Names, env: Env, build: CallValue) -> list[Call]:
+def _special_calls(
+    node: ast.AST, names: _Names, env: Env, build: CallValue
+) -> list[tuple[ast.expr, Call]]:
     """The module's special methods ``node`` calls through syntax (``special_uses``), on an
-    instance of its class, with every operand known in ``env``."""
-    found = []
+    instance of its class, with every operand known in ``env``: each with its receiver."""
+    found: list[tuple[ast.expr, Call]] = []
     for use in special_uses(node):
         if use.method not in OPERATORS:
             continue
@@ -813,10 +824,99 @@ def _special_calls(node: ast.AST, names: _Names, env: Env, build: CallValue) -> 
         method, instance, via = target
         args = tuple(o for o in operands if o is not None)
         if instance is not None:
-            found.append(Call(method, args, (), instance.args, instance.kwargs))
+            found.append((use.receiver, Call(method, args, (), instance.args, instance.kwargs)))
         else:
-            found.append(Call(method, args, via=via))
+            found.append((use.receiver, Call(method, args, via=via)))
     return found
+
+
+#: Steps a call is read after, at most: a longer setup is not rebuilt step by step.
+MAX_STEPS = 8
+
+
+class _History:
+    """The method calls a test body made on each of its objects so far, by the receiver's
+    source (``s = IPSet()``, ``s.add("10.0.0.0/24")``, ``s["k"] = 1``): a later call on the
+    same object is read as made after them (``Call.before``), so the state the test built
+    is the state the call runs on. A step whose arguments are not known, or that is not a
+    method of the module, leaves the object's state unknown: later calls on it are read
+    without steps, as a fresh object's. Assigning to the name starts a new object. The
+    first environment's arguments are taken (a table's rows share the steps)."""
+
+    def __init__(self, build: CallValue) -> None:
+        self.build = build
+        self.steps: dict[str, list[Step] | None] = {}
+        self.pending: list[tuple[str, Step | None]] = []
+        self.rebound: list[str] = []
+
+    def statement(self, node: ast.stmt, envs: Sequence[Env]) -> None:
+        """Take in what the previous statement did, then read what ``node`` does."""
+        for key, step in self.pending:
+            steps = self.steps.get(key, [])
+            grown = None if step is None or steps is None else [*steps, step]
+            self.steps[key] = grown if grown is None or len(grown) <= MAX_STEPS else None
+        for key in self.rebound:
+            self.steps.pop(key, None)
+        env = envs[0] if envs else {}
+        read = _steps_of(node, env, self.build)
+        keyed = ((_receiver_key(receiver), step) for receiver, step in read)
+        self.pending = [(name, step) for name, step in keyed if name is not None]
+        self.rebound = _rebound_keys(node)
+
+    def after(self, receiver: ast.expr, call: Call) -> Call:
+        """``call`` on ``receiver``, after the steps the body made on it so far."""
+        key = _receiver_key(receiver)
+        steps = self.steps.get(key) if key is not None else None
+        return replace(call, before=tuple(steps)) if steps and call.on_instance else call
+
+
+def _steps_of(node: ast.stmt, env: Env, build: CallValue) -> Iterator[tuple[ast.expr, Step | None]]:
+    """What a statement does to the module's objects: a method call (its value used or
+    not; one its class inherits too), an item set or deleted, an attribute set; None for
+    a step whose arguments are not known."""
+    value = getattr(node, "value", None)
+    if isinstance(node, ast.Expr | ast.Assign | ast.AnnAssign) and isinstance(value, ast.Call):
+        func = value.func
+        if isinstance(func, ast.Attribute) and _is_ours(evaluate(func.value, env, build)):
+            arguments = _literal_arguments(value, env, build)  # a method it inherits too
+            yield func.value, Step(func.attr, *arguments) if arguments is not None else None
+    if isinstance(node, ast.Assign):
+        for target in node.targets:
+            if isinstance(target, ast.Attribute) and _is_ours(evaluate(target.value, env, build)):
+                shown = source_of(evaluate(node.value, env, build))
+                step = Step("__setattr__", (repr(target.attr), shown)) if shown else None
+                yield target.value, step
+    for use in special_uses(node):  # ``d[k] = v``, ``del d[k]``
+        if _is_ours(evaluate(use.receiver, env, build)):
+            operands = [source_of(evaluate(o, env, build)) for o in use.operands]
+            known = None not in operands
+            yield (
+                use.receiver,
+                Step(use.method, tuple(o or "" for o in operands)) if known else None,
+            )
+
+
+def _is_ours(value: object) -> bool:
+    return isinstance(value, _Built | _Made)
+
+
+def _receiver_key(node: ast.expr) -> str | None:
+    """``s`` or ``self.s``: a name the test keeps an object under; None for an expression."""
+    inner = node
+    while isinstance(inner, ast.Attribute):
+        inner = inner.value
+    return ast.unparse(node) if isinstance(inner, ast.Name) else None
+
+
+def _rebound_keys(node: ast.stmt) -> list[str]:
+    """The names (``s``, ``self.s``) a statement binds anew."""
+    if isinstance(node, ast.Assign):
+        targets = node.targets
+    elif isinstance(node, ast.AnnAssign | ast.AugAssign):
+        targets = [node.target]
+    else:
+        return []
+    return [k for t in targets if not isinstance(t, ast.Subscript) and (k := _receiver_key(t))]
 
 
 def _is_name(node: ast.expr, *names: str) -> bool:

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from tddforge.builtin.discover import CallableInfo, ClassInfo, ModuleInfo, Param
-from tddforge.builtin.explore import Call
+from tddforge.builtin.explore import Call, Step
 from tddforge.builtin.from_tests import (
     ancestor_reexports,
     calls_from_tests,
@@ -701,7 +701,12 @@ SYNTAX_CASES = [
             Call("Dotty.__contains__", ("'a.b'",), via=VIA),
             Call("Dotty.__contains__", ("'a'",), via=VIA),
             Call("Dotty.__setitem__", ("'c.0'", "5"), via=VIA),
-            Call("Dotty.__delitem__", ("'a'",), via=VIA),
+            Call(
+                "Dotty.__delitem__",
+                ("'a'",),
+                via=VIA,
+                before=(Step("__setitem__", ("'c.0'", "5")),),
+            ),
         ],
     ),
     (
@@ -718,6 +723,32 @@ SYNTAX_CASES = [
             Call("Other.__len__", init_args=("3",)),
             Call("Other.__or__", ("[4]",), init_args=("3",)),
         ],
+    ),
+    (
+        "calls after the steps the test made on the same object",
+        "    def test_a(self):\n        o = Other(1)\n        o.get(2)\n        o['k'] = 3\n"
+        "        o.name = 'n'\n        assert len(o) == 1\n        o = Other(2)\n"
+        "        assert len(o) == 0\n",
+        [
+            Call("Other", ("1",)),
+            Call("Other.get", ("2",), init_args=("1",)),
+            Call(
+                "Other.__len__",
+                init_args=("1",),
+                before=(
+                    Step("get", ("2",)),
+                    Step("__setitem__", ("'k'", "3")),
+                    Step("__setattr__", ("'name'", "'n'")),
+                ),
+            ),
+            Call("Other", ("2",)),
+            Call("Other.__len__", init_args=("2",)),
+        ],
+    ),
+    (
+        "a step whose argument is not known leaves the object's state unknown",
+        "    def test_a(self):\n        o = Other(1)\n        o.get(make())\n        o | [1]\n",
+        [Call("Other", ("1",)), Call("Other.__or__", ("[1]",), init_args=("1",))],
     ),
     (
         "what a function returned, passed on as its source",
