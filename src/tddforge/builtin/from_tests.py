@@ -387,6 +387,7 @@ def _known_targets(info: ModuleInfo) -> dict[str, str]:
         known[cls.name] = "class" if cls.constructor is not None and not cls.is_abstract else ""
         for method in cls.methods:
             known[f"{cls.name}.{method.name}"] = method.kind
+        known.update((f"{cls.name}.{name}", "property") for name in cls.properties)
     return known
 
 
@@ -434,27 +435,32 @@ def _built(call: Call) -> _Built:
 
 
 def _receiver_call(
-    receiver: object, method: str, known: Mapping[str, str], classes: Mapping[str, str]
+    receiver: object,
+    method: str,
+    known: Mapping[str, str],
+    classes: Mapping[str, str],
+    kind: str = "method",
 ) -> tuple[str, Call | None, str | None] | None:
-    """A method called on ``receiver``: its target, and the constructor call that built
-    the instance or the expression that returned it (``via``); None when it is not one of
-    the module's methods. An object a function returned is taken for the one class of the
-    module that defines ``method`` (``classes``: method name -> that class, when one)."""
+    """A method called (or a property read, ``kind``) on ``receiver``: its target, and the
+    constructor call that built the instance or the expression that returned it (``via``);
+    None when it is not one of the module's. An object a function returned is taken for
+    the one class of the module that defines ``method`` (``classes``: member name -> that
+    class, when one)."""
     if isinstance(receiver, _Built):
         target = f"{receiver.call.target}.{method}"
-        return (target, receiver.call, None) if known.get(target) == "method" else None
-    if isinstance(receiver, _Made) and method in classes:
+        return (target, receiver.call, None) if known.get(target) == kind else None
+    if isinstance(receiver, _Made) and known.get(f"{classes.get(method)}.{method}") == kind:
         return f"{classes[method]}.{method}", None, receiver.source
     return None
 
 
 def _owners(known: Mapping[str, str]) -> dict[str, str]:
-    """Method name -> the module's one class that defines it (names several define are left
-    out)."""
+    """Method or property name -> the module's one class that defines it (names several
+    define are left out)."""
     owners: dict[str, list[str]] = {}
     for target, kind in known.items():
         owner, _, method = target.partition(".")
-        if method and kind == "method":
+        if method and kind in ("method", "property"):
             owners.setdefault(method, []).append(owner)
     return {method: found[0] for method, found in owners.items() if len(found) == 1}
 
@@ -524,6 +530,10 @@ class _Reader:
                 for receiver, call in _special_calls(node, self.names, env, self.build)
             )
             yield from enumerate(dict.fromkeys(special))
+            if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
+                read = (_property_read(node, self.names, env, self.build) for env in in_force)
+                found = [history.after(node.value, call) for call in read if call is not None]
+                yield from enumerate(dict.fromkeys(found))
             if not isinstance(node, ast.Call):
                 continue
             found = _calls(node, self.names, self.known, in_force, self.build)
@@ -828,6 +838,20 @@ def _special_calls(
         else:
             found.append((use.receiver, Call(method, args, via=via)))
     return found
+
+
+def _property_read(node: ast.Attribute, names: _Names, env: Env, build: CallValue) -> Call | None:
+    """``entry.msgid``: a property of the module's class read on an instance of it."""
+    receiver = evaluate(node.value, env, build)
+    if not isinstance(receiver, _Built | _Made):
+        return None
+    found = _receiver_call(receiver, node.attr, names.known, names.owners, "property")
+    if found is None:
+        return None
+    target, instance, via = found
+    if instance is not None:
+        return Call(target, (), (), instance.args, instance.kwargs, attribute=True)
+    return Call(target, attribute=True, via=via)
 
 
 #: Steps a call is read after, at most: a longer setup is not rebuilt step by step.

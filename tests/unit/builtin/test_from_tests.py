@@ -662,14 +662,14 @@ def test_a_mixins_function_the_module_binds_too_is_still_called() -> None:
     assert read.calls == [Call("parse", ("'x: 1'",))]
 
 
-def _class(name: str, *methods: str) -> ClassInfo:
+def _class(name: str, *methods: str, properties: tuple[str, ...] = ()) -> ClassInfo:
     return ClassInfo(
         name=name,
         docstring=None,
         doctests=(),
         constructor=_callable(name, name, "constructor"),
         methods=tuple(_callable(m, f"{name}.{m}", "method") for m in methods),
-        properties=(),
+        properties=properties,
         is_abstract=False,
         is_exception=False,
         lines=None,
@@ -684,7 +684,7 @@ MAPPING = ModuleInfo(
     functions=(_callable("dotty", "dotty", "function"), _callable("parse", "parse", "function")),
     classes=(
         _class("Dotty", "__getitem__", "__setitem__", "__delitem__", "__contains__", "get"),
-        _class("Other", "get", "__len__", "__or__"),
+        _class("Other", "get", "__len__", "__or__", properties=("size",)),
     ),
 )
 FACTORY = "    def setUp(self):\n        self.d = dotty({'a': {'b': [1, 2]}})\n"
@@ -743,6 +743,18 @@ SYNTAX_CASES = [
             ),
             Call("Other", ("2",)),
             Call("Other.__len__", init_args=("2",)),
+        ],
+    ),
+    (
+        "a property read after a step, on an instance and on what a function returned",
+        "    def test_a(self):\n        o = Other(1)\n        o.get(2)\n"
+        "        self.assertEqual(o.size, 1)\n        dotty({}).size\n        o.missing\n",
+        [
+            Call("Other", ("1",)),
+            Call("Other.get", ("2",), init_args=("1",)),
+            Call("Other.size", init_args=("1",), attribute=True, before=(Step("get", ("2",)),)),
+            Call("Other.size", attribute=True, via="dotty({})"),
+            Call("dotty", ("{}",)),
         ],
     ),
     (
