@@ -43,7 +43,7 @@ from tddforge.builtin.data_files import DataFiles
 from tddforge.builtin.discover import CallableInfo, ModuleInfo
 from tddforge.builtin.explore import Call, Step
 from tddforge.builtin.special_uses import special_uses
-from tddforge.target.probe import OPERATORS
+from tddforge.target.probe import CALL, OPERATORS
 
 #: How much of the project's tests is read, at most (files, characters), and calls kept.
 MAX_FILES = 200
@@ -537,8 +537,8 @@ class _Reader:
             if not isinstance(node, ast.Call):
                 continue
             found = _calls(node, self.names, self.known, in_force, self.build)
-            if isinstance(node.func, ast.Attribute):
-                found = [history.after(node.func.value, call) for call in found]
+            if isinstance(node.func, ast.Attribute | ast.Name):
+                found = [history.after(_receiver_of(node, call), call) for call in found]
             yield from enumerate(found)
             if found or depth >= MAX_HELPER_DEPTH:
                 continue
@@ -801,9 +801,12 @@ def _target(
     member = _member(func, names)
     if member is not None and known.get(member) in ("function", "class"):
         return member, None, None
-    alias = evaluate(func, env) if isinstance(func, ast.Name | ast.Attribute) else None
+    alias = evaluate(func, env, build) if isinstance(func, ast.Name | ast.Attribute) else None
     if isinstance(alias, _Alias):  # ``self.unidecode(...)``, ``f = parse; f(...)``
         return alias.member, None, None
+    called = _receiver_call(alias, CALL, known, names.owners)
+    if called is not None:  # ``schema = Schema(...)`` then ``schema(data)``
+        return called
     if not isinstance(func, ast.Attribute):
         return "", None, None
     owner = _member(func.value, names)
@@ -838,6 +841,14 @@ def _special_calls(
         else:
             found.append((use.receiver, Call(method, args, via=via)))
     return found
+
+
+def _receiver_of(node: ast.Call, call: Call) -> ast.expr:
+    """The expression holding the object a method call ran on: ``s`` of ``s.add(x)``, and of
+    ``s(x)`` when the object itself is called."""
+    if call.target.endswith(f".{CALL}") or not isinstance(node.func, ast.Attribute):
+        return node.func
+    return node.func.value
 
 
 def _property_read(node: ast.Attribute, names: _Names, env: Env, build: CallValue) -> Call | None:

@@ -684,7 +684,7 @@ MAPPING = ModuleInfo(
     functions=(_callable("dotty", "dotty", "function"), _callable("parse", "parse", "function")),
     classes=(
         _class("Dotty", "__getitem__", "__setitem__", "__delitem__", "__contains__", "get"),
-        _class("Other", "get", "__len__", "__or__", properties=("size",)),
+        _class("Other", "get", "__len__", "__or__", "__call__", properties=("size",)),
     ),
 )
 FACTORY = "    def setUp(self):\n        self.d = dotty({'a': {'b': [1, 2]}})\n"
@@ -755,6 +755,22 @@ SYNTAX_CASES = [
             Call("Other.size", init_args=("1",), attribute=True, before=(Step("get", ("2",)),)),
             Call("Other.size", attribute=True, via="dotty({})"),
             Call("dotty", ("{}",)),
+        ],
+    ),
+    (
+        "an object called, after a step",
+        "    def setUp(self):\n        self.o = Other(1)\n"
+        "    def test_a(self):\n        self.o.get(2)\n        self.o('x', k=1)\n",
+        [
+            Call("Other", ("1",)),
+            Call("Other.get", ("2",), init_args=("1",)),
+            Call(
+                "Other.__call__",
+                ("'x'",),
+                (("k", "1"),),
+                init_args=("1",),
+                before=(Step("get", ("2",)),),
+            ),
         ],
     ),
     (
