@@ -82,7 +82,8 @@ def project_test_sources(project: Path, exclude: Iterable[str] = ()) -> dict[str
 def _is_test_file(rel: Path) -> bool:
     name = rel.name
     in_tests = any(part in ("test", "tests") for part in rel.parts[:-1])
-    return name.startswith("test_") or name.endswith("_test.py") or name == "tests.py" or in_tests
+    named = name.startswith("test_") or name.endswith("_test.py") or name in ("test.py", "tests.py")
+    return named or in_tests
 
 
 class TestInputs(NamedTuple):

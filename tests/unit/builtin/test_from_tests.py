@@ -342,6 +342,7 @@ def test_the_projects_test_files_are_found_and_ours_left_out(tmp_path: Path) -> 
         "tests/helpers.py",
         "pkg/b_test.py",
         "tests.py",
+        "pkg/test.py",
         "pkg/mod.py",
         ".venv/lib/tests/test_x.py",
         "tests/test_mod_tddforge.py",
@@ -349,7 +350,13 @@ def test_the_projects_test_files_are_found_and_ours_left_out(tmp_path: Path) -> 
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / rel).write_text("x = 1\n")
     found = project_test_sources(tmp_path, exclude=["tests/test_mod_tddforge.py"])
-    assert sorted(found) == ["pkg/b_test.py", "tests.py", "tests/helpers.py", "tests/test_a.py"]
+    assert sorted(found) == [
+        "pkg/b_test.py",
+        "pkg/test.py",
+        "tests.py",
+        "tests/helpers.py",
+        "tests/test_a.py",
+    ]
 
 
 REEXPORTS = [
