@@ -867,7 +867,7 @@ def _property_read(node: ast.Attribute, names: _Names, env: Env, build: CallValu
 
 
 #: Steps a call is read after, at most: a longer setup is not rebuilt step by step.
-MAX_STEPS = 8
+MAX_STEPS = 24
 
 
 class _History:
@@ -907,14 +907,14 @@ class _History:
 
 
 def _steps_of(node: ast.stmt, env: Env, build: CallValue) -> Iterator[tuple[ast.expr, Step | None]]:
-    """What a statement does to the module's objects: a method call (its value used or
-    not; one its class inherits too), an item set or deleted, an attribute set; None for
-    a step whose arguments are not known."""
-    value = getattr(node, "value", None)
-    if isinstance(node, ast.Expr | ast.Assign | ast.AnnAssign) and isinstance(value, ast.Call):
-        func = value.func
+    """What a statement does to the module's objects: each method call on one, in the order
+    they run (``self.assertEqual("+4", f.input_digit("4"))`` holds one; one its class
+    inherits too), an item set or deleted, an attribute set; None for a step whose
+    arguments are not known."""
+    for call in _calls_run(node):
+        func = call.func
         if isinstance(func, ast.Attribute) and _is_ours(evaluate(func.value, env, build)):
-            arguments = _literal_arguments(value, env, build)  # a method it inherits too
+            arguments = _literal_arguments(call, env, build)
             yield func.value, Step(func.attr, *arguments) if arguments is not None else None
     if isinstance(node, ast.Assign):
         for target in node.targets:
@@ -930,6 +930,16 @@ def _steps_of(node: ast.stmt, env: Env, build: CallValue) -> Iterator[tuple[ast.
                 use.receiver,
                 Step(use.method, tuple(o or "" for o in operands)) if known else None,
             )
+
+
+def _calls_run(node: ast.AST) -> Iterator[ast.Call]:
+    """The calls a statement makes, in the order they run (arguments before the call that
+    takes them); not those of a lambda or comprehension, which may not run."""
+    for child in ast.iter_child_nodes(node):
+        if not isinstance(child, ast.Lambda | ast.comprehension | ast.stmt):
+            yield from _calls_run(child)
+    if isinstance(node, ast.Call):
+        yield node
 
 
 def _is_ours(value: object) -> bool:

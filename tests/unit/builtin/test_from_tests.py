@@ -781,6 +781,21 @@ SYNTAX_CASES = [
         ],
     ),
     (
+        "steps taken inside assertions",
+        "    def test_a(self):\n        o = Other(1)\n"
+        "        self.assertEqual('a', o.get(2))\n        assert o.get(3) == 'b'\n",
+        [
+            Call("Other", ("1",)),
+            Call("Other.get", ("2",), init_args=("1",)),
+            Call(
+                "Other.get",
+                ("3",),
+                init_args=("1",),
+                before=(Step("get", ("2",)),),
+            ),
+        ],
+    ),
+    (
         "a step whose argument is not known leaves the object's state unknown",
         "    def test_a(self):\n        o = Other(1)\n        o.get(make())\n        o | [1]\n",
         [Call("Other", ("1",)), Call("Other.__or__", ("[1]",), init_args=("1",))],
