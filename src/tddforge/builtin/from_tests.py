@@ -43,6 +43,7 @@ from tddforge.builtin.data_files import DataFiles
 from tddforge.builtin.discover import CallableInfo, ModuleInfo
 from tddforge.builtin.explore import Call, Step
 from tddforge.builtin.special_uses import special_uses
+from tddforge.builtin.values import STDLIB_MODULES
 from tddforge.target.probe import CALL, OPERATORS
 
 #: How much of the project's tests is read, at most (files, characters), and calls kept.
@@ -184,6 +185,9 @@ class _Names:
         self.ancestors: set[str] = set()
         self.known: Mapping[str, str] = {}  # the module's targets (``_known_targets``)
         self.owners: Mapping[str, str] = {}  # method name -> its one class (``_owners``)
+        #: local name → what it names in the standard library's value modules (``StringIO``
+        #: → ``io.StringIO``, ``io`` → ``io``)
+        self.stdlib: dict[str, str] = {}
 
 
 def _dotted(path: str) -> str:
@@ -237,6 +241,7 @@ def _imported_names(
             names.shared.update(
                 (a.asname or a.name, a.name) for a in node.names if a.name in namespace
             )
+        names.stdlib.update(_stdlib_names(node))
         if isinstance(node, ast.ImportFrom) and _names_module(node, found, import_name):
             names.local.update((a.asname or a.name, a.name) for a in node.names)
         elif isinstance(node, ast.ImportFrom) and found and found in above:
@@ -665,13 +670,52 @@ def _instance(names: _Names, known: Mapping[str, str], node: ast.Call, env: Env)
         return _Made(_call_text(built.target, built.args, built.kwargs))
     if built is not None:
         return MISSING
-    path = _package_path(node.func, names)
+    path = _package_path(node.func, names) or _stdlib_value(node.func, names)
     if path is None or _member(node.func, names) in known:
         return MISSING
     arguments = _literal_arguments(node, env, partial(_instance, names, known))
     if arguments is None:
         return MISSING
     return Reference(_call_text(path, *arguments))
+
+
+#: The standard library's value types a test builds from literals, which the runner and the
+#: writer name by their module (``values.STDLIB_MODULES``): an in-memory file holding a
+#: whole document (``StringIO('''msgid "foo"...''')``), a date, a decimal.
+STDLIB_VALUES = frozenset(
+    {
+        "io.StringIO",
+        "io.BytesIO",
+        "datetime.date",
+        "datetime.datetime",
+        "datetime.time",
+        "datetime.timedelta",
+        "decimal.Decimal",
+        "fractions.Fraction",
+    }
+)
+
+
+def _stdlib_names(node: ast.AST) -> Iterator[tuple[str, str]]:
+    """What an import binds of the standard library's value modules: ``StringIO`` →
+    ``io.StringIO``, ``io`` → ``io``."""
+    if isinstance(node, ast.ImportFrom) and node.module in STDLIB_MODULES and not node.level:
+        yield from ((a.asname or a.name, f"{node.module}.{a.name}") for a in node.names)
+    elif isinstance(node, ast.Import):
+        yield from ((a.asname or a.name, a.name) for a in node.names if a.name in STDLIB_MODULES)
+
+
+def _stdlib_value(func: ast.expr, names: _Names) -> str | None:
+    """``io.StringIO`` for ``StringIO`` (``from io import StringIO``) or ``io.StringIO``
+    (``import io``), when it is one of ``STDLIB_VALUES``; else None."""
+    if isinstance(func, ast.Name):
+        path = names.stdlib.get(func.id)
+    elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+        module = names.stdlib.get(func.value.id)
+        path = f"{module}.{func.attr}" if module else None
+    else:
+        path = None
+    return path if path in STDLIB_VALUES else None
 
 
 def _scopes(

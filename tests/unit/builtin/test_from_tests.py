@@ -801,6 +801,17 @@ SYNTAX_CASES = [
         [Call("Other", ("1",)), Call("Other.__or__", ("[1]",), init_args=("1",))],
     ),
     (
+        "the standard library's value types built from literals",
+        "    def test_a(self):\n        parse(StringIO('a: 1'))\n        parse(io.BytesIO(b'x'))\n"
+        "        parse(dt.date(2020, 1, 2))\n        parse(StringIO(make()))\n"
+        "        parse(io.open('f'))\n",
+        [
+            Call("parse", ("io.StringIO('a: 1')",)),
+            Call("parse", ("io.BytesIO(b'x')",)),
+            Call("parse", ("datetime.date(2020, 1, 2)",)),
+        ],
+    ),
+    (
         "what a function returned, passed on as its source",
         "    def test_a(self):\n        parse(dotty({'k': 1}))\n",
         [Call("parse", ("dotty({'k': 1})",)), Call("dotty", ("{'k': 1}",))],
@@ -813,7 +824,8 @@ SYNTAX_CASES = [
 )
 def test_special_methods_reached_through_syntax(case: str, body: str, expected: list[Call]) -> None:
     source = (
-        "import unittest\nfrom pkg.dd import Other, dotty, parse\n\n\n"
+        "import datetime as dt\nimport io\nimport unittest\nfrom io import StringIO\n"
+        "from pkg.dd import Other, dotty, parse\n\n\n"
         f"class TestD(unittest.TestCase):\n{body}"
     )
     assert calls_from_tests("pkg.dd", MAPPING, {"tests/test_dd.py": source}) == expected
