@@ -232,7 +232,7 @@ def describe_class(name: str, cls: type) -> dict[str, Any]:
     for attr, raw in class_attributes(cls):
         if attr.startswith("_") and attr not in OPERATORS and attr != CALL:
             continue
-        if isinstance(raw, property | functools.cached_property):
+        if isinstance(raw, (property, functools.cached_property)):  # a tuple: runs on 3.8
             properties.append(attr)
             continue
         kind = method_kind(raw)
