@@ -346,44 +346,25 @@ def ancestor_reexports(
 
 
 def _from_imports(source: str, package: str) -> Iterator[tuple[str, list[str]]]:
-    """Each ``from`` import in ``source``, the ``__init__`` of ``package``: the dotted module
-    it names (a relative one resolved) and the names imported."""
+    """Each ``from`` import in ``source``, a module directly in ``package`` (its ``__init__``
+    or a sibling): the dotted module it names (a relative one resolved) and the names."""
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
         return
+    here = f"{package}.__init__"  # a relative import counts from the package itself
     for node in ast.walk(tree):
-        if not isinstance(node, ast.ImportFrom):
-            continue
-        dotted = node.module
-        if node.level:
-            parts = package.split(".")
-            if node.level > len(parts):
-                continue
-            base = parts[: len(parts) - node.level + 1]
-            dotted = ".".join([*base, *([node.module] if node.module else [])])
-        if dotted:
+        if isinstance(node, ast.ImportFrom) and (dotted := _absolute(node, here)):
             yield dotted, [a.name for a in node.names]
 
 
 def _sibling_imports(source: str, package: str) -> Iterator[tuple[str, list[str]]]:
     """Each ``from`` import in ``source`` of a module of ``package`` (``from .convert import
     a`` or ``from pkg.convert import a``): that module's name and the names imported."""
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError):
-        return
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.ImportFrom) or not node.module:
-            continue
-        if node.level == 1:
-            sibling = node.module
-        elif not node.level and node.module.startswith(package + "."):
-            sibling = node.module[len(package) + 1 :]
-        else:
-            continue
-        if "." not in sibling:
-            yield sibling, [a.name for a in node.names]
+    for dotted, names in _from_imports(source, package):
+        sibling = dotted.removeprefix(f"{package}.")
+        if sibling != dotted and "." not in sibling:
+            yield sibling, names
 
 
 def _known_targets(info: ModuleInfo) -> dict[str, str]:
@@ -833,9 +814,7 @@ def _call(
     arguments = _literal_arguments(node, env, build, names.optional.get(target))
     if arguments is None:
         return None
-    if instance is not None:
-        return Call(target, *arguments, instance.args, instance.kwargs)
-    return Call(target, *arguments, via=via)
+    return _on_receiver(target, instance, via, *arguments)
 
 
 def _target(
@@ -863,6 +842,27 @@ def _target(
     return found if found is not None else ("", None, None)
 
 
+def _on_receiver(
+    target: str,
+    instance: Call | None,
+    via: str | None,
+    args: tuple[str, ...] = (),
+    kwargs: tuple[tuple[str, str], ...] = (),
+    attribute: bool = False,
+) -> Call:
+    """A call of ``target`` (``_target``, ``_receiver_call``): on the instance its
+    constructor call built, on the object ``via`` returned, or of a function."""
+    if instance is not None:
+        return Call(target, args, kwargs, instance.args, instance.kwargs, attribute=attribute)
+    return Call(target, args, kwargs, attribute=attribute, via=via)
+
+
+def _sources(nodes: Sequence[ast.expr], env: Env, build: CallValue) -> tuple[str, ...] | None:
+    """The sources of the values ``nodes`` hold in ``env``; None when one is not known."""
+    found = [source_of(evaluate(node, env, build)) for node in nodes]
+    return None if None in found else tuple(s for s in found if s is not None)
+
+
 def _special_calls(
     node: ast.AST, names: _Names, env: Env, build: CallValue
 ) -> list[tuple[ast.expr, Call]]:
@@ -873,18 +873,10 @@ def _special_calls(
         if use.method not in OPERATORS:
             continue
         receiver = evaluate(use.receiver, env, build)
-        if not isinstance(receiver, _Built | _Made):
-            continue
         target = _receiver_call(receiver, use.method, names.known, names.owners)
-        operands = [source_of(evaluate(operand, env, build)) for operand in use.operands]
-        if target is None or None in operands:
-            continue
-        method, instance, via = target
-        args = tuple(o for o in operands if o is not None)
-        if instance is not None:
-            found.append((use.receiver, Call(method, args, (), instance.args, instance.kwargs)))
-        else:
-            found.append((use.receiver, Call(method, args, via=via)))
+        operands = _sources(use.operands, env, build) if target is not None else None
+        if target is not None and operands is not None:
+            found.append((use.receiver, _on_receiver(*target, operands)))
     return found
 
 
@@ -899,15 +891,8 @@ def _receiver_of(node: ast.Call, call: Call) -> ast.expr:
 def _property_read(node: ast.Attribute, names: _Names, env: Env, build: CallValue) -> Call | None:
     """``entry.msgid``: a property of the module's class read on an instance of it."""
     receiver = evaluate(node.value, env, build)
-    if not isinstance(receiver, _Built | _Made):
-        return None
     found = _receiver_call(receiver, node.attr, names.known, names.owners, "property")
-    if found is None:
-        return None
-    target, instance, via = found
-    if instance is not None:
-        return Call(target, (), (), instance.args, instance.kwargs, attribute=True)
-    return Call(target, attribute=True, via=via)
+    return _on_receiver(*found, attribute=True) if found is not None else None
 
 
 #: Steps a call is read after, at most: a longer setup is not rebuilt step by step.
@@ -968,12 +953,8 @@ def _steps_of(node: ast.stmt, env: Env, build: CallValue) -> Iterator[tuple[ast.
                 yield target.value, step
     for use in special_uses(node):  # ``d[k] = v``, ``del d[k]``
         if _is_ours(evaluate(use.receiver, env, build)):
-            operands = [source_of(evaluate(o, env, build)) for o in use.operands]
-            known = None not in operands
-            yield (
-                use.receiver,
-                Step(use.method, tuple(o or "" for o in operands)) if known else None,
-            )
+            operands = _sources(use.operands, env, build)
+            yield use.receiver, Step(use.method, operands) if operands is not None else None
 
 
 def _calls_run(node: ast.AST) -> Iterator[ast.Call]:
