@@ -59,6 +59,8 @@ def assemble(
             test_lines=_lines_of(baseline, str(t.path)),
             collect_lines=frozenset(baseline["collect_lines"].get(str(t.path), [])),
             mutant_seconds=mutant_seconds,
+            same_here=t.same_here,
+            python_version=prep.python_version,
         )
         for t in prep.targets
     ]
@@ -71,6 +73,7 @@ def assemble(
         since_ref=prep.job.since_ref,
         scope=prep.job.scope,
         strategies=_strategies(done),
+        python_version=prep.python_version,
     )
 
 

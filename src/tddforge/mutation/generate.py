@@ -16,8 +16,10 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
+from tddforge.mutation.gates import Gates, Interpreter, Unknown, same_value
 from tddforge.mutation.mutant import Mutant, mutant_id
 from tddforge.mutation.operators import OPERATORS, Edit, Source
 
@@ -29,11 +31,16 @@ class _Walk:
     src: Source
     found: dict[tuple[tuple[int, int, int, int], str], Mutant]
     typing_only: frozenset[str] = frozenset()
+    gates: Gates | None = None
+    gate: tuple[ast.expr, Any, bool] | None = None  # the gate being walked, its value, test?
+    same_here: list[Mutant] = field(default_factory=list)
 
     def visit(self, node: ast.AST, scope: Scope, in_default: bool = False) -> None:
         if _is_docstring(node) or _sets_doc(node) or self._types_only(node):
             return
         if isinstance(node, ast.stmt | ast.ExceptHandler) and self._not_covered(node):
+            return
+        if self._gate(node, scope, in_default):
             return
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             self._function(node, scope)
@@ -59,6 +66,56 @@ class _Walk:
 
     def body(self, statements: list[ast.stmt], scope: Scope) -> None:
         self._all(statements, scope)
+
+    def _gate(self, node: ast.AST, scope: Scope, in_default: bool) -> bool:
+        """Walk ``node`` if it is an interpreter gate, or an ``if`` on one; did it?"""
+        if self.gates is None or self.gate is not None:
+            return False
+        if isinstance(node, ast.expr) and self.gates.known(node):
+            self._in_gate(node, scope, in_default, test=False)
+            return True
+        if isinstance(node, ast.If) and self.gates.known(node.test):
+            self._gated_if(node, scope, in_default)
+            return True
+        return False
+
+    def _in_gate(self, node: ast.expr, scope: Scope, in_default: bool, test: bool) -> None:
+        """Walk a gate's expression, leaving out changes that keep its value here."""
+        assert self.gates is not None
+        self.gate = (node, self.gates.value(node), test)
+        try:
+            self._apply(node, scope, in_default)
+            for child in ast.iter_child_nodes(node):
+                self.visit(child, scope, in_default)
+        finally:
+            self.gate = None
+
+    def _gated_if(self, node: ast.If, scope: Scope, in_default: bool) -> None:
+        """An ``if`` on an interpreter gate: its test, and only the branch taken here."""
+        assert self.gates is not None
+        taken = bool(self.gates.value(node.test))
+        self._apply(node, scope, in_default)  # ``not`` inserted: the other branch runs
+        self._in_gate(node.test, scope, in_default, test=True)
+        self.body(node.body if taken else node.orelse, scope)
+        skipped = _Walk(self.src, {}, self.typing_only, self.gates)
+        skipped.body(node.orelse if taken else node.body, scope)
+        self.same_here += [*skipped.found.values(), *skipped.same_here]
+
+    def _keeps_gate(self, edit: Edit) -> bool:
+        """Does ``edit``, inside the gate being walked, leave its value (truth, for a test)?"""
+        assert self.gate is not None and self.gates is not None
+        node, before, test = self.gate
+        start, end = self.src.span(node), edit.span
+        if end[:2] < start[:2] or end[2:] > start[2:]:
+            return False
+        head = self.src.text_of((start[0], start[1], end[0], end[1]))
+        tail = self.src.text_of((end[2], end[3], start[2], start[3]))
+        try:
+            changed = ast.parse(f"({head}{edit.replacement}{tail})", mode="eval").body
+            after = self.gates.value(changed)
+        except (SyntaxError, Unknown, TypeError, ValueError, IndexError, KeyError):
+            return False
+        return bool(before) == bool(after) if test else same_value(before, after)
 
     def _not_covered(self, node: ast.stmt | ast.ExceptHandler) -> bool:
         """``# pragma: no cover`` on the statement's first line (or a decorator's)."""
@@ -107,7 +164,7 @@ class _Walk:
             return
         name = "default_argument" if in_default else edit.operator
         graft = scope is not None and not in_default
-        self.found[(edit.span, edit.replacement)] = Mutant(
+        mutant = Mutant(
             id=mutant_id(name, edit.span, edit.replacement),
             operator=name,
             line=edit.span[0],
@@ -121,6 +178,10 @@ class _Walk:
             graft_firstlineno=scope[1] if graft and scope else 0,
             reach=edit.reach,
         )
+        if self.gate is not None and self._keeps_gate(edit):
+            self.same_here.append(mutant)
+        else:
+            self.found[(edit.span, edit.replacement)] = mutant
 
 
 def _is_docstring(statement: ast.AST) -> bool:
@@ -215,13 +276,36 @@ def exported_names(tree: ast.Module) -> set[str]:
     return names
 
 
+@dataclass
+class Mutants:
+    """A module's mutants, and those left out as the same on the interpreter."""
+
+    made: list[Mutant]
+    same_here: list[Mutant]
+
+
 def find_mutants(source: str, star_imported: bool = True) -> list[Mutant]:
     """Every mutant of ``source``, in source order; raises SyntaxError for invalid code.
 
     ``star_imported``: whether a module star-imports this one (else ``__all__`` is left alone).
     """
+    return mutants_of(source, star_imported).made
+
+
+def mutants_of(
+    source: str, star_imported: bool = True, interpreter: Interpreter | None = None
+) -> Mutants:
+    """As ``find_mutants``; with the ``interpreter``'s facts, its gates' mutants that
+    cannot change anything there are left out (and listed apart)."""
     tree = ast.parse(source)
-    walk = _Walk(Source(source), {}, typing_only_names(tree))
+    gates = Gates(tree, interpreter) if interpreter is not None else None
+    if gates is not None and not gates.names:
+        gates = None
+    walk = _Walk(Source(source), {}, typing_only_names(tree), gates)
     body = tree.body if star_imported else [n for n in tree.body if not _sets_all(n)]
     walk.body(body, None)
-    return sorted(walk.found.values(), key=lambda m: (m.line, m.col, m.end_line, m.end_col, m.id))
+    return Mutants(_ordered(walk.found.values()), _ordered(walk.same_here))
+
+
+def _ordered(mutants: Iterable[Mutant]) -> list[Mutant]:
+    return sorted(mutants, key=lambda m: (m.line, m.col, m.end_line, m.end_col, m.id))

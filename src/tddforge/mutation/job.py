@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,7 +18,8 @@ from pathlib import Path
 from tddforge.errors import InputError
 from tddforge.mutation import fingerprints as fp
 from tddforge.mutation.cache import CacheEntry, VerdictCache, cache_key, unchanged_tests
-from tddforge.mutation.generate import find_mutants
+from tddforge.mutation.gates import read_interpreter
+from tddforge.mutation.generate import mutants_of
 from tddforge.mutation.import_calls import calls_into
 from tddforge.mutation.import_reads import project_import_code, read_by_others, shared_lines
 from tddforge.mutation.layout import (
@@ -80,6 +82,8 @@ class Target:
     replays: list[Replay] = field(default_factory=list)  # other files' import-time calls into it
     # per line of an import-time mutant, what can see a change there (None: every test)
     observed: dict[int, Observe | None] = field(default_factory=dict)
+    # mutants not made: interpreter gates that keep their value here, branches never taken
+    same_here: int = 0
 
     def qualified(self, mutant_id: str) -> str:
         """The id the worker knows the mutant by."""
@@ -99,6 +103,7 @@ class Prepared:
     unchanged: list[str] = field(default_factory=list)
     others: str = ""  # the project's other Python files, hashed
     test_files: list[str] = field(default_factory=list)  # project-relative
+    python_version: str = ""  # the interpreter's, when a module's gates were read with it
 
     @property
     def mutants(self) -> list[Mutant]:
@@ -129,7 +134,9 @@ def prepare(job: MutationJob, cache: VerdictCache | None) -> Prepared:
     sources = {t.rel: t.source for t in targets}
     unchanged = unchanged_tests(prior, prints, sources, others)
     rels = [p.resolve().relative_to(root).as_posix() for p in found]
-    return Prepared(job, targets, args, key, prints, prior, unchanged, others, rels)
+    known = read_interpreter(str(job.python)) if any(t.same_here for t in targets) else None
+    version = known.version if known is not None else ""
+    return Prepared(job, targets, args, key, prints, prior, unchanged, others, rels, version)
 
 
 def _observed(root: Path, targets: list[Target], test_files: list[Path]) -> None:
@@ -147,18 +154,26 @@ def _target(job: MutationJob, path: Path, starred: set[str]) -> Target:
     rel = path.relative_to(job.project.resolve()).as_posix()
     try:
         source = path.read_text(encoding="utf-8")
-        mutants = find_mutants(source, star_imported=module_name(path) in starred)
+        interpreter = read_interpreter(str(job.python)) if _GATES.search(source) else None
+        found = mutants_of(source, module_name(path) in starred, interpreter)
     except UnicodeDecodeError as exc:
         raise InputError(f"{rel}: not UTF-8 text") from exc
     except SyntaxError as exc:
         raise InputError(f"{rel}: syntax error at line {exc.lineno}: {exc.msg}") from exc
+    mutants, same_here = found.made, found.same_here
     if job.scope == "functions":  # code run at import (module, class bodies, defaults) left out
         mutants = [m for m in mutants if m.strategy == "graft"]
+        same_here = [m for m in same_here if m.strategy == "graft"]
     changed = None
     if job.since_ref:
         changed = changed_lines(job.project, path, job.since_ref)
         mutants = [m for m in mutants if changed.intersection(m.lines)]
-    return Target(path, rel, source, mutants, changed)
+        same_here = [m for m in same_here if changed.intersection(m.lines)]
+    return Target(path, rel, source, mutants, changed, same_here=len(same_here))
+
+
+# a module that may read the interpreter's facts (``gates``): only then is it asked for them
+_GATES = re.compile(r"\b(sys|os|platform)\b")
 
 
 def changed_lines(project: Path, module: Path, ref: str) -> set[int]:

@@ -13,7 +13,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from tddforge.mutation.report import MutationReport, score_of
+from tddforge.mutation.report import MutationReport, same_here_note, score_of
 
 VERDICTS = ("killed", "survived", "timeout", "no-coverage", "error")
 SUMMARY_SURVIVORS = 200  # a GitHub step summary is capped at 1 MiB
@@ -32,6 +32,7 @@ class ProjectReport:
     since_ref: str | None = None
     scope: str = "all"  # "functions": import-time code was not mutated
     strategies: dict[str, int] = field(default_factory=dict)  # mutants run per strategy
+    python_version: str = ""  # the interpreter's, when gates were read with it
 
     def single(self) -> MutationReport:
         """The one module's report, with the run's warnings (a one-module run)."""
@@ -51,6 +52,11 @@ class ProjectReport:
     def mutants(self) -> int:
         """How many mutants in all."""
         return sum(len(m.results) for m in self.modules)
+
+    @property
+    def same_here(self) -> int:
+        """Mutants not made: changes that keep an interpreter gate's value (``gates``)."""
+        return sum(m.same_here for m in self.modules)
 
     @property
     def likely_equivalent(self) -> int:
@@ -83,7 +89,9 @@ class ProjectReport:
                 "score_counting_equivalent": _round(self.score(counting_equivalent=True)),
                 "strict_score": _round(self.strict_score),
                 "likely_equivalent": self.likely_equivalent,
+                "same_on_interpreter": self.same_here,
             },
+            "python_version": self.python_version,
             "tests": self.tests,
             "since_ref": self.since_ref,
             "scope": self.scope,
@@ -123,6 +131,8 @@ class ProjectReport:
             lines += [f"Only the lines changed since `{self.since_ref}` were mutated.", ""]
         if self.scope == "functions":
             lines += ["Only code that runs inside functions was mutated (`--scope functions`).", ""]
+        if self.same_here:
+            lines += [same_here_note(self.same_here, self.python_version), ""]
         lines += [
             f"**{self.headline()}**: {self.mutants} mutants in {len(self.rows())} modules,"
             f" {self.tests} tests, {self.elapsed:.1f} s",

@@ -49,6 +49,8 @@ class MutationReport:
     collect_lines: frozenset[int] = frozenset()  # the module's lines run at collection
     # the worker's mutant phase: after the baseline, to the last verdict
     mutant_seconds: float = 0.0
+    same_here: int = 0  # mutants not made: they keep an interpreter gate's value (``gates``)
+    python_version: str = ""
     _equivalent: dict[str, str] | None = field(default=None, repr=False, compare=False)
 
     @property
@@ -144,6 +146,8 @@ class MutationReport:
                 if r.verdict == "error"
             ],
             "warnings": self.warnings,
+            "same_on_interpreter": self.same_here,
+            "python_version": self.python_version,
             "chart": self.chart_data(),
         }
         if every:
@@ -192,6 +196,8 @@ class MutationReport:
             f"- tests: {self.tests}; elapsed {self.elapsed:.1f} s",
             "",
         ]
+        if self.same_here:
+            lines += [same_here_note(self.same_here, self.python_version), ""]
         if self.survivors:
             lines += ["## Survivors", ""]
             equivalent = self.likely_equivalent()
@@ -228,3 +234,12 @@ def _round(value: float | None) -> float | None:
 
 def _pct(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.2f}%"
+
+
+def same_here_note(count: int, version: str) -> str:
+    """Why ``count`` mutants were not made (``generate``, interpreter gates)."""
+    return (
+        f"{count} mutants not made: changes to interpreter checks (sys.version_info,"
+        f" sys.platform, ...) that keep their value on Python {version}, and code in the"
+        " branches those checks never take there."
+    )

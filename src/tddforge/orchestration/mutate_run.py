@@ -29,6 +29,7 @@ from tddforge.mutation.engine import (
 from tddforge.mutation.ground_truth import project_differences
 from tddforge.mutation.layout import read_layout
 from tddforge.mutation.project import SUMMARY_SURVIVORS
+from tddforge.mutation.report import same_here_note
 from tddforge.outcome import Outcome
 from tddforge.store.rundir import RunDir
 from tddforge.types import Tally
@@ -182,6 +183,8 @@ def _module_lines(data: Any) -> list[str]:
         + (f", {data['reused']} verdicts reused" if data["reused"] else "")
     ]
     lines += [f"  warning {w}" for w in data["warnings"]]
+    if data.get("same_on_interpreter"):
+        lines.append("  " + same_here_note(data["same_on_interpreter"], data["python_version"]))
     return lines + _survivor_lines(data["survivors"])
 
 
@@ -206,6 +209,8 @@ def _project_lines(data: Any) -> list[str]:
             f"  (survived {k['survived']}, timeout {k['timeout']}, no coverage {k['no-coverage']})"
         )
     lines += [f"  warning {w}" for w in data["warnings"]]
+    if t.get("same_on_interpreter"):
+        lines.append("  " + same_here_note(t["same_on_interpreter"], data["python_version"]))
     return lines + _survivor_lines(data["survivors"])
 
 

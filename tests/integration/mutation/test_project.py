@@ -149,3 +149,61 @@ def test_the_floor_forks_a_collected_session_per_test(package: Path, settings: S
     assert floor.workers == 2
     assert 0 < floor.alone < 1.0 and 0 < floor.busy < 1.0
     assert floor.core_seconds == floor.busy * 2
+
+
+GATED = {
+    "gated/__init__.py": (
+        "import sys\n\n"
+        "PY3 = sys.version_info[0] > 2\n"
+        "if sys.version_info >= (99, 0):\n"
+        "    def width():\n        return 99\n"
+        "else:\n"
+        "    def width():\n        return 3\n"
+    ),
+    "tests/test_gated.py": (
+        "import gated\n\n\ndef test_width():\n    assert gated.width() == 3\n\n\n"
+        "def test_py3():\n    assert gated.PY3 is True\n"
+    ),
+}
+
+
+def test_mutants_that_keep_an_interpreter_gate_are_not_made(
+    tmp_path: Path, settings: Settings
+) -> None:
+    root = write_files(tmp_path / "proj", GATED)
+    module = root / "gated/__init__.py"
+    job = _job(root, module=module, modules=(module,), tests=("tests",))
+    report = score_project(job, settings)
+    gated = report.modules[0]
+    made = {(r.mutant.line, r.mutant.original, r.mutant.replacement) for r in gated.results}
+    assert (6, "99", "100") not in made  # the body of a branch never taken here
+    assert (4, "99", "100") not in made and (3, "2", "1") not in made  # same value here
+    assert (4, ">=", "<") in made and (3, "2", "3") in made  # these change the value
+    assert {r.verdict for r in gated.results} == {"killed"}
+    assert gated.same_here == report.same_here > 0
+    data = report.to_data()
+    assert data["totals"]["same_on_interpreter"] == report.same_here
+    assert data["python_version"] == ".".join(map(str, sys.version_info[:3]))
+    assert f"{report.same_here} mutants not made" in report.to_markdown()
+
+
+def test_the_mutants_left_out_at_a_gate_do_survive(tmp_path: Path) -> None:
+    """Ground truth for the rule: each mutant it leaves out, applied, passes the tests."""
+    import subprocess
+
+    from tddforge.mutation.gates import read_interpreter
+    from tddforge.mutation.generate import mutants_of
+    from tddforge.mutation.mutant import apply_mutant
+
+    root = write_files(tmp_path / "proj", GATED)
+    path = root / "gated/__init__.py"
+    source = path.read_text()
+    left = mutants_of(source, True, read_interpreter(sys.executable)).same_here
+    assert len(left) >= 5
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"]
+    for mutant in left:
+        path.write_text(apply_mutant(source, mutant))
+        done = subprocess.run(command, cwd=root, capture_output=True, text=True)
+        assert done.returncode == 0, (mutant, done.stdout[-400:])
+    path.write_text(source)
+    assert subprocess.run(command, cwd=root, capture_output=True).returncode == 0
