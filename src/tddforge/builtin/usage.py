@@ -77,6 +77,12 @@ _BY_NAME = {
         "callback",
         "binop",
         "reducer",
+        "receiver",
+        "handler",
+        "listener",
+        "hook",
+        "observer",
+        "subscriber",
     },
     "dict": {
         "d",

@@ -882,3 +882,19 @@ def test_calls_through_a_package_above_the_modules_own() -> None:
         Call("Game.roll", ("2",), init_args=("1",)),
         Call("parse", ("'x'",)),
     ]
+
+
+def test_a_generator_read_from_the_tests_is_consumed() -> None:
+    """Its body runs only as it is consumed: the call collects what it yields."""
+    walk = _callable("walk", "walk", "function").model_copy(update={"is_generator": True})
+    pairs = _callable("pairs", "Game.pairs", "method").model_copy(update={"is_generator": True})
+    game = INFO.classes[0].model_copy(update={"methods": (*INFO.classes[0].methods, pairs)})
+    info = INFO.model_copy(update={"functions": (*INFO.functions, walk), "classes": (game,)})
+    source = (
+        "from pkg.docs import Game, parse, walk\n\ndef test_a():\n"
+        "    assert list(walk('a/b')) == ['a']\n    g = Game(3)\n"
+        "    assert list(g.pairs(2)) == []\n    parse('x')\n"
+    )
+    calls = calls_from_tests("pkg.docs", info, {"tests/test_docs.py": source})
+    consumed = {c.target: c.consume for c in calls}
+    assert consumed == {"walk": True, "Game": False, "Game.pairs": True, "parse": False}

@@ -156,6 +156,9 @@ def test_priority(source: str, param: str, expected: str) -> None:
         ("fp", "TextIO"),
         ("stream", "TextIO"),
         ("key", "Callable"),
+        ("receiver", "Callable"),  # a signal's, stored now and called when it is sent
+        ("handler", "Callable"),
+        ("listener", "Callable"),
         ("mapping", "dict"),
         ("coll", "list"),
         ("seqs", "list"),
