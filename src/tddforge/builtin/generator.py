@@ -59,6 +59,7 @@ from tddforge.builtin.targeting import (
     line_strings,
     plan,
     public_data,
+    public_data_lines,
     users_of_line,
 )
 from tddforge.builtin.texts import composed_texts
@@ -252,10 +253,20 @@ class BuiltinSuiteGenerator:
         self._cut_short.clear()
         guard = Guard()
         nothing: tuple[list[CallResult], set[str]] = ([], set())
-        added, killed = guard(
-            "aiming the pool's calls", partial(self._aim, target, fresh, left / 3), nothing
-        )
+        # a mutant in a public table is killed by reading the table: cheap, and first, as a
+        # table can hold most of a module's mutants (a row of numbers, three mutants each)
+        lines = public_data_lines(target.source)
+        in_data = [m for m in fresh if m.line in lines]
+        added, killed = nothing
+        if in_data:
+            step = partial(self._aim_with_module_data, target, in_data, left / 3)
+            added, killed = guard("reading module data", step, nothing)
         rest = [m for m in fresh if m.id not in killed]
+        more, killed = guard(
+            "aiming the pool's calls", partial(self._aim, target, rest, left / 3), nothing
+        )
+        added = [*added, *more]
+        rest = [m for m in rest if m.id not in killed]
         for what, aim in (
             ("aiming line inputs", self._aim_with_line_inputs),
             ("reading module data", self._aim_with_module_data),
@@ -320,7 +331,8 @@ class BuiltinSuiteGenerator:
             return [], set()
         every = tuple(range(len(usable)))
         jobs = [(m.id, apply_mutant(target.source, m), every) for m in mutants]
-        return self._judge(target, usable, jobs, max(self._deadline - self.clock(), 1.0))
+        left = min(seconds, self._deadline - self.clock())
+        return self._judge(target, usable, jobs, max(left, 1.0))
 
     def _aim_with_line_inputs(
         self, target: CoverTarget, mutants: Sequence[Mutant], seconds: float

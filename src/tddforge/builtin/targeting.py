@@ -17,7 +17,7 @@ from __future__ import annotations
 import ast
 import functools
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from itertools import zip_longest
 
@@ -281,7 +281,20 @@ def call_site_strings(source: str, line: int) -> list[str]:
 def public_data(source: str) -> list[str]:
     """Names the module binds to data at its top level, public by their spelling (and
     ``__version__``), in source order: values a test can check where they live."""
-    found: list[str] = []
+    return list(dict.fromkeys(name for name, _ in _public_assignments(source)))
+
+
+def public_data_lines(source: str) -> frozenset[int]:
+    """The lines of the top-level assignments ``public_data`` names: a mutant there
+    changes a value a read of that name shows (a table's row), whoever else reads it."""
+    return frozenset(
+        line
+        for _, statement in _public_assignments(source)
+        for line in range(statement.lineno, (statement.end_lineno or statement.lineno) + 1)
+    )
+
+
+def _public_assignments(source: str) -> Iterator[tuple[str, ast.stmt]]:
     for statement in _parsed(source).body:
         if isinstance(statement, ast.Assign):
             targets = statement.targets
@@ -293,8 +306,7 @@ def public_data(source: str) -> list[str]:
             if isinstance(node, ast.Name) and (
                 not node.id.startswith("_") or node.id == "__version__"
             ):
-                found.append(node.id)
-    return list(dict.fromkeys(found))
+                yield node.id, statement
 
 
 @functools.lru_cache(maxsize=4)
