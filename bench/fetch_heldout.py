@@ -22,6 +22,8 @@ bench/heldout9_targets.tsv is the ninth, chosen after the first eight were measu
 ``--pins bench/heldout9_targets.tsv bench-targets-heldout9``.
 bench/heldout10_targets.tsv is the tenth, chosen after the first nine were measured and studied:
 ``--pins bench/heldout10_targets.tsv bench-targets-heldout10``.
+bench/heldout11_targets.tsv is the eleventh, chosen after the first ten were measured and studied:
+``--pins bench/heldout11_targets.tsv bench-targets-heldout11``.
 
 Each pinned sdist is fetched with this interpreter's pip into DEST/sdist (kept when its sha256
 already matches), checked against its pin and unpacked into DEST/src. Then DEST/targets.tsv is
