@@ -77,8 +77,8 @@ def check_config(project: Path, python: Path, sandbox: Sandbox) -> ConfigCheck:
     if result.returncode in (0, _NO_TESTS):
         return ConfigCheck(config, True)
     detail = _error_line(result.stderr) or _error_line(result.stdout) or f"exit {result.returncode}"
-    where = config or "its conftest/plugins"
-    return ConfigCheck(config, False, f"pytest cannot start with the project's {where}: {detail}")
+    where = f"the project's {config}" if config else "the project's conftests or installed plugins"
+    return ConfigCheck(config, False, f"pytest cannot start with {where}: {detail}")
 
 
 def _error_line(text: str) -> str | None:
