@@ -49,6 +49,10 @@ class Unknown(Exception):
     """The expression reads something that is not an interpreter fact."""
 
 
+# what evaluating an expression over the facts can raise: it is then not a gate
+NOT_EVALUATED = (Unknown, TypeError, ValueError, IndexError, KeyError, AttributeError)
+
+
 @dataclass(frozen=True)
 class Interpreter:
     """What the interpreter that runs the tests says about itself."""
@@ -88,7 +92,7 @@ def read_interpreter(python: str) -> Interpreter | None:
         return None
 
 
-def _imported_names(tree: ast.Module) -> dict[str, str]:
+def imported_names(tree: ast.Module) -> dict[str, str]:
     """Local name → dotted path, for names bound only by importing ``sys``, ``os`` or
     ``platform`` (or a fact of theirs); a name also bound another way is left out."""
     found: dict[str, str] = {}
@@ -147,7 +151,7 @@ class Gates:
     """One module's interpreter gates, evaluated against ``interpreter``."""
 
     def __init__(self, tree: ast.Module, interpreter: Interpreter):
-        self.names = _imported_names(tree)
+        self.names = imported_names(tree)
         self.interpreter = interpreter
 
     def value(self, node: ast.expr) -> Any:
@@ -163,7 +167,7 @@ class Gates:
             return False
         try:
             self.value(node)
-        except (Unknown, TypeError, ValueError, IndexError, KeyError, AttributeError):
+        except NOT_EVALUATED:
             return False
         return True
 

@@ -15,11 +15,11 @@ elsewhere, or a tool, reads it.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from tddforge.mutation.gates import Gates, Interpreter, Unknown, same_value
+from tddforge.mutation.gates import NOT_EVALUATED, Gates, Interpreter, imported_names, same_value
 from tddforge.mutation.mutant import Mutant, mutant_id
 from tddforge.mutation.operators import OPERATORS, Edit, Source
 
@@ -113,7 +113,7 @@ class _Walk:
         try:
             changed = ast.parse(f"({head}{edit.replacement}{tail})", mode="eval").body
             after = self.gates.value(changed)
-        except (SyntaxError, Unknown, TypeError, ValueError, IndexError, KeyError):
+        except (SyntaxError, *NOT_EVALUATED):
             return False
         return bool(before) == bool(after) if test else same_value(before, after)
 
@@ -293,14 +293,18 @@ def find_mutants(source: str, star_imported: bool = True) -> list[Mutant]:
 
 
 def mutants_of(
-    source: str, star_imported: bool = True, interpreter: Interpreter | None = None
+    source: str,
+    star_imported: bool = True,
+    interpreter: Interpreter | Callable[[], Interpreter | None] | None = None,
 ) -> Mutants:
     """As ``find_mutants``; with the ``interpreter``'s facts, its gates' mutants that
-    cannot change anything there are left out (and listed apart)."""
+    cannot change anything there are left out (and listed apart). ``interpreter`` may be
+    a function giving the facts: it is called only for a module that could read them."""
     tree = ast.parse(source)
-    gates = Gates(tree, interpreter) if interpreter is not None else None
-    if gates is not None and not gates.names:
-        gates = None
+    gates = None
+    if interpreter is not None and imported_names(tree):
+        facts = interpreter() if callable(interpreter) else interpreter
+        gates = Gates(tree, facts) if facts is not None else None
     walk = _Walk(Source(source), {}, typing_only_names(tree), gates)
     body = tree.body if star_imported else [n for n in tree.body if not _sets_all(n)]
     walk.body(body, None)

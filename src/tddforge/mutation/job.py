@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 from tddforge.errors import InputError
@@ -154,26 +154,23 @@ def _target(job: MutationJob, path: Path, starred: set[str]) -> Target:
     rel = path.relative_to(job.project.resolve()).as_posix()
     try:
         source = path.read_text(encoding="utf-8")
-        interpreter = read_interpreter(str(job.python)) if _GATES.search(source) else None
+        interpreter = partial(read_interpreter, str(job.python))
         found = mutants_of(source, module_name(path) in starred, interpreter)
     except UnicodeDecodeError as exc:
         raise InputError(f"{rel}: not UTF-8 text") from exc
     except SyntaxError as exc:
         raise InputError(f"{rel}: syntax error at line {exc.lineno}: {exc.msg}") from exc
-    mutants, same_here = found.made, found.same_here
-    if job.scope == "functions":  # code run at import (module, class bodies, defaults) left out
-        mutants = [m for m in mutants if m.strategy == "graft"]
-        same_here = [m for m in same_here if m.strategy == "graft"]
-    changed = None
-    if job.since_ref:
-        changed = changed_lines(job.project, path, job.since_ref)
-        mutants = [m for m in mutants if changed.intersection(m.lines)]
-        same_here = [m for m in same_here if changed.intersection(m.lines)]
-    return Target(path, rel, source, mutants, changed, same_here=len(same_here))
+    changed = changed_lines(job.project, path, job.since_ref) if job.since_ref else None
 
+    def kept(mutants: list[Mutant]) -> list[Mutant]:
+        if job.scope == "functions":  # code run at import (module, class bodies, defaults) out
+            mutants = [m for m in mutants if m.strategy == "graft"]
+        if changed is not None:
+            mutants = [m for m in mutants if changed.intersection(m.lines)]
+        return mutants
 
-# a module that may read the interpreter's facts (``gates``): only then is it asked for them
-_GATES = re.compile(r"\b(sys|os|platform)\b")
+    same_here = len(kept(found.same_here))
+    return Target(path, rel, source, kept(found.made), changed, same_here=same_here)
 
 
 def changed_lines(project: Path, module: Path, ref: str) -> set[int]:
