@@ -344,7 +344,11 @@ def pytest_outcomes(
     results = root.parent / "outcomes.json"
     results.unlink(missing_ok=True)
     env = environment(
-        PYTHONPATH=f"{root}{os.pathsep}{root.parent / 'plugin'}", BENCH_RESULTS=str(results)
+        PYTHONPATH=f"{root}{os.pathsep}{root.parent / 'plugin'}",
+        BENCH_RESULTS=str(results),
+        # the suites need no installed plugin, and one the target shadows cannot load
+        # (platformdirs' pytest11 entry point, with the project's platformdirs first)
+        PYTEST_DISABLE_PLUGIN_AUTOLOAD="1",
     )
     if seed is not None:
         env["BENCH_SHUFFLE_SEED"] = str(seed)

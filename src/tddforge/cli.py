@@ -484,6 +484,8 @@ def _cover_writer(
 
 
 def _report_cover(outcome: Outcome) -> None:
+    from tddforge.runner.pytest_config import blocked_note
+
     data = outcome.data
     final = data["final"]
 
@@ -504,11 +506,14 @@ def _report_cover(outcome: Outcome) -> None:
         f"mutation {pct(final['mutation_score'])}{without}, {len(final['tests_kept'])} test(s) kept, "
         f"{len(final['tests_dropped'])} dropped; ${data['cost']['total_llm_cost']:.4f}"
     )
-    if not data["pytest_config"]["usable"]:
+    config = data["pytest_config"]
+    if not config["usable"]:
         err.print(
-            f"  [yellow]note[/yellow] {escape(data['pytest_config']['reason'])}; "
+            f"  [yellow]note[/yellow] {escape(config['reason'])}; "
             "ran with a neutral pytest configuration"
         )
+    if config["blocked_plugins"]:
+        err.print(f"  [yellow]note[/yellow] {escape(blocked_note(config['blocked_plugins']))}")
     for bug in final["suspected_bugs"]:
         err.print(f"  [red]possible bug[/red] {bug['test']}: {escape(bug['message'][:200])}")
     for item in final["tests_dropped"]:

@@ -19,6 +19,7 @@ import pytest
 
 from tddforge.runner import run_pytest
 from tddforge.sandbox import Limits, Sandbox
+from tests.integration.runner.shadow import shadow_plugin
 
 from .conftest import clean_env
 
@@ -90,6 +91,17 @@ def test_readme_command_writes_a_passing_readable_suite(example: Path) -> None:
         again = run_pytest(example, python=sys.executable, sandbox=box, paths=order, timeout=60)
         assert [o.outcome for o in again.outcomes] == ["passed"] * len(order)
     assert (example / "pricing.py").read_bytes() == before
+
+
+def test_an_installed_plugin_the_project_shadows_is_left_out(example: Path) -> None:
+    name = shadow_plugin(example, "pricing")
+    done = run_here(example, "cover", "pricing.py", "--json", "--max-iterations", "1")
+    assert done.returncode == 0, done.stderr
+    data: dict[str, Any] = json.loads(done.stdout)
+    config = data["pytest_config"]
+    assert (config["usable"], config["blocked_plugins"]) == (True, [name])
+    assert f"cannot be imported with the project: {name}" in " ".join(done.stderr.split())
+    assert data["final"]["tests_kept"] and data["final"]["coverage"] >= 80
 
 
 def test_mutant_directed_phase_raises_the_score(example: Path) -> None:

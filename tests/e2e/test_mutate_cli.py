@@ -12,6 +12,7 @@ import pytest
 from tddforge.workspace.git import Git
 from tests.integration.mutation.conftest import TESTS, write_project
 from tests.integration.mutation.test_project import FILES as PACKAGE_FILES
+from tests.integration.runner.shadow import shadow_plugin
 
 pytestmark = [pytest.mark.e2e, pytest.mark.integration]
 
@@ -95,6 +96,19 @@ def test_unusable_project_config_falls_back_to_a_neutral_one(tmp_path: Path) -> 
     (warning,) = report["warnings"]
     assert "--cov" in warning and "neutral pytest configuration" in warning
     assert "neutral pytest configuration" in result.stderr
+
+
+def test_an_installed_plugin_the_project_shadows_is_left_out(tmp_path: Path) -> None:
+    project = write_project(tmp_path / "p")
+    # Like platformdirs' source tree in a venv where platformdirs (and its plugin) is installed.
+    name = shadow_plugin(project, "sample")
+    result = _mutate(project, "sample.py", "--tests", "tests/test_sample.py", "--json")
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["counts"]["killed"] > 0
+    (warning,) = report["warnings"]  # the project's own configuration still works
+    assert f"cannot be imported with the project: {name}" in warning
+    assert "neutral" not in result.stderr
 
 
 def test_a_conftest_pytest_cannot_load_is_reported_not_hidden(tmp_path: Path) -> None:

@@ -28,7 +28,13 @@ from tddforge.mutation.job import MutationJob, Prepared, prepare, worker_config
 from tddforge.mutation.project import ProjectReport
 from tddforge.mutation.report import MutationReport
 from tddforge.mutation.running import sandbox_for, worker_env, workspace
-from tddforge.runner.pytest_config import NEUTRAL_INI, neutral_args
+from tddforge.runner.pytest_config import (
+    NEUTRAL_INI,
+    block_args,
+    blocked_note,
+    neutral_args,
+    unloadable_plugins,
+)
 from tddforge.runner.ship import entry_argv
 from tddforge.sandbox import Sandbox
 from tddforge.target.protocol import ERROR, ErrorEvent, ServeAnswer
@@ -45,7 +51,9 @@ def score(
     cache: VerdictCache | None = None,
 ) -> MutationReport:
     """Score ``job``'s module with a fresh worker process (a cold run)."""
-    return with_neutral_fallback(job, lambda j: _score_cold(j, settings, progress, cache).single())
+    return with_neutral_fallback(
+        job, lambda j: _score_cold(j, settings, progress, cache).single(), _plugins(settings)
+    )
 
 
 def score_project(
@@ -56,15 +64,36 @@ def score_project(
     cache: VerdictCache | None = None,
 ) -> ProjectReport:
     """Score every module of ``job`` against its suite in one cold run."""
-    return with_neutral_fallback(job, lambda j: _score_cold(j, settings, progress, cache))
+    return with_neutral_fallback(
+        job, lambda j: _score_cold(j, settings, progress, cache), _plugins(settings)
+    )
 
 
-def with_neutral_fallback(job: MutationJob, run: Callable[[MutationJob], R]) -> R:
-    """Run; if pytest cannot start with the project's configuration, run again with a neutral one.
+def _plugins(settings: Settings) -> Callable[[MutationJob], tuple[str, ...]]:
+    """The installed pytest plugins a job's project cannot import, found in its sandbox."""
+
+    def unloadable(job: MutationJob) -> tuple[str, ...]:
+        sandbox = sandbox_for(job, settings)
+        try:
+            return unloadable_plugins(job.project, job.python, sandbox)
+        finally:
+            sandbox.close()
+
+    return unloadable
+
+
+def with_neutral_fallback(
+    job: MutationJob,
+    run: Callable[[MutationJob], R],
+    unloadable: Callable[[MutationJob], tuple[str, ...]],
+) -> R:
+    """Run; if pytest cannot start with the project's configuration, run again without
+    the installed plugins it cannot import, then with a neutral configuration.
 
     The project's configuration is used whenever it works. When it cannot (say,
     ``addopts = --cov`` without pytest-cov), the run uses an empty ini with the
     project as rootdir and its conftests kept, and the report says why.
+    ``unloadable`` names the installed plugins the project cannot import.
     """
     try:
         return run(job)
@@ -72,6 +101,16 @@ def with_neutral_fallback(job: MutationJob, run: Callable[[MutationJob], R]) -> 
         if "-c" in job.extra_pytest_args:
             raise
         first = exc
+    blocked = unloadable(job)
+    if blocked:
+        job = replace(job, extra_pytest_args=(*job.extra_pytest_args, *block_args(blocked)))
+        try:
+            report = run(job)
+        except PytestStartError:
+            pass
+        else:
+            report.warnings.append(blocked_note(blocked))
+            return report
     neutral = job.project / ".tddforge" / "neutral-pytest.ini"
     neutral.parent.mkdir(parents=True, exist_ok=True)
     neutral.write_text(NEUTRAL_INI, encoding="utf-8")
@@ -81,6 +120,8 @@ def with_neutral_fallback(job: MutationJob, run: Callable[[MutationJob], R]) -> 
     except PytestStartError:
         raise first from None  # the neutral configuration does not help: the first reason stands
     report.warnings.append(f"{first}; ran with a neutral pytest configuration instead")
+    if blocked:
+        report.warnings.append(blocked_note(blocked))
     return report
 
 
@@ -134,7 +175,9 @@ class WarmWorker:
         cache: VerdictCache | None = None,
     ) -> MutationReport:
         """Score ``job``'s module in the warm worker."""
-        return with_neutral_fallback(job, lambda j: self._score(j, progress, cache).single())
+        return with_neutral_fallback(
+            job, lambda j: self._score(j, progress, cache).single(), self._unloadable
+        )
 
     def score_project(
         self,
@@ -144,7 +187,12 @@ class WarmWorker:
         cache: VerdictCache | None = None,
     ) -> ProjectReport:
         """Score every module of ``job`` in the warm worker."""
-        return with_neutral_fallback(job, lambda j: self._score(j, progress, cache))
+        return with_neutral_fallback(
+            job, lambda j: self._score(j, progress, cache), self._unloadable
+        )
+
+    def _unloadable(self, job: MutationJob) -> tuple[str, ...]:
+        return unloadable_plugins(job.project, job.python, self._sandbox)
 
     def _score(
         self, job: MutationJob, progress: Tally | None, cache: VerdictCache | None

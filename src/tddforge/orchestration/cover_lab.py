@@ -155,10 +155,11 @@ class SuiteLab:
         self._scorings: list[Scoring] = []  # the worker's, oldest first
 
     def _pytest_args(self, check: ConfigCheck) -> list[str]:
+        args = [*check.pytest_args, "-p", "no:randomly"]
         if check.usable:
-            return ["-p", "no:randomly"]
+            return args
         ini = self.run.write_text("neutral-pytest.ini", "[pytest]\n")
-        return [*neutral_args(ini, self.project), "-p", "no:randomly"]
+        return [*neutral_args(ini, self.project), *args]
 
     def close(self) -> None:
         """Stop the warm worker and the alone checks still running."""

@@ -172,8 +172,8 @@ def _loop(session: _Session, suite: GeneratedSuite) -> Outcome:
     target, lab, run, progress = session.target, session.lab, session.run, session.progress
     settings, writer = session.settings, session.writer
     cfg = settings.cover
-    if not lab.config.usable:
-        progress(f"{lab.config.reason}; running with a neutral pytest configuration")
+    if lab.config.note:
+        progress(lab.config.note)
     run.event(
         "start",
         module=target.module_rel,
