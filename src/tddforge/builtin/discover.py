@@ -92,6 +92,17 @@ class ClassInfo(_Frozen):
     is_abstract: bool
     is_exception: bool
     lines: tuple[int, int] | None
+    #: a private class the module offers only through its instances (``InstanceInfo``):
+    #: its methods are called on those, and it is never built by name
+    hidden: bool = False
+
+
+class InstanceInfo(_Frozen):
+    """A module-level name bound to an instance of one of the module's classes (iso3166's
+    ``countries = _CountryLookup()``): how a module that offers objects is used."""
+
+    name: str
+    class_name: str
 
 
 class ModuleInfo(_Frozen):
@@ -103,6 +114,11 @@ class ModuleInfo(_Frozen):
     doctests: tuple[Doctest, ...]
     functions: tuple[CallableInfo, ...]
     classes: tuple[ClassInfo, ...]
+    instances: tuple[InstanceInfo, ...] = ()
+
+    def held(self, class_name: str) -> list[str]:
+        """The module-level names bound to instances of ``class_name``."""
+        return [i.name for i in self.instances if i.class_name == class_name]
 
     def callables(self) -> list[CallableInfo]:
         """Functions, then each class's constructor and methods, in module order."""

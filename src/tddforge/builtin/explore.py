@@ -559,7 +559,10 @@ def plan_calls(
     for func in info.functions:
         calls += _variants(func, mined, per_param, objects)
     for cls in info.classes:
-        calls += _class_calls(cls, mined, per_param, objects, working.get(cls.name, ()))
+        if cls.hidden:  # reached through the module's instances of it only
+            calls += _held_calls(cls, mined, per_param, objects, info.held(cls.name))
+        else:
+            calls += _class_calls(cls, mined, per_param, objects, working.get(cls.name, ()))
     return calls
 
 
@@ -568,7 +571,7 @@ def constructor_calls(info: ModuleInfo, mined: Mapping[str, tuple[Constant, ...]
     return [
         call
         for cls in info.classes
-        if cls.constructor is not None and not cls.is_abstract
+        if cls.constructor is not None and not cls.is_abstract and not cls.hidden
         for call in _variants(cls.constructor, mined, 8, {})
     ]
 
@@ -583,6 +586,9 @@ def object_sources(
     (those seen to work first, when known)."""
     found: dict[str, list[str]] = {}
     for cls in info.classes:
+        if cls.hidden:  # never built by name: the module's own instances are the objects
+            found[cls.name] = info.held(cls.name)
+            continue
         if cls.is_abstract:
             continue
         if cls.constructor is None:
@@ -665,6 +671,26 @@ def _class_calls(
     if init is not None:  # its properties, read: ``entry.key``
         reads = [Call(f"{cls.name}.{name}", attribute=True) for name in cls.properties]
         calls += [_on_instance(read, *init) for read in reads]
+    return calls
+
+
+def _held_calls(
+    cls: ClassInfo,
+    mined: Mapping[str, tuple[Constant, ...]],
+    per_param: int,
+    objects: Mapping[str, list[str]],
+    held: Sequence[str],
+) -> list[Call]:
+    """Every method of a class the module offers only through its instances (``held``:
+    their names), called on those (``countries.get("AF")``), and each property read; the
+    variants take turns among the instances."""
+    if not held:
+        return []
+    calls: list[Call] = []
+    for method in cls.methods:
+        variants = _variants(method, mined, per_param, objects)
+        calls += [replace(v, via=held[i % len(held)]) for i, v in enumerate(variants)]
+    calls += [Call(f"{cls.name}.{name}", attribute=True, via=held[0]) for name in cls.properties]
     return calls
 
 

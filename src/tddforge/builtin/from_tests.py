@@ -146,6 +146,7 @@ def read_tests(
             continue
         names = _imported_names(tree, import_name, reexported, _dotted(path), namespace, above)
         names.optional, names.known, names.owners = optional, known, owners
+        names.held = {i.name: i.class_name for i in info.instances}
         if names.local.pop("*", None):  # ``from colorutils import *``: every public member
             public = (n for n in known if "." not in n and not n.startswith("_"))
             names.local.update((n, n) for n in public if n not in names.local)
@@ -198,6 +199,8 @@ class _Names:
         #: local name → what it names in the standard library's value modules (``StringIO``
         #: → ``io.StringIO``, ``io`` → ``io``)
         self.stdlib: dict[str, str] = {}
+        #: the module's names bound to its own instances → their class (``InstanceInfo``)
+        self.held: Mapping[str, str] = {}
 
 
 def _dotted(path: str) -> str:
@@ -381,7 +384,8 @@ def _known_targets(info: ModuleInfo) -> dict[str, str]:
     """Member name → the kind of target: ``function``, ``class``, or ``Class.method``."""
     known = {f.name: "function" for f in info.functions}
     for cls in info.classes:
-        known[cls.name] = "class" if cls.constructor is not None and not cls.is_abstract else ""
+        built = cls.constructor is not None and not cls.is_abstract and not cls.hidden
+        known[cls.name] = "class" if built else ""
         for method in cls.methods:
             known[f"{cls.name}.{method.name}"] = method.kind
         known.update((f"{cls.name}.{name}", "property") for name in cls.properties)
@@ -427,6 +431,28 @@ class _Made(Reference):
     as a call on that expression's object (``Call.via``)."""
 
 
+@dataclass(frozen=True)
+class _Held(Reference):
+    """One of the module's own instances (iso3166's ``countries``): its name in the module
+    (``source``), on which a method call is kept as a call on that object (``Call.via``),
+    and its class."""
+
+    cls: str = field(kw_only=True)
+
+
+def _held(node: ast.expr, names: _Names) -> _Held | None:
+    """The module's own instance ``node`` names (``countries``, ``iso3166.countries``)."""
+    member = _member(node, names)
+    if member is None or member not in names.held:
+        return None
+    return _Held(member, cls=names.held[member])
+
+
+def _receiver(node: ast.expr, names: _Names, env: Env, build: CallValue) -> object:
+    """What a method is called on: the module's own instance ``node`` names, or its value."""
+    return _held(node, names) or evaluate(node, env, build)
+
+
 def _built(call: Call) -> _Built:
     return _Built(_call_text(call.target, call.args, call.kwargs), call=call)
 
@@ -446,6 +472,9 @@ def _receiver_call(
     if isinstance(receiver, _Built):
         target = f"{receiver.call.target}.{method}"
         return (target, receiver.call, None) if known.get(target) == kind else None
+    if isinstance(receiver, _Held):
+        target = f"{receiver.cls}.{method}"
+        return (target, None, receiver.source) if known.get(target) == kind else None
     if isinstance(receiver, _Made) and known.get(f"{classes.get(method)}.{method}") == kind:
         return f"{classes[method]}.{method}", None, receiver.source
     return None
@@ -486,6 +515,11 @@ def _calls_in(
         build = files.call(path, build)
         shared.update(files.start(path))
     shared.update((local, Reference(name)) for local, name in names.shared.items())
+    shared.update(  # ``countries``, passed on as an argument too
+        (local, _Held(member, cls=names.held[member]))
+        for local, member in names.local.items()
+        if member in names.held
+    )
     shared.update(
         (local, _Alias(member))
         for local, member in names.local.items()
@@ -835,7 +869,9 @@ def _target(
     member = _member(func, names)
     if member is not None and known.get(member) in ("function", "class"):
         return member, None, None
-    alias = evaluate(func, env, build) if isinstance(func, ast.Name | ast.Attribute) else None
+    alias = (
+        _receiver(func, names, env, build) if isinstance(func, ast.Name | ast.Attribute) else None
+    )
     if isinstance(alias, _Alias):  # ``self.unidecode(...)``, ``f = parse; f(...)``
         return alias.member, None, None
     called = _receiver_call(alias, CALL, known, names.owners)
@@ -847,7 +883,7 @@ def _target(
     static = f"{owner}.{func.attr}"
     if owner is not None and known.get(static, "") in ("staticmethod", "classmethod"):
         return static, None, None  # ``Version.parse("1.0")``
-    receiver = evaluate(func.value, env, build)
+    receiver = _receiver(func.value, names, env, build)
     found = _receiver_call(receiver, func.attr, known, names.owners)
     return found if found is not None else ("", None, None)
 
@@ -882,7 +918,7 @@ def _special_calls(
     for use in special_uses(node):
         if use.method not in OPERATORS:
             continue
-        receiver = evaluate(use.receiver, env, build)
+        receiver = _receiver(use.receiver, names, env, build)
         target = _receiver_call(receiver, use.method, names.known, names.owners)
         operands = _sources(use.operands, env, build) if target is not None else None
         if target is not None and operands is not None:
@@ -900,7 +936,7 @@ def _receiver_of(node: ast.Call, call: Call) -> ast.expr:
 
 def _property_read(node: ast.Attribute, names: _Names, env: Env, build: CallValue) -> Call | None:
     """``entry.msgid``: a property of the module's class read on an instance of it."""
-    receiver = evaluate(node.value, env, build)
+    receiver = _receiver(node.value, names, env, build)
     found = _receiver_call(receiver, node.attr, names.known, names.owners, "property")
     return _on_receiver(*found, attribute=True) if found is not None else None
 

@@ -245,7 +245,8 @@ def _test(
     taken: frozenset[str] = frozenset(),
 ) -> WrittenTest:
     call, outcome = result.call, result.outcome
-    imports.add(call.target.split(".")[0])
+    if call.via is None:  # on an object ``via`` gives, the class is not named
+        imports.add(call.target.split(".")[0])
     sources = [
         *call.args,
         *(v for _, v in call.kwargs),
@@ -265,7 +266,7 @@ def _test(
         checks = _assertions(expr, outcome, module, imports, call.consume, style)
         if result.readable_repr and outcome.kind == "return":
             checks.append(style.equal.format("repr(result)", repr(outcome.repr)))
-    instance = setup[0].split(" = ")[0] if setup else ""
+    instance = setup[0].split(" = ")[0] if setup else _held(call) or ""
     effects = [_compare(style, f"{instance}.{name}", text) for name, text in outcome.after]
     if instance and outcome.after_repr:  # what the call changed in it, as it shows itself
         effects.append(style.equal.format(f"repr({instance})", repr(outcome.after_repr)))
@@ -380,13 +381,20 @@ def _call_expression(call: Call, taken: frozenset[str] = frozenset()) -> tuple[l
     init = call_arguments(call.init_args or (), call.init_kwargs)
     steps = [call_arguments(step.args, step.kwargs) for step in call.before]
     words = ", ".join([init, call.via or "", arguments, *steps, *taken])
-    instance = _instance_name(parts[0], words)
+    held = _held(call)
+    instance = held or _instance_name(parts[0], words)
     built = call.via if call.via is not None else f"{parts[0]}({init})"
-    setup = [f"{instance} = {built}"]
+    setup = [] if held else [f"{instance} = {built}"]
     setup += [method_call(instance, step) for step in call.before]  # state first: a sequence
     if call.attribute:  # a property of the instance: ``entry.key``
         return setup, f"{instance}.{parts[1]}"
     return setup, method_call(instance, Step(parts[1], call.args, call.kwargs))
+
+
+def _held(call: Call) -> str | None:
+    """The name of the module's own object a call runs on (``countries`` of
+    ``countries.get("AF")``), used as it is; None when the instance is built."""
+    return call.via if call.via is not None and call.via.isidentifier() else None
 
 
 def call_arguments(args: Sequence[str], kwargs: Sequence[tuple[str, str]]) -> str:

@@ -16,6 +16,7 @@ and that is reported, not hidden. Keep it compatible with Python 3.8+.
 from __future__ import annotations
 
 import doctest
+import enum
 import functools
 import importlib
 import inspect
@@ -325,6 +326,12 @@ def _described(module: Any, names: list[str]) -> dict[str, Any]:
             described = describe_callable(name, name, "function", obj)
             if described is not None:
                 functions.append(described)
+    instances = module_instances(module, names)
+    named = {c["name"] for c in classes}
+    for _, cls in instances:  # a private class the module offers only through its instances
+        if cls.__name__ not in named:
+            classes.append(dict(describe_class(cls.__name__, cls), hidden=True))
+            named.add(cls.__name__)
     return {
         "name": module.__name__,
         "file": getattr(module, "__file__", None),
@@ -332,7 +339,37 @@ def _described(module: Any, names: list[str]) -> dict[str, Any]:
         "doctests": doctest_examples(inspect.getdoc(module)),
         "functions": functions,
         "classes": classes,
+        "instances": [{"name": name, "class_name": cls.__name__} for name, cls in instances],
     }
+
+
+#: Instances reported per class: a module of constants of its own type (``SHA256 =
+#: Algorithm(...)``, thirty times) needs no more receivers than this.
+INSTANCES_PER_CLASS = 2
+
+
+def module_instances(module: Any, names: list[str]) -> list[tuple[str, type]]:
+    """The names among ``names`` bound to an instance of a class the module defines and
+    binds by its own name (iso3166's ``countries = _CountryLookup()``): objects the module
+    offers as its API, whose methods a test reaches only through that name. Enum members
+    and exceptions are left out (their classes are described)."""
+    found: list[tuple[str, type]] = []
+    per_class: dict[type, int] = {}
+    for name in names:
+        obj = getattr(module, name, None)
+        if inspect.isclass(obj) or inspect.isroutine(obj) or inspect.ismodule(obj):
+            continue
+        cls = type(obj)
+        if isinstance(obj, (enum.Enum, BaseException)) or not defined_in(cls, module):
+            continue
+        if (
+            getattr(module, cls.__name__, None) is not cls
+            or per_class.get(cls, 0) >= INSTANCES_PER_CLASS
+        ):
+            continue
+        per_class[cls] = per_class.get(cls, 0) + 1
+        found.append((name, cls))
+    return found
 
 
 def import_failure(exc: BaseException, module_name: str) -> dict[str, Any]:

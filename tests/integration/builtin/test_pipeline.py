@@ -790,3 +790,71 @@ def test_a_random_value_is_tested_through_its_type(tmp_path: Path) -> None:
     suite = generated_and_run(tmp_path, "tokens", TOKENS, runs=2)
     assert 10 not in suite.missing_lines and 11 not in suite.missing_lines, suite.source
     assert "assert isinstance(result, str)" in suite.source
+
+
+LOOKUP = '''\
+"""Country codes, offered through one object, as iso3166 offers ``countries``."""
+
+import re
+from typing import NamedTuple
+
+
+class Country(NamedTuple):
+    name: str
+    alpha2: str
+    numeric: str
+
+
+_RECORDS = [Country("Afghanistan", "AF", "004"), Country("Chad", "TD", "148")]
+_BY_ALPHA2 = {c.alpha2: c for c in _RECORDS}
+_BY_NUMERIC = {c.numeric: c for c in _RECORDS}
+_BY_NAME = {c.name.upper(): c for c in _RECORDS}
+
+
+class _Lookup:
+    def get(self, key, default=None):
+        if isinstance(key, int):
+            found = _BY_NUMERIC.get(f"{key:03d}")
+        else:
+            k = key.upper()
+            if len(k) == 2:
+                found = _BY_ALPHA2.get(k)
+            elif re.match(r"[0-9]{3}$", k):
+                found = _BY_NUMERIC.get(k)
+            else:
+                found = _BY_NAME.get(k)
+        if found is None:
+            if default is not None:
+                return default
+            raise KeyError(key)
+        return found
+
+    __getitem__ = get
+
+    def __len__(self):
+        return len(_RECORDS)
+
+    def __contains__(self, key):
+        try:
+            self.get(key)
+        except KeyError:
+            return False
+        return True
+
+
+countries = _Lookup()
+'''
+
+
+def test_a_private_class_offered_through_a_module_level_instance_is_called_on_it(
+    tmp_path: Path,
+) -> None:
+    """The module's API is ``countries``: its methods run on that object, written as a
+    person uses it, and the private class is never built nor imported."""
+    suite = generated_and_run(tmp_path, "lookup", LOOKUP)
+    text = LOOKUP.splitlines()
+    for needle in ("found = _BY_ALPHA2", "raise KeyError", "return len(", "return False"):
+        line = next(i for i, t in enumerate(text, 1) if needle in t)
+        assert line not in suite.missing_lines, (needle, suite.source)
+    assert "countries.get(" in suite.source and "_Lookup" not in suite.source
+    assert "len(countries)" in suite.source and " in countries" in suite.source

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tddforge.builtin.discover import CallableInfo, ClassInfo, ModuleInfo, Param
+from tddforge.builtin.discover import CallableInfo, ClassInfo, InstanceInfo, ModuleInfo, Param
 from tddforge.builtin.explore import Call, Step
 from tddforge.builtin.from_tests import (
     ancestor_reexports,
@@ -898,3 +898,39 @@ def test_a_generator_read_from_the_tests_is_consumed() -> None:
     calls = calls_from_tests("pkg.docs", info, {"tests/test_docs.py": source})
     consumed = {c.target: c.consume for c in calls}
     assert consumed == {"walk": True, "Game": False, "Game.pairs": True, "parse": False}
+
+
+HELD = ModuleInfo(
+    name="iso",
+    file=None,
+    docstring=None,
+    doctests=(),
+    functions=(),
+    classes=(
+        _class("_Lookup", "get", "__getitem__", "__contains__", "__len__").model_copy(
+            update={"hidden": True}
+        ),
+        _class("Other", "get"),
+    ),
+    instances=(InstanceInfo(name="countries", class_name="_Lookup"),),
+)
+
+
+def test_calls_on_the_modules_own_instance_are_read_on_it() -> None:
+    """iso3166's tests use ``countries``, an instance of a private class: each method and
+    operator is read as a call on that object, by either spelling of it, and the object
+    passed on stays its name; a step on it is never replayed (it is the module's)."""
+    source = (
+        "import iso\nfrom iso import countries\n\n\ndef test_a():\n"
+        "    assert countries['us'].alpha2 == 'US'\n    countries.get('zz', None)\n"
+        "    assert 'US' in countries\n    assert len(iso.countries) == 2\n"
+        "    iso.countries.get(840)\n    countries.missing('x')\n    _Lookup()\n"
+    )
+    read = read_tests("iso", HELD, {"tests/test_iso.py": source})
+    assert read.calls == [
+        Call("_Lookup.__getitem__", ("'us'",), via="countries"),
+        Call("_Lookup.get", ("'zz'", "None"), via="countries"),
+        Call("_Lookup.__contains__", ("'US'",), via="countries"),
+        Call("_Lookup.__len__", via="countries"),
+        Call("_Lookup.get", ("840",), via="countries"),
+    ]

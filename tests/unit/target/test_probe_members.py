@@ -1,10 +1,12 @@
-"""What the probe reports of a class's members: decorated methods still count."""
+"""What the probe reports of a class's members (decorated methods still count), and of the
+module's own instances."""
 
 from __future__ import annotations
 
 import functools
+import types
 
-from tddforge.target.probe import describe_class
+from tddforge.target.probe import describe_class, describe_module
 
 
 class Table:
@@ -35,3 +37,56 @@ def test_a_cached_method_is_a_method_and_a_cached_property_a_property() -> None:
     assert methods["lookup"]["kind"] == "method"
     assert [p["name"] for p in methods["lookup"]["parameters"]] == ["key", "default"]
     assert sorted(described["properties"]) == ["size", "total"]
+
+
+HELD = """
+import enum
+
+
+class Color(enum.Enum):
+    RED = 1
+
+
+class _Lookup:
+    def get(self, key):
+        return key
+
+
+class Public:
+    pass
+
+
+class _Renamed:
+    pass
+
+
+class Oops(Exception):
+    pass
+
+
+countries = _Lookup()
+regions = _Lookup()
+zones = _Lookup()
+default = Public()
+RED = Color.RED
+failure = Oops("x")
+renamed = _Renamed()
+Alias = _Renamed
+del _Renamed
+number = 3
+"""
+
+
+def test_the_modules_own_instances_are_reported_with_a_hidden_class_for_private_ones() -> None:
+    module = types.ModuleType("held")
+    exec(compile(HELD, "held.py", "exec"), vars(module))
+    described = describe_module(module)
+    assert described["instances"] == [
+        {"name": "countries", "class_name": "_Lookup"},
+        {"name": "default", "class_name": "Public"},
+        {"name": "regions", "class_name": "_Lookup"},  # two per class: zones is left out
+    ]
+    classes = {c["name"]: c for c in described["classes"]}
+    assert classes["_Lookup"]["hidden"] is True
+    assert [m["name"] for m in classes["_Lookup"]["methods"]] == ["get"]
+    assert "hidden" not in classes["Public"] and "_Renamed" not in classes
