@@ -168,6 +168,30 @@ def isolated(
     return out
 
 
+#: Variables the sandbox sets for its own runs, never a test's to set.
+_NOT_PINNED = frozenset({"PYTHONHASHSEED", "PYTHONDONTWRITEBYTECODE"})
+
+
+def pinned(results: Sequence[CallResult]) -> list[CallResult]:
+    """``results``, each call given the variables it read at run time and does not set
+    (``CallResult.environ``): those that held a value where it ran as ``pinned``, which
+    its test sets to that value, and those unset as ``unset``. A value the call got from
+    the environment without the module naming it (``HOME`` for ``expanduser``, read in
+    the standard library) was the sandbox's: the test must not depend on the machine
+    it runs on (platformdirs' ``user_cache_dir()`` is ``$HOME/.cache``)."""
+    out = []
+    for result in results:
+        call = result.call
+        named = {name for name, _ in call.env} | set(call.unset) | _NOT_PINNED
+        held = tuple((n, v) for n, v in result.environ if n not in named and v is not None)
+        absent = tuple(n for n, v in result.environ if n not in named and v is None)
+        if held or absent:
+            call = replace(call, pinned=held, unset=(*call.unset, *absent))
+            result = replace(result, call=call)
+        out.append(result)
+    return out
+
+
 def _read_by(result: CallResult, reads: Mapping[str, EnvRead]) -> list[EnvRead]:
     """The variables read in the functions whose lines ``result``'s call ran."""
     lines = {line for arc in result.arcs for line in arc if line > 0}

@@ -71,6 +71,10 @@ class Call:
     #: variables its test unsets besides, unnamed: it read them, and they were unset where
     #: it ran (``environ.isolated``); written only, never sent to the runner
     unset: tuple[str, ...] = ()
+    #: variables its test sets to the values they held where it ran: it read them at run
+    #: time (``HOME`` for ``expanduser``), and its test must not depend on the machine's
+    #: (``environ.pinned``); written only, never sent to the runner
+    pinned: tuple[tuple[str, str], ...] = ()
     #: module globals it rebinds, put back after its test (``module_state.restoring``);
     #: written only, never sent to the runner
     restore: tuple[str, ...] = ()
@@ -125,6 +129,10 @@ class Outcome:
     #: the value varied between the two runs (``random()``, ``now()``), its type did not:
     #: only the type is asserted, and only the type tells a mutant apart
     varies: bool = False
+    #: the system refused a file operation (read-only, not permitted): the sandbox's
+    #: answer to a write outside the project, never a test's to assert (run elsewhere,
+    #: the write would be made)
+    denied: bool = False
 
     def same_as(self, other: Outcome | None) -> bool:
         """The same behaviour; a non-literal value's repr (``<X at 0x…>``) does not count."""
@@ -144,6 +152,11 @@ class CallResult:
     other: Outcome | None = field(default=None, compare=False)  # the second run's, when it differs
     stable_repr: bool = False  # a non-literal value whose repr was the same in both runs
     confirmed: bool = True  # False: one run only, ``deterministic`` is presumed (see confirm_calls)
+    #: the environment variables the call read at run time, with the value each held
+    #: (None: unset), as the runner saw them (``target/environ_reads.py``)
+    environ: tuple[tuple[str, str | None], ...] = field(default=(), compare=False)
+    #: the call asked who runs it (its user or group id): see ``_whoever``
+    identity: bool = field(default=False, compare=False)
 
     @property
     def readable_repr(self) -> bool:
@@ -258,10 +271,16 @@ def confirm_calls(
         project.resolve(), module, calls, python, sandbox, timeout, call_timeout, _HASH_SEEDS[1]
     )
     again = {r.call: second.get(i) for i, r in enumerate(todo)}
-    merged = [
-        r if r.confirmed else _merged(r.call, r.arcs, r.outcome, again[r.call]) for r in results
-    ]
+    merged = [r if r.confirmed else _remerged(r, again[r.call]) for r in results]
     return placeless(merged, project)
+
+
+def _remerged(result: CallResult, second: dict[str, Any] | None) -> CallResult:
+    """An unconfirmed result judged again with its second run's row."""
+    merged = replace(
+        _merged(result.call, result.arcs, result.outcome, second), environ=result.environ
+    )
+    return _whoever(merged) if result.identity else merged
 
 
 _SPLIT_FROM = 40  # fewer calls than this run in one process (a second one costs its start-up)
@@ -420,8 +439,22 @@ def merge_runs(
         if ident not in first:
             continue
         arcs = frozenset((a, b) for a, b in first[ident]["arcs"])
-        results.append(_merged(call, arcs, _outcome(first[ident]["outcome"]), second.get(ident)))
+        merged = _merged(call, arcs, _outcome(first[ident]["outcome"]), second.get(ident))
+        environ = tuple(sorted(first[ident].get("environ", {}).items()))
+        merged = replace(merged, environ=environ) if environ else merged
+        results.append(_whoever(merged) if first[ident].get("identity") else merged)
     return results
+
+
+def _whoever(result: CallResult) -> CallResult:
+    """A call that asked who runs it (``os.getuid()``): its value holds for the sandbox's
+    user only (``/tmp/runtime-65534``), so only its type is asserted, and an exception
+    it raised is not kept."""
+    outcome = result.outcome
+    if result.deterministic and outcome.kind == "return" and outcome.type:
+        typed = Outcome("return", outcome.type, outcome.type_module, varies=True)
+        return replace(result, outcome=typed, identity=True)
+    return replace(result, deterministic=False, identity=True)
 
 
 def _merged(
@@ -431,7 +464,7 @@ def _merged(
     again = _outcome(second["outcome"]) if second is not None else None
     if again is not None and again.after_repr != outcome.after_repr:  # hash order, a clock
         outcome, again = replace(outcome, after_repr=""), replace(again, after_repr="")
-    stable = outcome.same_as(again) and outcome.kind in ("return", "raise")
+    stable = outcome.same_as(again) and outcome.kind in ("return", "raise") and not outcome.denied
     if not stable and typed_alike(outcome, again):
         typed = Outcome("return", outcome.type, outcome.type_module, varies=True)
         return CallResult(call, arcs, typed, True)
@@ -452,7 +485,17 @@ def typed_alike(first: Outcome, second: Outcome | None) -> bool:
 
 
 def _outcome(raw: dict[str, Any]) -> Outcome:
-    fields = ("kind", "type", "type_module", "repr", "literal", "message", "taken", "after_repr")
+    fields = (
+        "kind",
+        "type",
+        "type_module",
+        "repr",
+        "literal",
+        "message",
+        "taken",
+        "after_repr",
+        "denied",
+    )
     state = tuple(sorted(raw.get("state", {}).items()))
     after = tuple(sorted(raw.get("after", {}).items()))
     return Outcome(**{k: raw[k] for k in fields if k in raw}, state=state, after=after)

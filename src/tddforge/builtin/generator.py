@@ -26,7 +26,7 @@ from tddforge.builtin.aliases import type_aliases, with_aliases
 from tddforge.builtin.constants import Constant, mine_constants, with_texts
 from tddforge.builtin.data_files import DataFiles
 from tddforge.builtin.discover import ModuleInfo, discover
-from tddforge.builtin.environ import EnvRead, env_reads, isolated
+from tddforge.builtin.environ import EnvRead, env_reads, isolated, pinned
 from tddforge.builtin.explore import (
     Call,
     CallResult,
@@ -428,6 +428,7 @@ class BuiltinSuiteGenerator:
     def _write(self, target: CoverTarget) -> str:
         homes = public_homes(target.import_name, target.source, _package_init(target))
         kept = isolated(self._kept, self._environ, BASE_ENV)  # the variables it ran without
+        kept = pinned(kept)  # and those it read at run time, as they were where it ran
         prog = target.import_name.rsplit(".", 1)[-1]  # ``sys.argv`` as the runner set it
         rebinds, argv = rebound_globals(target.source), argv_readers(target.source)
         kept = restoring(kept, rebinds, argv, prog)  # globals it rebinds, the argv it reads

@@ -272,7 +272,7 @@ def _test(
         effects.append(style.equal.format(f"repr({instance})", repr(outcome.after_repr)))
     body = [*setup, *checks, *effects]
     name = _unique_name(call, outcome, names)
-    env = (*call.env, *((variable, None) for variable in call.unset))
+    env = (*call.pinned, *call.env, *((variable, None) for variable in call.unset))
     imports.update(call.restore)  # each global's value as imported, to put back
     kept_as_imported = [(f"{module.module}.{global_}", global_) for global_ in call.restore]
     if call.argv:  # the command line and streams the runner called it with, not pytest's

@@ -45,6 +45,7 @@ import sys
 from typing import Any
 
 from .capture import capture
+from .environ_reads import identity_read, install_identity, watching
 from .probe import OPERATORS, STATEMENTS, is_literal
 from .processes import in_fork
 
@@ -247,15 +248,24 @@ def read_back(module: Any, instance: Any, call: dict[str, Any]) -> dict[str, str
     return {name: repr(value)} if is_literal(value) else {}
 
 
+#: What the file system answered a write the sandbox keeps out (read-only, not
+#: permitted): ``errno.EROFS``, ``EACCES``, ``EPERM`` (the same numbers on Linux and macOS).
+DENIED = (30, 13, 1)
+
+
 def describe_error(exc: BaseException) -> dict[str, Any]:
-    """A raised exception: its type and first message line."""
+    """A raised exception: its type and first message line; ``denied`` when the system
+    refused a file operation (``DENIED``): that says where it ran, not what the code does."""
     message = str(exc)
-    return {
+    found: dict[str, Any] = {
         "kind": "raise",
         "type": type(exc).__qualname__,
         "type_module": type(exc).__module__,
         "message": message[:MAX_REPR],
     }
+    if isinstance(exc, OSError) and exc.errno in DENIED:
+        found["denied"] = True
+    return found
 
 
 def run_call(
@@ -272,26 +282,12 @@ def run_call(
     signal.signal(signal.SIGALRM, alarm)
     signal.setitimer(signal.ITIMER_REAL, timeout)
     saved = set_environment(call.get("env") or ())
+    environ: dict[str, Any] = {}
+    identity = [False]
     try:
-        func, instance = resolve(module, call)
-        args = [literal(a, module) for a in call["args"]]
-        kwargs = {k: literal(v, module) for k, v in call["kwargs"].items()}
-        if trace:
-            sys.settrace(tracer)
-        try:
-            run_before(module, instance, call.get("before") or ())
-            shown = untraced(shown_state, instance) if instance is not None else ""
-            if call.get("attribute"):  # data is the value; an instance's property is read
-                value = func() if instance is not None else func
-            else:
-                value = func(*args, **kwargs)
-            taken = 0
-            if call.get("consume"):  # one item past the cap tells an endless generator
-                value = list(itertools.islice(value, MAX_ITEMS + 1))
-                if len(value) > MAX_ITEMS:
-                    value, taken = value[:MAX_ITEMS], MAX_ITEMS
-        finally:
-            sys.settrace(None)
+        # what it read of the environment (and found there), and whether it asked who runs it
+        with watching() as environ, identity_read() as identity:
+            value, taken, instance, shown = _called(module, call, tracer if trace else None)
         outcome = describe_value(value)
         if taken:  # a test must take as many, or never end
             outcome["taken"] = taken
@@ -309,7 +305,37 @@ def run_call(
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         set_environment(saved)
-    return {"arcs": sorted(tracer.arcs), "outcome": outcome}
+    found: dict[str, Any] = {"arcs": sorted(tracer.arcs), "outcome": outcome}
+    if environ:
+        found["environ"] = dict(environ)
+    if identity[0]:
+        found["identity"] = True
+    return found
+
+
+def _called(module: Any, call: dict[str, Any], tracer: Tracer | None) -> tuple[Any, int, Any, str]:
+    """Make the call (traced by ``tracer`` when given): its value, how many items were
+    taken of a generator cut short (0: all), the instance and what it showed before."""
+    func, instance = resolve(module, call)
+    args = [literal(a, module) for a in call["args"]]
+    kwargs = {k: literal(v, module) for k, v in call["kwargs"].items()}
+    if tracer is not None:
+        sys.settrace(tracer)
+    try:
+        run_before(module, instance, call.get("before") or ())
+        shown = untraced(shown_state, instance) if instance is not None else ""
+        if call.get("attribute"):  # data is the value; an instance's property is read
+            value = func() if instance is not None else func
+        else:
+            value = func(*args, **kwargs)
+        taken = 0
+        if call.get("consume"):  # one item past the cap tells an endless generator
+            value = list(itertools.islice(value, MAX_ITEMS + 1))
+            if len(value) > MAX_ITEMS:
+                value, taken = value[:MAX_ITEMS], MAX_ITEMS
+    finally:
+        sys.settrace(None)
+    return value, taken, instance, shown
 
 
 def set_environment(pairs: Any) -> list[list[Any]]:
@@ -369,6 +395,7 @@ def main(argv: list[str]) -> int:
     with open(argv[1], encoding="utf-8") as handle:
         config = json.load(handle)
     sys.path[0:0] = argv[3:]  # after our own imports, as in the probe
+    install_identity()  # before the module binds ``os.getuid``
     module = importlib.import_module(config["module"])
     # a command-line entry point parses ``sys.argv``: the module's name alone, not ours
     # (``builtin/module_state.py``; its tests set the same)

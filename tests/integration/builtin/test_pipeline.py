@@ -858,3 +858,30 @@ def test_a_private_class_offered_through_a_module_level_instance_is_called_on_it
         assert line not in suite.missing_lines, (needle, suite.source)
     assert "countries.get(" in suite.source and "_Lookup" not in suite.source
     assert "len(countries)" in suite.source and " in countries" in suite.source
+
+
+HOMES = '''\
+"""Per-user paths, as platformdirs builds them."""
+
+import os
+
+
+def cache_dir(app=None):
+    base = os.environ.get("XDG_CACHE_HOME", "").strip() or os.path.expanduser("~/.cache")
+    return os.path.join(base, app) if app else base
+'''
+
+
+def test_a_value_taken_from_the_environment_is_asserted_with_the_environment_set(
+    tmp_path: Path,
+) -> None:
+    """``expanduser`` reads ``HOME`` in the standard library, where the module names no
+    variable: the value observed in the sandbox holds only with the sandbox's ``HOME``,
+    so each test sets what its call read, and passes with any ``HOME``."""
+    suite = generated_and_run(tmp_path, "homes", HOMES)
+    assert 'monkeypatch.setenv("HOME", ' in suite.source
+    assert 'monkeypatch.delenv("XDG_CACHE_HOME", raising=False)' in suite.source
+    project = tmp_path / "proj"
+    elsewhere = Sandbox(project, LIMITS, env={"HOME": str(tmp_path / "someone-else")})
+    run = run_pytest(project, python=PY, sandbox=elsewhere, timeout=60)
+    assert run.outcomes and {o.outcome for o in run.outcomes} == {"passed"}, run.output

@@ -3,10 +3,18 @@
 from __future__ import annotations
 
 import ast
+from dataclasses import replace
 
 import pytest
 
-from tddforge.builtin.environ import BASE_VALUES, EnvRead, env_reads, env_variants, isolated
+from tddforge.builtin.environ import (
+    BASE_VALUES,
+    EnvRead,
+    env_reads,
+    env_variants,
+    isolated,
+    pinned,
+)
 from tddforge.builtin.explore import Call, CallResult, Outcome
 from tddforge.builtin.writer import write_module
 
@@ -159,3 +167,52 @@ def test_variables_read_but_not_set_are_unset_in_the_test_unnamed() -> None:
     ) in cases
     baseline = CallResult(Call("colour", unset=("CI",)), frozenset(), result.outcome, True)
     assert "def test_colour_returns_false(monkeypatch" in write_module("tty", [baseline])
+
+
+PINNED = [
+    (
+        "a value read is set, an unset one is unset",
+        Call("cache_dir"),
+        (("HOME", "/tmp"), ("XDG_CACHE_HOME", None)),
+        (("HOME", "/tmp"),),
+        ("XDG_CACHE_HOME",),
+    ),
+    (
+        "not what the call sets, nor what it unsets already",
+        Call("cache_dir", env=(("HOME", "/x"),), unset=("XDG_CACHE_HOME",)),
+        (("HOME", "/x"), ("XDG_CACHE_HOME", None), ("USER", "me")),
+        (("USER", "me"),),
+        ("XDG_CACHE_HOME",),
+    ),
+    ("nor the sandbox's own", Call("h"), (("PYTHONHASHSEED", "0"),), (), ()),
+    ("a call that read nothing is left alone", Call("h"), (), (), ()),
+]
+
+
+@pytest.mark.parametrize(
+    ("call", "environ", "pinned_", "unset"),
+    [row[1:] for row in PINNED],
+    ids=[row[0] for row in PINNED],
+)
+def test_pinned_sets_what_a_call_read_at_run_time(
+    call: Call,
+    environ: tuple[tuple[str, str | None], ...],
+    pinned_: tuple[tuple[str, str], ...],
+    unset: tuple[str, ...],
+) -> None:
+    result = replace(_kept(call), environ=environ)
+    (found,) = pinned([result])
+    assert (found.call.pinned, found.call.unset) == (pinned_, unset)
+    assert (found.call.env, found.outcome) == (call.env, result.outcome)
+
+
+def test_pinned_variables_are_set_before_the_call_and_left_out_of_its_name() -> None:
+    call = Call("cache_dir", pinned=(("HOME", "/tmp"),), unset=("XDG_CACHE_HOME",))
+    outcome = Outcome("return", "str", "builtins", "'/tmp/.cache'", True)
+    source = write_module("dirs", [CallResult(call, frozenset(), outcome, True)])
+    assert (
+        "def test_cache_dir_returns_tmp_cache(monkeypatch: pytest.MonkeyPatch) -> None:\n"
+        "    monkeypatch.setenv('HOME', '/tmp')\n"
+        "    monkeypatch.delenv('XDG_CACHE_HOME', raising=False)\n"
+        "    assert cache_dir() == '/tmp/.cache'\n"
+    ) in source

@@ -171,6 +171,11 @@ def row(outcome: dict[str, Any], arcs: Sequence[list[int]] = ()) -> dict[str, An
         ({"kind": "timeout"}, {"kind": "timeout"}, False),
         ({"kind": "crash"}, {"kind": "crash"}, False),
         ({"kind": "return", "repr": "1", "literal": True}, None, False),
+        (  # a write the sandbox refused: the same twice, and still not the code's doing
+            {"kind": "raise", "type": "OSError", "message": "[Errno 30] m", "denied": True},
+            {"kind": "raise", "type": "OSError", "message": "[Errno 30] m", "denied": True},
+            False,
+        ),
     ],
 )
 def test_merge_runs_judges_determinism(
@@ -421,3 +426,29 @@ def test_what_an_object_shows_after_a_call_is_kept_only_when_both_runs_agree() -
     other = {**done, "after_repr": "D({'b': 2, 'a': 1})"}
     [differ] = merge_runs([Call("D.__setitem__")], {0: row(done)}, {0: row(other)})
     assert differ.deterministic and differ.outcome.after_repr == ""
+
+
+@pytest.mark.parametrize(
+    ("outcome", "kept_as", "deterministic"),
+    [
+        (
+            {"kind": "return", "type": "str", "type_module": "builtins", "repr": "'/r/65534'"},
+            "str",
+            True,
+        ),
+        ({"kind": "raise", "type": "KeyError", "message": "65534"}, None, False),
+    ],
+)
+def test_a_call_that_asked_who_runs_it_keeps_only_its_type(
+    outcome: dict[str, Any], kept_as: str | None, deterministic: bool
+) -> None:
+    """``/tmp/runtime-65534``: the sandbox's user id, not the one of whoever runs the test."""
+    first = {**row(outcome, [[1, 2]]), "identity": True}
+    (result,) = merge_runs([Call("f")], {0: first}, {0: row(outcome)})
+    assert (result.deterministic, result.identity) == (deterministic, True)
+    if kept_as is not None:
+        assert (result.outcome.type, result.outcome.varies, result.outcome.repr) == (
+            kept_as,
+            True,
+            "",
+        )

@@ -1,0 +1,90 @@
+"""What a call reads of the machine it runs on: environment variables, and the user.
+
+A call's value can come from the environment without the module naming a
+variable: ``os.path.expanduser("~")`` reads ``HOME``, ``getpass.getuser()``
+reads ``LOGNAME``, ``tempfile.gettempdir()`` reads ``TMPDIR``. The sandbox's
+values of those are not the user's, so a test asserting such a value must set
+them as they were where it was observed. While ``watching`` is on, every read
+of ``os.environ`` (``[]``, ``get``, ``in``, ``os.getenv``: all go through
+``__getitem__``) is recorded with the value it found, None when unset.
+
+The user the sandbox runs calls as is not the one who runs the tests
+(``/run/user/65534`` against ``/run/user/1000``): ``identity_read`` tells whether
+a call asked for its user or group id, through wrappers ``install_identity``
+puts in ``os`` before the module is imported (so ``from os import getuid`` binds
+them too).
+
+Runs under the TARGET's interpreter, stdlib only; keep it compatible with Python 3.8+.
+"""
+
+from __future__ import annotations
+
+import os
+from contextlib import contextmanager
+from typing import Any, ClassVar, Iterator
+
+_Environ: Any = type(os.environ)
+
+
+class _Watched(_Environ):  # type: ignore[misc]
+    """``os.environ``'s class while a call runs: its reads are recorded in ``seen``."""
+
+    seen: ClassVar[dict[str, str | None]] = {}
+
+    def __getitem__(self, key: Any) -> Any:
+        if isinstance(key, str) and key not in _Watched.seen:
+            try:
+                _Watched.seen[key] = _Environ.__getitem__(self, key)
+            except KeyError:
+                _Watched.seen[key] = None
+        return _Environ.__getitem__(self, key)
+
+
+@contextmanager
+def watching() -> Iterator[dict[str, str | None]]:
+    """Record the variables read (name → the value found, None when unset) until the block ends."""
+    seen: dict[str, str | None] = {}
+    _Watched.seen = seen
+    before = os.environ.__class__
+    try:
+        os.environ.__class__ = _Watched
+    except TypeError:  # an environ replaced by something else: nothing is recorded
+        yield seen
+        return
+    try:
+        yield seen
+    finally:
+        os.environ.__class__ = before
+
+
+_IDENTITY = ("getuid", "geteuid", "getgid", "getegid", "getlogin")
+_asked = [False]
+
+
+def install_identity() -> None:
+    """Wrap ``os``'s user and group functions so that a call to one is noticed."""
+    for name in _IDENTITY:
+        original = getattr(os, name, None)
+        if original is not None:
+            setattr(os, name, _noticed(original))
+
+
+def _noticed(original: Any) -> Any:
+    def asked() -> Any:
+        _asked[0] = True
+        return original()
+
+    asked.__name__ = asked.__qualname__ = original.__name__
+    asked.__doc__ = original.__doc__
+    return asked
+
+
+@contextmanager
+def identity_read() -> Iterator[list[bool]]:
+    """``[True]`` once the block is over if a call in it asked for the user or group."""
+    _asked[0] = False
+    found = [False]
+    try:
+        yield found
+    finally:
+        found[0] = _asked[0]
