@@ -446,12 +446,39 @@ def mutation_figures(ctx: Context, root: Path, module: Path, row: Row) -> None:
     command = [sys.executable, "-m", "tddforge", "mutate", str(module), "--tests", TEST_FILE]
     command += ["--project", str(root), "--json", "--no-cache", "--python", str(ctx.python)]
     command += ["--workers", str(ctx.workers)]
-    done, _ = timed(command, root, environment(), 3600.0)
+    source, left_out = (root / TEST_FILE).read_text(), set[str]()
+    for _ in range(SANDBOX_RETRIES):
+        done, _ = timed(command, root, environment(), 3600.0)
+        named = sandbox_failures(done.stderr) if done.returncode == 2 else set()
+        if not named - left_out:
+            break
+        # green here, failing in the sandbox mutate runs the tests in: a test asserting this
+        # machine's home directory (Pynguin's '/root/.cache' for platformdirs) kills nothing
+        left_out |= named
+        (root / TEST_FILE).write_text(without_tests(source, left_out))
+    (root / TEST_FILE).write_text(source)
     if done.returncode != 0:
         raise BenchError(f"mutate exit {done.returncode}: {last_line(done.stderr)}")
+    if left_out:
+        row.note = "; ".join(
+            filter(None, [row.note, f"{len(left_out)} tests failing in the sandbox left out"])
+        )
     report = json.loads(done.stdout)
     row.mutation, row.mutation_loose = report["strict_score"], report["score"]
     row.mutants = report["mutants"]
+
+
+SANDBOX_RETRIES = 12  # mutate names five failing tests at a time
+
+
+def sandbox_failures(stderr: str) -> set[str]:
+    """The tests ``tddforge mutate`` says fail in its baseline (node ids, file included)."""
+    text = " ".join(stderr.split())  # rich wraps long lines
+    found = re.search(r"the tests must pass before mutation; failing: (.*?)(?: error:|$)", text)
+    if found is None:
+        return set()
+    text = re.sub(r" and \d+ more$", "", found.group(1).strip())
+    return {name.strip() for name in text.split(", ") if "::" in name}
 
 
 def measure(target: Target, tool: str, generated: Generated, ctx: Context, work: Path) -> Row:
