@@ -23,6 +23,7 @@ from pathlib import Path
 
 from tddforge.analysis.static import format_source
 from tddforge.builtin.aliases import type_aliases, with_aliases
+from tddforge.builtin.bounds import loop_bounds
 from tddforge.builtin.constants import Constant, mine_constants, with_texts
 from tddforge.builtin.data_files import DataFiles
 from tddforge.builtin.discover import ModuleInfo, discover
@@ -184,6 +185,11 @@ class BuiltinSuiteGenerator:
             partial(env_reads, target.source),
             dict[str, EnvRead](),
         )
+        bounds = guard(
+            "finding what bounds its loops",
+            partial(loop_bounds, target.source),
+            dict[str, frozenset[str]](),
+        )
         found = search(
             target.project,
             module,
@@ -196,6 +202,7 @@ class BuiltinSuiteGenerator:
             seeded=seeded,
             changers=changers,
             environ=environ,
+            bounds=bounds,
         )
         self._environ = environ
         self._kept = smallest_cover(found.kept, target.source)

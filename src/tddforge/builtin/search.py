@@ -26,6 +26,7 @@ from functools import partial
 from pathlib import Path
 from typing import TypeVar
 
+from tddforge.builtin.bounds import bounded
 from tddforge.builtin.constants import Constant
 from tddforge.builtin.discover import CallableInfo, ModuleInfo, Param
 from tddforge.builtin.environ import EnvRead, env_variants
@@ -217,6 +218,7 @@ def search(
     seeded: Sequence[Call] = (),
     changers: Mapping[str, Collection[str]] | None = None,
     environ: Mapping[str, EnvRead] | None = None,
+    bounds: Mapping[str, frozenset[str]] | None = None,
 ) -> SearchResult:
     """Search within ``budget`` seconds; ``first`` replaces the planned round 0 (for tests).
 
@@ -231,6 +233,8 @@ def search(
     (``protocols.returned_instances``) gets its class's methods and properties.
     ``environ`` (``environ.env_reads``): a kept call that ran a function reading an
     environment variable runs again with it set to each of its values, and unset.
+    ``bounds`` (``bounds.loop_bounds``): a call that timed out runs again with each
+    parameter bounding its loops set small, ahead of the next round.
     """
     deadline = clock() + budget
     funcs = {f.qualname: f for f in info.callables()}
@@ -361,7 +365,10 @@ def search(
             plan_env = partial(env_variants, kept_now, environ, env_done)
             varied = guard("planning environment variables", plan_env, list[Call]())
             env_done.update(r.call for r in kept_now)
-        sequences = [c for c in [*sequences, *on_returned, *varied] if c not in tried]
+        stuck = guard(  # a call that never ended: the parameters bounding its loops, small
+            "bounding loops", partial(bounded, results, funcs, bounds or {}), list[Call]()
+        )
+        sequences = [c for c in [*stuck, *sequences, *on_returned, *varied] if c not in tried]
         pending = list(dict.fromkeys([*sequences, *pending]))
         if not new and not pending:
             wider = (

@@ -885,3 +885,35 @@ def test_a_value_taken_from_the_environment_is_asserted_with_the_environment_set
     elsewhere = Sandbox(project, LIMITS, env={"HOME": str(tmp_path / "someone-else")})
     run = run_pytest(project, python=PY, sandbox=elsewhere, timeout=60)
     assert run.outcomes and {o.outcome for o in run.outcomes} == {"passed"}, run.output
+
+
+RETRYING = '''\
+"""Calls a function again while it raises, as the retry package does."""
+
+
+def _attempt(f, tries):
+    remaining = tries
+    while remaining:
+        try:
+            return f()
+        except Exception:
+            remaining -= 1
+            if not remaining:
+                raise
+    return None
+
+
+def call_again(f, tries=-1):
+    return _attempt(f, tries)
+'''
+
+
+def test_a_call_that_never_ends_is_tried_with_its_loop_bounded(tmp_path: Path) -> None:
+    """``call_again(f)`` with an ``f`` that raises loops for ever: the timeout is the sign,
+    and ``tries`` (passed on to the loop's bound) set small makes the retry path end."""
+    suite = generated_and_run(tmp_path, "retrying", RETRYING)
+    text = RETRYING.splitlines()
+    for needle in ("remaining -= 1", "raise"):
+        line = next(i for i, t in enumerate(text, 1) if t.strip() == needle)
+        assert line not in suite.missing_lines, (needle, suite.source)
+    assert "tries=2" in suite.source or "tries=1" in suite.source
