@@ -15,9 +15,10 @@ to small values, one parameter at a time.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
+from tddforge.builtin.constants import Function, scoped_functions
 from tddforge.builtin.discover import CallableInfo
 from tddforge.builtin.explore import Call, CallResult
 
@@ -25,8 +26,6 @@ from tddforge.builtin.explore import Call, CallResult
 BOUND_VALUES = ("1", "2")
 MAX_STUCK = 6  # timed-out calls given bounded variants per round
 _ROUNDS = 4  # passes propagating bounds through the module's own calls
-
-_Function = ast.FunctionDef | ast.AsyncFunctionDef
 
 
 def loop_bounds(source: str) -> dict[str, frozenset[str]]:
@@ -37,7 +36,7 @@ def loop_bounds(source: str) -> dict[str, frozenset[str]]:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
         return {}
-    functions = dict(_functions(tree))
+    functions = dict(scoped_functions(tree))
     bounds = {name: _direct(function) for name, function in functions.items()}
     for _ in range(_ROUNDS):
         grown = False
@@ -51,22 +50,12 @@ def loop_bounds(source: str) -> dict[str, frozenset[str]]:
     return {name: frozenset(found) for name, found in bounds.items() if found}
 
 
-def _functions(tree: ast.Module) -> Iterator[tuple[str, _Function]]:
-    for node in tree.body:
-        if isinstance(node, _Function):
-            yield node.name, node
-        elif isinstance(node, ast.ClassDef):
-            for item in node.body:
-                if isinstance(item, _Function):
-                    yield f"{node.name}.{item.name}", item
-
-
-def _parameters(function: _Function) -> list[str]:
+def _parameters(function: Function) -> list[str]:
     arguments = function.args
     return [a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)]
 
 
-def _aliases(function: _Function) -> dict[str, set[str]]:
+def _aliases(function: Function) -> dict[str, set[str]]:
     """Local name → the parameters it was assigned from (``a = tries``, ``a, b = t, d``,
     ``a = tries - 1``), over the whole body, nested functions included."""
     params = set(_parameters(function))
@@ -94,7 +83,7 @@ def _names(node: ast.AST) -> set[str]:
     return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
 
 
-def _direct(function: _Function) -> set[str]:
+def _direct(function: Function) -> set[str]:
     """The parameters a ``while`` condition or a ``range(...)`` of a ``for`` reads."""
     aliases = _aliases(function)
     tested: set[str] = set()
@@ -112,8 +101,8 @@ def _direct(function: _Function) -> set[str]:
 
 
 def _passed_on(
-    function: _Function,
-    functions: Mapping[str, _Function],
+    function: Function,
+    functions: Mapping[str, Function],
     bounds: Mapping[str, set[str]],
 ) -> set[str]:
     """The parameters of ``function`` it passes to a bound of the module's own function."""

@@ -76,6 +76,21 @@ class Constant:
     kind: Kind
 
 
+Function = ast.FunctionDef | ast.AsyncFunctionDef
+
+
+def scoped_functions(tree: ast.Module) -> Iterator[tuple[str, Function]]:
+    """Each top-level function and method, in module order, with its scope's name: the
+    qualname (``Class.method`` for a method), as the probe names callables."""
+    for node in tree.body:
+        if isinstance(node, Function):
+            yield node.name, node
+        elif isinstance(node, ast.ClassDef):
+            for member in node.body:
+                if isinstance(member, Function):
+                    yield f"{node.name}.{member.name}", member
+
+
 def mine_constants(source: str) -> dict[str, tuple[Constant, ...]]:
     """The literals of ``source``, by scope, in source order, each (kind, value) once."""
     tree = ast.parse(source)

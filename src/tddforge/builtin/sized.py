@@ -14,7 +14,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable, Iterator
 
-from tddforge.builtin.constants import MODULE_SCOPE, Constant, Scalar
+from tddforge.builtin.constants import MODULE_SCOPE, Constant, Scalar, scoped_functions
 
 #: Longest length an input is made for (a longer one is data, not a field).
 MAX_LENGTH = 256
@@ -123,15 +123,9 @@ def sized_constants(
 
 def _scoped(tree: ast.Module) -> Iterator[tuple[str, ast.AST]]:
     """Each top-level function and method with its scope name; the module's other code."""
-    kinds = (ast.FunctionDef, ast.AsyncFunctionDef)
+    yield from scoped_functions(tree)
     for node in tree.body:
-        if isinstance(node, kinds):
-            yield node.name, node
-        elif isinstance(node, ast.ClassDef):
-            for member in node.body:
-                if isinstance(member, kinds):
-                    yield f"{node.name}.{member.name}", member
-        else:
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             yield MODULE_SCOPE, node
 
 

@@ -21,6 +21,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from itertools import zip_longest
 
+from tddforge.builtin.constants import scoped_functions
 from tddforge.builtin.explore import Call, CallResult, Outcome
 from tddforge.builtin.regex_example import examples_for
 from tddforge.mutation.mutant import Mutant
@@ -253,7 +254,7 @@ def users_of_line(source: str, line: int) -> set[str] | None:
         data = _assigned(statement)
     users = {
         qualname
-        for qualname, func in _functions(tree)
+        for qualname, func in scoped_functions(tree)
         if func is not statement and not data.isdisjoint(_names(func))
     }
     return users or None
@@ -343,20 +344,6 @@ def _assigned(node: ast.AST) -> frozenset[str]:
 
 def _statement_at(tree: ast.Module, line: int) -> ast.stmt | None:
     return next((s for s in tree.body if s.lineno <= line <= (s.end_lineno or s.lineno)), None)
-
-
-def _functions(tree: ast.Module) -> list[tuple[str, ast.AST]]:
-    found: list[tuple[str, ast.AST]] = []
-    for node in tree.body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            found.append((node.name, node))
-        elif isinstance(node, ast.ClassDef):
-            found += [
-                (f"{node.name}.{m.name}", m)
-                for m in node.body
-                if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))
-            ]
-    return found
 
 
 def _string_positions(call: Call) -> tuple[int, ...]:
