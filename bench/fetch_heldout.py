@@ -24,6 +24,8 @@ bench/heldout10_targets.tsv is the tenth, chosen after the first nine were measu
 ``--pins bench/heldout10_targets.tsv bench-targets-heldout10``.
 bench/heldout11_targets.tsv is the eleventh, chosen after the first ten were measured and studied:
 ``--pins bench/heldout11_targets.tsv bench-targets-heldout11``.
+bench/heldout12_targets.tsv is the twelfth, chosen after the first eleven were measured and studied:
+``--pins bench/heldout12_targets.tsv bench-targets-heldout12``.
 
 Each pinned sdist is fetched with this interpreter's pip into DEST/sdist (kept when its sha256
 already matches), checked against its pin and unpacked into DEST/src. Then DEST/targets.tsv is
