@@ -45,7 +45,13 @@ from tddforge.builtin.from_tests import (
     project_test_sources,
     read_tests,
 )
-from tddforge.builtin.module_state import argv_readers, rebound_globals, restoring
+from tddforge.builtin.module_state import (
+    argv_readers,
+    clock_lines,
+    rebound_globals,
+    restoring,
+    unclocked,
+)
 from tddforge.builtin.options import option_pairs, with_option_pairs
 from tddforge.builtin.protocols import with_instance_hints
 from tddforge.builtin.search import Guard, search
@@ -436,6 +442,7 @@ class BuiltinSuiteGenerator:
         homes = public_homes(target.import_name, target.source, _package_init(target))
         kept = isolated(self._kept, self._environ, BASE_ENV)  # the variables it ran without
         kept = pinned(kept)  # and those it read at run time, as they were where it ran
+        kept = unclocked(kept, clock_lines(target.source))  # a value of the moment: its type
         prog = target.import_name.rsplit(".", 1)[-1]  # ``sys.argv`` as the runner set it
         rebinds, argv = rebound_globals(target.source), argv_readers(target.source)
         kept = restoring(kept, rebinds, argv, prog)  # globals it rebinds, the argv it reads

@@ -25,7 +25,7 @@ import ast
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
-from tddforge.builtin.explore import CallResult
+from tddforge.builtin.explore import CallResult, Outcome
 from tddforge.builtin.writer import bound_names
 
 Span = tuple[int, int]
@@ -134,3 +134,53 @@ def restoring(
 def _ran(span: Span, lines: set[int]) -> bool:
     first, last = span
     return any(first <= line <= last for line in lines)
+
+
+#: Calls that read the wall clock, as the module spells them (``datetime.datetime.now()``,
+#: ``date.today()``, ``time.time()``, ``time.strftime("%Y")``): the value of a call that
+#: ran one holds at that moment only.
+_CLOCK = frozenset(
+    {
+        f"{owner}.{method}"
+        for owner in ("datetime", "datetime.datetime", "dt.datetime", "dt")
+        for method in ("now", "utcnow", "today")
+    }
+    | {"date.today", "datetime.date.today", "dt.date.today"}
+    | {"time.time", "time.time_ns", "time.localtime", "time.gmtime", "time.ctime"}
+    | {"time.asctime", "time.strftime"}
+)
+#: ... of which these read it only without the argument that gives them a time.
+_CLOCK_WITHOUT = {"time.localtime": 0, "time.gmtime": 0, "time.ctime": 0, "time.asctime": 0}
+_CLOCK_WITHOUT["time.strftime"] = 1
+
+
+def clock_lines(source: str) -> frozenset[int]:
+    """The lines of the module's functions that read the wall clock. Two runs of a call
+    seconds apart agree on ``totp.now()`` (one 30-second window): only the line says
+    that its value will differ in a later run."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return frozenset()
+    found = set()
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        name = ast.unparse(node.func)
+        if name in _CLOCK and len(node.args) <= _CLOCK_WITHOUT.get(name, len(node.args)):
+            found.add(node.lineno)
+    return frozenset(found)
+
+
+def unclocked(results: Sequence[CallResult], lines: frozenset[int]) -> list[CallResult]:
+    """``results``, each call that returned after running a line reading the clock
+    asserted through its type only (as a value seen to vary is)."""
+    out = []
+    for result in results:
+        outcome = result.outcome
+        ran = {line for arc in result.arcs for line in arc if line > 0}
+        if outcome.kind == "return" and outcome.type and not outcome.varies and ran & lines:
+            typed = Outcome("return", outcome.type, outcome.type_module, varies=True)
+            result = replace(result, outcome=typed)
+        out.append(result)
+    return out

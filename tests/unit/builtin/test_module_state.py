@@ -7,7 +7,13 @@ import ast
 import pytest
 
 from tddforge.builtin.explore import Call, CallResult, Outcome
-from tddforge.builtin.module_state import argv_readers, rebound_globals, restoring
+from tddforge.builtin.module_state import (
+    argv_readers,
+    clock_lines,
+    rebound_globals,
+    restoring,
+    unclocked,
+)
 from tddforge.builtin.writer import write_module
 
 REBOUND = [
@@ -113,3 +119,46 @@ def test_the_writer_puts_globals_back_and_pins_the_command_line() -> None:
     ) in cases
     assert "import unittest.mock\n" in cases
     assert "unittest.mock.patch('sys.argv', ['greetings'])," in cases
+
+
+CLOCK = """\
+import datetime
+import time
+from datetime import date
+
+
+class TOTP:
+    def now(self):
+        return self.at(time.time())
+
+    def at(self, moment):
+        return int(moment) // 30
+
+    def stamp(self, moment=None):
+        return time.strftime("%Y", time.localtime(moment))
+
+    def today(self):
+        return date.today(), datetime.datetime.now(datetime.timezone.utc)
+
+    def label(self):
+        return time.strftime("%Y")
+"""
+
+
+def test_clock_lines_are_the_calls_that_read_the_wall_clock() -> None:
+    # time.time(), date.today() and datetime.datetime.now(tz), time.strftime without a
+    # time; not time.localtime(moment) nor time.strftime(fmt, t)
+    assert clock_lines(CLOCK) == frozenset({8, 17, 20})
+    assert clock_lines("def f(:\n") == frozenset()
+
+
+def test_a_call_that_read_the_clock_is_asserted_through_its_type() -> None:
+    value = Outcome("return", "int", "builtins", "58800000", True)
+    now = CallResult(Call("TOTP.now", init_args=()), frozenset({(7, 8), (8, 11)}), value, True)
+    at = CallResult(Call("TOTP.at", ("1",), init_args=()), frozenset({(10, 11)}), value, True)
+    raised = Outcome("raise", "ValueError", "builtins", message="m")
+    late = CallResult(Call("TOTP.now", init_args=()), frozenset({(7, 8)}), raised, True)
+    found = unclocked([now, at, late], clock_lines(CLOCK))
+    assert found[0].outcome == Outcome("return", "int", "builtins", varies=True)
+    assert found[1:] == [at, late]  # it read no clock; an exception keeps its type and text
+    assert "assert isinstance(result, int)" in write_module("otp", found[:1])
