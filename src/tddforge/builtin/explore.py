@@ -134,6 +134,10 @@ class Outcome:
     #: the write would be made)
     denied: bool = False
 
+    def typed(self) -> Outcome:
+        """The value asserted through its type only (it varies, or holds here and now only)."""
+        return Outcome("return", self.type, self.type_module, varies=True)
+
     def same_as(self, other: Outcome | None) -> bool:
         """The same behaviour; a non-literal value's repr (``<X at 0x…>``) does not count."""
         if other is None or self.literal or other.literal:
@@ -452,8 +456,7 @@ def _whoever(result: CallResult) -> CallResult:
     it raised is not kept."""
     outcome = result.outcome
     if result.deterministic and outcome.kind == "return" and outcome.type:
-        typed = Outcome("return", outcome.type, outcome.type_module, varies=True)
-        return replace(result, outcome=typed, identity=True)
+        return replace(result, outcome=outcome.typed(), identity=True)
     return replace(result, deterministic=False, identity=True)
 
 
@@ -466,8 +469,7 @@ def _merged(
         outcome, again = replace(outcome, after_repr=""), replace(again, after_repr="")
     stable = outcome.same_as(again) and outcome.kind in ("return", "raise") and not outcome.denied
     if not stable and typed_alike(outcome, again):
-        typed = Outcome("return", outcome.type, outcome.type_module, varies=True)
-        return CallResult(call, arcs, typed, True)
+        return CallResult(call, arcs, outcome.typed(), True)
     same_repr = again is not None and again.repr == outcome.repr
     return CallResult(call, arcs, outcome, stable, None if stable else again, same_repr)
 

@@ -25,7 +25,7 @@ import ast
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
-from tddforge.builtin.explore import CallResult, Outcome
+from tddforge.builtin.explore import CallResult
 from tddforge.builtin.writer import bound_names
 
 Span = tuple[int, int]
@@ -180,7 +180,6 @@ def unclocked(results: Sequence[CallResult], lines: frozenset[int]) -> list[Call
         outcome = result.outcome
         ran = {line for arc in result.arcs for line in arc if line > 0}
         if outcome.kind == "return" and outcome.type and not outcome.varies and ran & lines:
-            typed = Outcome("return", outcome.type, outcome.type_module, varies=True)
-            result = replace(result, outcome=typed)
+            result = replace(result, outcome=outcome.typed())
         out.append(result)
     return out
