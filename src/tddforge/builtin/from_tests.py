@@ -717,6 +717,8 @@ STDLIB_VALUES = frozenset(
         "datetime.timedelta",
         "decimal.Decimal",
         "fractions.Fraction",
+        "logging.LogRecord",
+        "uuid.UUID",
     }
 )
 

@@ -115,7 +115,7 @@ CALLABLES = (
 
 
 # stdlib value types a hint (or an isinstance check) may name, written through their module
-STDLIB_MODULES = ("datetime", "decimal", "fractions", "io")
+STDLIB_MODULES = ("datetime", "decimal", "fractions", "io", "logging", "uuid")
 _STDLIB: dict[str, tuple[Expr, ...]] = {
     "date": (Expr("datetime.date(2020, 1, 31)"), Expr("datetime.date(2024, 2, 29)")),
     "datetime": (Expr("datetime.datetime(2020, 1, 31, 12, 30)"),),
@@ -123,6 +123,17 @@ _STDLIB: dict[str, tuple[Expr, ...]] = {
     "timedelta": (Expr("datetime.timedelta(days=1, seconds=30)"), Expr("datetime.timedelta(0)")),
     "Decimal": (Expr("decimal.Decimal('1.5')"), Expr("decimal.Decimal('-2')")),
     "Fraction": (Expr("fractions.Fraction(1, 3)"),),
+    "timezone": (
+        Expr("datetime.timezone.utc"),
+        Expr("datetime.timezone(datetime.timedelta(hours=2))"),
+    ),
+    "tzinfo": (Expr("datetime.timezone.utc"),),
+    # what a formatter, filter or handler is handed: a message alone, and one with arguments
+    "LogRecord": (
+        Expr("logging.LogRecord('app', logging.INFO, 'app.py', 10, 'message', None, None)"),
+        Expr("logging.LogRecord('app', logging.ERROR, 'app.py', 20, 'hello %s', ('world',), None)"),
+    ),
+    "UUID": (Expr("uuid.UUID('12345678-1234-5678-1234-567812345678')"),),
 }
 _STDLIB_VALUES = {value for values in _STDLIB.values() for value in values}
 

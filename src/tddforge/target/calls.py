@@ -50,7 +50,14 @@ from .probe import OPERATORS, STATEMENTS, is_literal
 from .processes import in_fork
 
 MAX_REPR = 2000
-STDLIB_MODULES = ("datetime", "decimal", "fractions", "io")  # as values.STDLIB_MODULES
+STDLIB_MODULES = (
+    "datetime",
+    "decimal",
+    "fractions",
+    "io",
+    "logging",
+    "uuid",
+)  # as values.STDLIB_MODULES
 MAX_ITEMS = 1000  # a generator is consumed up to this many items
 
 

@@ -114,6 +114,17 @@ def test_fits(hint: str | None, value: object, expected: bool) -> None:
             [Expr("datetime.timedelta(days=1, seconds=30)"), Expr("datetime.timedelta(0)")],
         ),
         ("Decimal | None", [Expr("decimal.Decimal('1.5')"), None, Expr("decimal.Decimal('-2')")]),
+        (  # what a logging formatter, filter or handler is handed
+            "logging.LogRecord",
+            [
+                Expr("logging.LogRecord('app', logging.INFO, 'app.py', 10, 'message', None, None)"),
+                Expr(
+                    "logging.LogRecord('app', logging.ERROR, 'app.py', 20, 'hello %s', ('world',), None)"
+                ),
+            ],
+        ),
+        ("Optional[tzinfo]", [Expr("datetime.timezone.utc"), None]),
+        ("uuid.UUID", [Expr("uuid.UUID('12345678-1234-5678-1234-567812345678')")]),
         ("list", [[], ["a"], ["a", "b"], [1, 2, 3], [{"a": 1}, {"b": 2}]]),
         ("dict", [{}, {"a": 1}, {"a": 1, "b": 2}, {"a": {"b": 1}}]),
     ],

@@ -374,6 +374,12 @@ def test_stdlib_values_import_their_module() -> None:
     assert "assert weekday(datetime.date(2020, 1, 31)) == 4" in source
 
 
+def test_a_log_record_imports_logging() -> None:
+    record = "logging.LogRecord('app', logging.INFO, 'app.py', 10, 'message', None, None)"
+    source = write_module("fmt", [returned(Call("render", (record,)), "'message'")])
+    assert "import logging\n\nfrom fmt import render\n" in source
+
+
 def test_an_object_of_the_rest_of_the_package_imports_the_package() -> None:
     """``networkx.DiGraph([...])`` for ``networkx.algorithms.dag``: the module does not bind
     ``networkx`` (it imports it as ``nx``), so the test imports the package itself."""

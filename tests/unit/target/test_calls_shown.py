@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from tddforge.target.calls import hash_ordered, shown_state
+from tddforge.target.calls import hash_ordered, literal, shown_state
 
 
 @pytest.mark.parametrize(
@@ -44,3 +44,16 @@ def test_shown_state() -> None:
     assert shown_state(Plain()) == ""  # object's repr: an address
     assert shown_state({"a": 1}) == "{'a': 1}"  # a builtin container shows itself
     assert shown_state(Shown("x" * 5000)) == ""  # too long to assert
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("logging.LogRecord('app', logging.INFO, 'app.py', 10, 'm', None, None).levelname", "INFO"),
+        ("str(uuid.UUID('12345678-1234-5678-1234-567812345678'))[:8]", "12345678"),
+        ("datetime.timezone.utc.tzname(None)", "UTC"),
+    ],
+)
+def test_stdlib_values_are_built_whatever_the_module_imports(source: str, expected: str) -> None:
+    """The module under test need not import ``logging`` for a ``LogRecord`` argument."""
+    assert literal(source, module=None) == expected
