@@ -152,17 +152,21 @@ def read_tests(
             names.local.update((n, n) for n in public if n not in names.local)
         if names.local or names.modules or names.packages or names.paths:
             ranked += _calls_in(tree, names, known, drivers, files, path)
-    generators = {f.qualname for f in info.callables() if f.is_generator}
-    calls = [_consumed(c, generators) for c in _in_rank_order(ranked, MAX_CALLS)]
+    calls = consuming(_in_rank_order(ranked, MAX_CALLS), info)
     return TestInputs(calls, _in_rank_order(drivers, MAX_DRIVERS))
 
 
-def _consumed(call: Call, generators: set[str]) -> Call:
-    """A call of a generator function or method collects what it yields, as one the search
-    makes does: its body runs only as it is consumed."""
-    if call.target in generators and not call.attribute and not call.consume:
-        return replace(call, consume=True)
-    return call
+def consuming(calls: Iterable[Call], info: ModuleInfo) -> list[Call]:
+    """Each call of a generator function or method collecting what it yields, as one the
+    search makes does: its body runs only as it is consumed (read from a test, or captured
+    while the package's API ran)."""
+    generators = {f.qualname for f in info.callables() if f.is_generator}
+    return [
+        replace(c, consume=True)
+        if c.target in generators and not c.attribute and not c.consume
+        else c
+        for c in calls
+    ]
 
 
 def _in_rank_order(ranked: list[tuple[int, Call]], limit: int) -> list[Call]:

@@ -41,6 +41,7 @@ from tddforge.builtin.explore import (
 from tddforge.builtin.from_tests import (
     TestInputs,
     ancestor_reexports,
+    consuming,
     package_reexports,
     project_test_sources,
     read_tests,
@@ -168,6 +169,7 @@ class BuiltinSuiteGenerator:
                 timeout=max(self.budget * CAPTURE_SHARE, 2.0),
             )
             captured = guard("capturing the calls the package's API makes", capture, list[Call]())
+            captured = consuming(captured, info)
         seeded = list(dict.fromkeys([*given.calls, *captured]))
         mined = mine_constants(target.source)
         lengths = guard(

@@ -7,7 +7,9 @@ package's function, never the module's own. The call runner (``calls.py``, with
 profile hook that records the calls entering the module's public functions,
 constructors and methods, with their arguments, when every one is a literal. A method
 call is kept when its instance was built, during the same driver, by a constructor
-whose arguments were literals too. Arguments left at their default are left out.
+whose arguments were literals too, or when its class takes no arguments at all (no
+``__init__`` but ``object``'s): then it is called on an instance of that class, even
+where the driver's instance was of a subclass defined elsewhere in the package. Arguments left at their default are left out.
 One JSON line per captured call, at most ``MAX_PER_TARGET`` per target.
 
 Stdlib only; keep it compatible with Python 3.8+.
@@ -32,6 +34,21 @@ MAX_REPR = 2000
 _EMPTY = inspect.Parameter.empty
 
 Entry = Tuple[str, str, Any]  # qualname, kind ("function", "constructor", "method"), callable
+
+
+def bare(module: Any) -> frozenset[str]:
+    """The module's public classes that are built with no arguments at all: no
+    ``__init__`` or ``__new__`` of their own or their bases but ``object``'s."""
+    return frozenset(
+        name
+        for name, value in vars(module).items()
+        if inspect.isclass(value)
+        and not name.startswith("_")
+        and getattr(value, "__module__", None) == module.__name__
+        and value.__init__ is object.__init__
+        and value.__new__ is object.__new__
+        and not inspect.isabstract(value)
+    )
 
 
 def entries(module: Any) -> dict[Any, Entry]:
@@ -123,8 +140,9 @@ def _source(value: Any) -> str | None:
 class Recorder:
     """The profile hook: records the module's calls while a driver runs."""
 
-    def __init__(self, known: dict[Any, Entry]):
+    def __init__(self, known: dict[Any, Entry], bare: frozenset[str] = frozenset()):
         self.known = known
+        self.bare = bare  # classes whose instance needs no constructor call seen
         self.inits: dict[int, list[Any]] = {}  # id(instance) -> its constructor's [args, kwargs]
         self.seen: dict[str, list[str]] = {}  # qualname -> the captured calls, as JSON
         self.full = False
@@ -153,6 +171,10 @@ class Recorder:
             )
         elif kind == "method":
             init = self.inits.get(id(values.get(frame.f_code.co_varnames[0])))
+            if init is None and qualname.split(".")[0] in self.bare:
+                # no constructor ran: the class has none (an instance of a subclass defined
+                # elsewhere in the package comes here too, and is called on the class itself)
+                init = [[], {}]
             row = None
             if found is not None and init is not None:
                 row = {"target": qualname, "args": found[0], "kwargs": found[1]}
@@ -187,7 +209,7 @@ def resolve_driver(path: str) -> Callable[..., Any]:
 
 def capture_one(module: Any, driver: dict[str, Any], literal: Callable[[str], Any]) -> bytes:
     """In a child: run one driver call under the recorder; the captured calls as JSON."""
-    recorder = Recorder(entries(module))
+    recorder = Recorder(entries(module), bare(module))
     function = resolve_driver(driver["path"])
     args = [literal(a) for a in driver["args"]]
     kwargs = {k: literal(v) for k, v in driver["kwargs"]}

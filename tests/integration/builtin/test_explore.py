@@ -486,6 +486,59 @@ def test_the_calls_the_packages_api_makes_of_the_module_are_captured(tmp_path: P
     assert outcomes[Call("Decoder.decode", ("'[1,2]'",), (), lenient)].repr == "[1, 2]"
 
 
+SPLITTER = """\
+class Splitter:
+    marks = "."
+
+    def split(self, text):
+        return [part.strip() for part in text.split(self.marks) if part.strip()]
+"""
+ENGLISH = """\
+from pkg.base import Splitter
+
+
+class English(Splitter):
+    marks = "!"
+"""
+SPLIT_INIT = """\
+from pkg.english import English
+
+
+def split(text):
+    return English().split(text)
+"""
+SPLIT_TEST = """\
+from pkg import split
+
+
+def test_split():
+    assert split("a! b") == ["a", "b"]
+"""
+
+
+def test_a_method_reached_through_a_subclass_elsewhere_is_captured_on_its_own_class(
+    tmp_path: Path,
+) -> None:
+    """sentencex's ``segment("en", text)`` calls ``EnglishLanguage().segment(text)``: no
+    constructor of ``base.Language`` runs (it has none), and the instance's class is in
+    another module; the call is kept, on ``Language()``."""
+    project = tmp_path / "proj"
+    (project / "pkg").mkdir(parents=True)
+    (project / "tests").mkdir()
+    (project / "pkg" / "__init__.py").write_text(SPLIT_INIT, encoding="utf-8")
+    (project / "pkg" / "english.py").write_text(ENGLISH, encoding="utf-8")
+    module = project / "pkg" / "base.py"
+    module.write_text(SPLITTER, encoding="utf-8")
+    (project / "tests" / "test_split.py").write_text(SPLIT_TEST, encoding="utf-8")
+    box = Sandbox(project, LIMITS)
+    info = discover(project, module, python=PY, sandbox=box)
+    read = read_tests("pkg.base", info, project_test_sources(project))
+    captured = capture_calls(project, module, read.drivers, python=PY, sandbox=box)
+    assert captured == [Call("Splitter.split", ("'a! b'",), (), ())]
+    (result,) = run_calls(project, module, captured, python=PY, sandbox=box)
+    assert result.outcome.repr == "['a! b']"  # run on the class itself, whose mark is "."
+
+
 def test_the_guard_returns_the_fallback_and_keeps_the_note() -> None:
     guard = Guard()
     assert guard("step one", lambda: 1, 0) == 1

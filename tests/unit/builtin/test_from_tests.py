@@ -11,6 +11,7 @@ from tddforge.builtin.explore import Call, Step
 from tddforge.builtin.from_tests import (
     ancestor_reexports,
     calls_from_tests,
+    consuming,
     package_reexports,
     project_test_sources,
     read_tests,
@@ -898,6 +899,20 @@ def test_a_generator_read_from_the_tests_is_consumed() -> None:
     calls = calls_from_tests("pkg.docs", info, {"tests/test_docs.py": source})
     consumed = {c.target: c.consume for c in calls}
     assert consumed == {"walk": True, "Game": False, "Game.pairs": True, "parse": False}
+
+
+def test_a_generator_captured_from_the_packages_api_is_consumed() -> None:
+    """sentencex's ``Language.segment(text)``, captured while ``segment("en", text)`` ran:
+    not consumed, the call reached none of the segmenter's body."""
+    segment = _callable("segment", "Game.segment", "method")
+    segment = segment.model_copy(update={"is_generator": True})
+    game = INFO.classes[0].model_copy(update={"methods": (*INFO.classes[0].methods, segment)})
+    info = INFO.model_copy(update={"classes": (game,)})
+    captured = [Call("Game.segment", ("'a. b'",), (), ()), Call("parse", ("'x'",))]
+    assert consuming(captured, info) == [
+        Call("Game.segment", ("'a. b'",), (), (), consume=True),
+        Call("parse", ("'x'",)),
+    ]
 
 
 HELD = ModuleInfo(
