@@ -58,7 +58,22 @@ def type_aliases(source: str) -> dict[str, str]:
             target = node.targets[0]
             if isinstance(target, ast.Name) and _is_type(node.value):
                 found[target.id] = ast.unparse(node.value)
+            elif isinstance(target, ast.Name) and (bound := _type_var(node.value)):
+                found[target.id] = bound
     return {name: text for name, text in found.items() if name not in classes}
+
+
+def _type_var(node: ast.expr) -> str | None:
+    """What a ``TypeVar`` stands for: its bound, the union of its constraints, or ``Any``
+    (``T = TypeVar("T", bound=Injectable)`` reaches the generator as the bare name ``T``
+    where the module postpones its annotations); None when ``node`` is not one."""
+    if not (isinstance(node, ast.Call) and ast.unparse(node.func).split(".")[-1] == "TypeVar"):
+        return None
+    bound = next((k.value for k in node.keywords if k.arg == "bound"), None)
+    if bound is not None:
+        return ast.unparse(bound)
+    constraints = [ast.unparse(arg) for arg in node.args[1:]]
+    return " | ".join(constraints) if constraints else "Any"
 
 
 def _top_level(body: list[ast.stmt]) -> Iterator[ast.stmt]:

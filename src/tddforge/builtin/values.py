@@ -51,6 +51,7 @@ _ALIASES = {
     "FrozenSet": "set",
     "frozenset": "set",
     "Text": "str",
+    "Type": "type",
     "NoneType": "None",
     "Iterator": "list",
     "Generator": "list",
@@ -99,6 +100,9 @@ class Expr:
     def __repr__(self) -> str:
         return self.text
 
+
+#: classes a ``type`` hint is given when it names none of them (``type[Any]``, a bare ``type``)
+_CLASSES = (Expr("int"), Expr("str"), Expr("dict"))
 
 # callables of one argument, of any arity, and of a pair (an item): what maps, filters,
 # reducers and factories are usually handed
@@ -273,6 +277,10 @@ def fits(hint: Hint | None, value: object) -> bool:
         return isinstance(value, Expr) and value.text.startswith(f"{_file_type(hint)}(")
     if hint.name in _STDLIB:
         return value in _STDLIB[hint.name]
+    if hint.name == "Hashable":
+        return not isinstance(value, Expr) and _hashable(value)
+    if hint.name == "type":
+        return value in _classes(hint)
     expected = _EXACT_TYPES.get(hint.name)
     return expected is not None and type(value) is expected
 
@@ -293,7 +301,25 @@ def values_for_hint(hint: Hint | None) -> list[object]:
         return [v.value for v in _file_values(hint, ())]
     if hint.name in _STDLIB:
         return list(_STDLIB[hint.name])
+    if hint.name == "Hashable":
+        return [value for value in _UNTYPED if _hashable(value)]
+    if hint.name == "type":
+        return list(_classes(hint))
     return _containers(hint)
+
+
+def _classes(hint: Hint) -> tuple[Expr, ...]:
+    """The classes a ``type[X]`` hint is given: ``X`` itself, each member of a union
+    ``X``, or a few builtins when ``X`` is anything (``type[Any]``, ``type[object]``)."""
+    named = [
+        arg
+        for member in hint.args
+        for arg in (member.args if member.name == "Union" else (member,))
+    ]
+    specific = [arg.name for arg in named if arg.name not in ("Any", "object", "None", "Union")]
+    if not specific:
+        return _CLASSES
+    return tuple(Expr(name) for name in dict.fromkeys(specific) if name.isidentifier())
 
 
 def callables_of(arity: int) -> list[object]:

@@ -41,6 +41,19 @@ ALIASES = [
     ("a class of the same name wins", "Node = int | str\nclass Node:\n    pass\n", {}),
     ("inside a function: not the module's", "def f():\n    Local = int | str\n", {}),
     ("source that does not parse", "X = (int | \n", {}),
+    # a TypeVar, where the module postpones its annotations, reaches discovery as ``T``
+    ("a TypeVar: anything", "import typing as t\nT = t.TypeVar('T')\n", {"T": "Any"}),
+    (
+        "a bound TypeVar: its bound",
+        "from typing import TypeVar\nT = TypeVar('T', bound=Injectable)\n",
+        {"T": "Injectable"},
+    ),
+    (
+        "a constrained TypeVar: its constraints",
+        "from typing import TypeVar\nS = TypeVar('S', str, bytes)\n",
+        {"S": "str | bytes"},
+    ),
+    ("any other call is not a type", "X = make('X', bound=int)\n", {}),
 ]
 
 

@@ -65,6 +65,13 @@ def test_parse_hint(text: str | None, expected: Hint | None) -> None:
         ("Callable", "len", False),
         ("int", Expr("len"), False),
         (None, "anything", True),
+        ("Hashable", "key", True),
+        ("Hashable", [], False),
+        ("Hashable", Expr("len"), False),
+        ("type", Expr("int"), True),
+        ("type", 3, False),
+        ("type[Money]", Expr("Money"), True),
+        ("type[Money]", Expr("int"), False),
     ],
 )
 def test_fits(hint: str | None, value: object, expected: bool) -> None:
@@ -125,6 +132,12 @@ def test_fits(hint: str | None, value: object, expected: bool) -> None:
         ),
         ("Optional[tzinfo]", [Expr("datetime.timezone.utc"), None]),
         ("uuid.UUID", [Expr("uuid.UUID('12345678-1234-5678-1234-567812345678')")]),
+        # inject's ``Binding = type[Injectable] | t.Hashable``: classes, and hashable values
+        ("type", [Expr("int"), Expr("str"), Expr("dict")]),
+        ("type[Any]", [Expr("int"), Expr("str"), Expr("dict")]),
+        ("Type[Money]", [Expr("Money")]),
+        ("type[A | B]", [Expr("A"), Expr("B")]),
+        ("t.Hashable", [0, 1, -1, "", "a", None, 1.5, True]),
         ("list", [[], ["a"], ["a", "b"], [1, 2, 3], [{"a": 1}, {"b": 2}]]),
         ("dict", [{}, {"a": 1}, {"a": 1, "b": 2}, {"a": {"b": 1}}]),
     ],
