@@ -92,8 +92,8 @@ class ClassInfo(_Frozen):
     is_abstract: bool
     is_exception: bool
     lines: tuple[int, int] | None
-    #: a private class the module offers only through its instances (``InstanceInfo``):
-    #: its methods are called on those, and it is never built by name
+    #: a private class the module offers only through its instances (``InstanceInfo``) or
+    #: what its calls return: its methods are called on those, and it is never built by name
     hidden: bool = False
 
 

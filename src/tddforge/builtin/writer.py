@@ -435,8 +435,9 @@ def _attribute_name(step: Step) -> str | None:
 
 def _instance_name(cls: str, arguments: str) -> str:
     """A local name for an instance of ``cls``: legal (``Or`` gives ``or_``, not ``or``),
-    and shadowing nothing the test uses (``Re`` gives ``re_``: ``re.escape`` stays)."""
-    name = _snake(cls)
+    and shadowing nothing the test uses (``Re`` gives ``re_``: ``re.escape`` stays); a
+    private class's instance is a plain local (``_Injection`` gives ``injection``)."""
+    name = _snake(cls.lstrip("_")) or "instance"
     used = {cls, "re", "pytest", "self", "result", *re.findall(r"[A-Za-z_]\w*", arguments)}
     if keyword.iskeyword(name) or hasattr(builtins, name) or name in used:
         return f"{name}_"

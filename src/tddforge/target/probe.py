@@ -306,10 +306,19 @@ def defined_in(obj: Any, module: Any) -> bool:
 
 def describe_module(module: Any) -> dict[str, Any]:
     """The public functions and classes *defined* in ``module`` (not imported into it); the
-    private ones when it defines no public one."""
+    private ones when it defines no public one. Its private classes are described too, as
+    hidden: never built by name, their methods are called on the instances the module
+    holds or its calls return."""
     described = _described(module, public_names(module))
     if not described["functions"] and not described["classes"]:
-        described = _described(module, private_names(module))
+        return _described(module, private_names(module))
+    named = {c["name"] for c in described["classes"]}
+    for name in private_names(module):  # what the public calls may hand out (inject's
+        obj = getattr(module, name, None)  # ``param("db")`` gives a ``_ParameterInjection``)
+        if not inspect.isclass(obj) or obj.__name__ != name or name in named:
+            continue
+        if defined_in(obj, module):
+            described["classes"].append(dict(describe_class(name, obj), hidden=True))
     return described
 
 

@@ -728,3 +728,10 @@ def test_what_a_call_changed_in_its_instance_is_asserted_through_its_repr() -> N
     source = write_module("tables", [stored])
     assert "    table = Table({})\n    table['a'] = 1\n" in source
     assert "    assert repr(table) == \"Table({'a': 1})\"\n" in source
+
+
+def test_a_private_classs_instance_is_a_plain_local() -> None:
+    """``injection = param("db")``, not ``_injection = ...``."""
+    via = Call("_Injection.__call__", ("len",), via="param('db')")
+    source = write_module("inj", [returned(via, "'x'")])
+    assert "    injection = param('db')\n    assert injection(len) == 'x'\n" in source

@@ -90,3 +90,33 @@ def test_the_modules_own_instances_are_reported_with_a_hidden_class_for_private_
     assert classes["_Lookup"]["hidden"] is True
     assert [m["name"] for m in classes["_Lookup"]["methods"]] == ["get"]
     assert "hidden" not in classes["Public"] and "_Renamed" not in classes
+
+
+RETURNED = """
+class _Injection:
+    def __init__(self, name):
+        self.name = name
+
+    def __call__(self, func):
+        return func
+
+
+def param(name):
+    return _Injection(name)
+
+
+_Alias = dict
+"""
+
+
+def test_a_private_class_the_public_calls_may_return_is_described_hidden() -> None:
+    """inject's ``param("db")`` returns a ``_ParameterInjection``: its ``__call__`` is code
+    to test, reached through what ``param`` returns (never built by name)."""
+    module = types.ModuleType("returned")
+    exec(compile(RETURNED, "returned.py", "exec"), vars(module))
+    described = describe_module(module)
+    assert [f["name"] for f in described["functions"]] == ["param"]
+    classes = {c["name"]: c for c in described["classes"]}
+    assert list(classes) == ["_Injection"]  # not ``_Alias``: a builtin class, not defined here
+    assert classes["_Injection"]["hidden"] is True
+    assert [m["name"] for m in classes["_Injection"]["methods"]] == ["__call__"]
