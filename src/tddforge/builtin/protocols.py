@@ -23,10 +23,23 @@ from tddforge.builtin.discover import CallableInfo, ModuleInfo
 from tddforge.builtin.explore import Call, CallResult, Step
 from tddforge.builtin.values import literal_value
 from tddforge.builtin.writer import call_arguments, method_call
-from tddforge.target.probe import ROUND_TRIPS, STATEMENTS
+from tddforge.target.probe import CALL, ROUND_TRIPS, STATEMENTS
 
 COMPARISONS = frozenset({"__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__"})
 PER_CLASS = 3  # returned instances used per class
+PER_MAKER = 2  # returned functions called per callable that returns them
+#: the types of a returned function that can be called in its turn: a closure or lambda
+#: (a decorator factory's decorator, a decorator's wrapper), or a partial
+FUNCTION_TYPES = frozenset({("builtins", "function"), ("functools", "partial")})
+#: what a returned function is called with: nothing, a function (a decorator's argument),
+#: a number and a string (a factory's product, ``make_adder(1)(2)``)
+RETURNED_FUNCTION_ARGS: tuple[tuple[str, ...], ...] = (
+    (),
+    ("lambda *args: args",),
+    ("len",),
+    ("1",),
+    ("'a'",),
+)
 CALLS_PER_INSTANCE = 40  # calls planned on one returned instance
 MAX_SOURCE = 120  # the longest expression an instance is taken from
 
@@ -136,3 +149,32 @@ def calls_on_returned(
             ]
             calls += list(dict.fromkeys([*reads, *moved]))[:CALLS_PER_INSTANCE]
     return calls
+
+
+def calls_of_returned_functions(
+    seen: Iterable[CallResult], done: Collection[str] = (), per_maker: int = PER_MAKER
+) -> list[Call]:
+    """Each function a call was seen returning deterministically, called in its turn with
+    each of ``RETURNED_FUNCTION_ARGS`` (``autoparams()(len)``): a decorator factory's
+    decorator, a decorator's wrapper, a factory's product. The call is ``__call__`` on
+    what the source returns; sources in ``done`` were planned already. Followed a level
+    per round, as far as ``MAX_SOURCE`` allows."""
+    by_maker: dict[str, list[str]] = {}
+    for result in sorted(seen, key=_source_rank):
+        outcome = result.outcome
+        if not (result.deterministic and outcome.kind == "return"):
+            continue
+        if (outcome.type_module, outcome.type) not in FUNCTION_TYPES:
+            continue
+        source = call_source(result.call)
+        if source is None or source in done:
+            continue
+        sources = by_maker.setdefault(result.call.target, [])
+        if source not in sources and len(sources) < per_maker:
+            sources.append(source)
+    return [
+        Call(f"{maker.split('.')[0]}.{CALL}", args, via=source)
+        for maker, sources in by_maker.items()
+        for source in sources
+        for args in RETURNED_FUNCTION_ARGS
+    ]

@@ -43,7 +43,11 @@ from tddforge.builtin.explore import (
     plan_calls,
     run_calls,
 )
-from tddforge.builtin.protocols import calls_on_returned, returned_instances
+from tddforge.builtin.protocols import (
+    calls_of_returned_functions,
+    calls_on_returned,
+    returned_instances,
+)
 from tddforge.builtin.sequences import PER_METHOD, Known, known_steps, plan_sequences
 from tddforge.builtin.values import LIMIT, fits, mutations, parse_hint
 from tddforge.sandbox import Sandbox
@@ -307,6 +311,7 @@ def search(
         for m in cls.methods
     }
     returned_done: set[str] = set()  # instances returned by calls, whose methods are planned
+    functions_done: set[str] = set()  # functions returned by calls, whose calls are planned
     env_done: set[Call] = set()  # kept calls already run with each variable they read set
     planned = (
         guard("planning calls", partial(plan_calls, info, mined, working=working), list[Call]())
@@ -359,6 +364,13 @@ def search(
             list[Call](),
         )
         returned_done.update(source for sources in returned.values() for source in sources)
+        of_functions = guard(  # a decorator factory's decorator, a factory's product
+            "planning calls of returned functions",
+            partial(calls_of_returned_functions, seen, functions_done),
+            list[Call](),
+        )
+        functions_done.update(c.via for c in of_functions if c.via is not None)
+        on_returned = [*on_returned, *of_functions]
         varied: list[Call] = []
         if environ:
             kept_now = keep_new_coverage(seen)[0]

@@ -382,7 +382,10 @@ def _call_expression(call: Call, taken: frozenset[str] = frozenset()) -> tuple[l
     steps = [call_arguments(step.args, step.kwargs) for step in call.before]
     words = ", ".join([init, call.via or "", arguments, *steps, *taken])
     held = _held(call)
-    instance = held or _instance_name(parts[0], words)
+    # a function another call returned (``autoparams()``), called in its turn: not an
+    # instance of a class named ``autoparams``
+    function = parts[1] == CALL and call.via is not None and parts[0].lstrip("_")[:1].islower()
+    instance = held or _instance_name("Returned" if function else parts[0], words)
     built = call.via if call.via is not None else f"{parts[0]}({init})"
     setup = [] if held else [f"{instance} = {built}"]
     setup += [method_call(instance, step) for step in call.before]  # state first: a sequence

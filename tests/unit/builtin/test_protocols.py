@@ -8,10 +8,12 @@ import pytest
 from tddforge.builtin.explore import Call, CallResult, Outcome, Step
 from tddforge.builtin.protocols import (
     call_source,
+    calls_of_returned_functions,
     calls_on_returned,
     returned_instances,
     with_instance_hints,
 )
+from tddforge.builtin.writer import write_module
 from tests.unit.builtin.test_explore_plan import func, klass, module, param
 
 
@@ -112,3 +114,33 @@ def test_a_comparisons_untyped_operand_is_hinted_as_its_own_class() -> None:
         "Version.__lt__": "int",  # annotated: kept
         "Version.__add__": None,  # not a comparison
     }
+
+
+def test_a_returned_function_is_called_in_its_turn() -> None:
+    """inject's ``autoparams()`` returns its decorator: called with a function, a number,
+    a string and nothing; a wrapper it returns is followed the same way, a level down."""
+    seen = [
+        result(Call("autoparams"), "function", "builtins"),
+        result(Call("autoparams", ("'a'",)), "function", "builtins"),
+        result(Call("autoparams", ("'b'",)), "function", "builtins"),  # past two per maker
+        result(Call("bind", ("1",)), "partial", "functools"),
+        result(Call("loads", ("'1'",)), "int", "builtins"),  # not a function
+        result(Call("tick"), "function", "builtins", ok=False),  # not deterministic
+        result(Call("Binder.install", ("len",), init_args=()), "function", "builtins"),
+        result(Call("autoparams.__call__", ("len",), via="autoparams()"), "function", "builtins"),
+    ]
+    calls = calls_of_returned_functions(seen, done={"Binder().install(len)"})
+    called = {(c.via, c.args) for c in calls}
+    sources = list(dict.fromkeys(c.via for c in calls))
+    assert sources == ["autoparams()", "autoparams('a')", "bind(1)", "autoparams()(len)"]
+    assert ("autoparams()", ("lambda *args: args",)) in called
+    assert ("bind(1)", ("1",)) in called and ("bind(1)", ()) in called
+    assert {c.target for c in calls} == {"autoparams.__call__", "bind.__call__"}
+
+
+def test_a_returned_function_is_written_as_called() -> None:
+    call = Call("autoparams.__call__", ("len",), via="autoparams()")
+    source = write_module(
+        "inj", [CallResult(call, frozenset(), Outcome("return", "int", "builtins", repr="3"), True)]
+    )
+    assert "    returned = autoparams()\n    result = returned(len)\n" in source
