@@ -58,6 +58,12 @@ def type_aliases(source: str) -> dict[str, str]:
             target = node.targets[0]
             if isinstance(target, ast.Name) and _is_type(node.value):
                 found[target.id] = ast.unparse(node.value)
+            elif (  # another name for an alias found above (inject's ``Provider = Constructor``)
+                isinstance(target, ast.Name)
+                and isinstance(node.value, ast.Name)
+                and node.value.id in found
+            ):
+                found[target.id] = node.value.id
             elif isinstance(target, ast.Name) and (bound := _type_var(node.value)):
                 found[target.id] = bound
     return {name: text for name, text in found.items() if name not in classes}

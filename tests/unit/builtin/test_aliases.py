@@ -54,6 +54,11 @@ ALIASES = [
         {"S": "str | bytes"},
     ),
     ("any other call is not a type", "X = make('X', bound=int)\n", {}),
+    (
+        "another name for an alias",
+        "Constructor = Callable[[], int]\nProvider = Constructor\nOther = LIMIT\n",
+        {"Constructor": "Callable[[], int]", "Provider": "Constructor"},
+    ),
 ]
 
 
