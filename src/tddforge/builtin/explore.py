@@ -33,6 +33,7 @@ from typing import Any, NamedTuple
 from tddforge.analysis.project import import_name
 from tddforge.builtin.constants import Constant, constants_for
 from tddforge.builtin.discover import CallableInfo, ClassInfo, ModuleInfo, Param
+from tddforge.builtin.naming import instance_name
 from tddforge.builtin.values import Expr, Hint, Value, candidates, parse_hint, wants_file
 from tddforge.errors import InputError
 from tddforge.runner.pytest_run import project_paths
@@ -644,7 +645,36 @@ def object_sources(
         found[cls.name] = [
             f"{cls.name}({', '.join([*c.args, *(f'{k}={v}' for k, v in c.kwargs)])})" for c in ctor
         ]
+    for cls in info.classes:
+        found[callback_key(cls.name)] = callback_sources(cls, mined)
     return {name: sources for name, sources in found.items() if sources}
+
+
+CALLBACKS_PER_CLASS = 4
+
+
+def callback_key(class_name: str) -> str:
+    """Where ``object_sources`` keeps the callbacks handed an instance of ``class_name``."""
+    return f"callback:{class_name}"
+
+
+def callback_sources(
+    cls: ClassInfo, mined: Mapping[str, tuple[Constant, ...]], limit: int = CALLBACKS_PER_CLASS
+) -> list[str]:
+    """Callbacks a ``Callable[[cls], ...]`` parameter is given: each calls one public method
+    of the instance it is handed, with the method's first planned arguments (inject's
+    ``configure(lambda binder: binder.bind(int, 0))``), as a configuration hook does."""
+    name = instance_name(cls.name)
+    found: list[str] = []
+    for method in cls.methods:
+        if method.kind != "method" or method.name.startswith("_") or len(found) >= limit:
+            continue
+        planned = _variants(method, mined, 1, {})
+        if planned:
+            call = planned[0]
+            arguments = ", ".join([*call.args, *(f"{k}={v}" for k, v in call.kwargs)])
+            found.append(f"lambda {name}: {name}.{method.name}({arguments})")
+    return found
 
 
 def param_options(
@@ -661,7 +691,11 @@ def param_options(
     for p in func.parameters:
         hint = parse_hint(p.annotation)
         named = _hint_names(hint)
-        built = [Value(Expr(src), "object") for name in named for src in objects.get(name, ())]
+        handed = [callback_key(n) for n in _handed_names(hint)]  # Callable[[Binder], ...]
+        built = [
+            *(Value(Expr(src), "callback") for key in handed for src in objects.get(key, ())),
+            *(Value(Expr(src), "object") for name in named for src in objects.get(name, ())),
+        ]
         pool = (*texts, *constants) if wants_file(hint) else constants
         options[p.name] = (*built, *candidates(p, pool, limit=per_param))[:per_param]
     if func.name in ATTRIBUTE_METHODS and func.parameters:  # ``box.size``: names, not values
@@ -680,6 +714,17 @@ def attribute_names(constants: Sequence[Constant]) -> tuple[Value, ...]:
     ]
     names = dict.fromkeys([*found, "a", "missing"])
     return tuple(Value(name, "attribute") for name in names)
+
+
+def _handed_names(hint: Hint | None) -> list[str]:
+    """The classes a callable hint hands its first argument as (``Callable[[Binder], X]``)."""
+    if hint is None:
+        return []
+    if hint.name == "Union":
+        return [n for arg in hint.args for n in _handed_names(arg)]
+    if hint.name == "Callable" and hint.args:
+        return _hint_names(hint.args[0])
+    return []
 
 
 def _hint_names(hint: Hint | None) -> list[str]:

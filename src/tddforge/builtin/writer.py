@@ -21,6 +21,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from tddforge.builtin.explore import Call, CallResult, Outcome, Step
+from tddforge.builtin.naming import camel, instance_name, snake
 from tddforge.builtin.values import STDLIB_MODULES
 from tddforge.target.probe import (
     ATTRIBUTE_METHODS,
@@ -164,7 +165,7 @@ def case_names(roots: Sequence[str]) -> dict[str, str]:
     found: dict[str, str] = {}
     taken: set[str] = set()
     for root in dict.fromkeys(roots):
-        name = f"Test{_camel(root)}"
+        name = f"Test{camel(root)}"
         if name in taken:
             name += "Function" if root[:1].islower() else "Class"
         base, number = name, 2
@@ -437,14 +438,10 @@ def _attribute_name(step: Step) -> str | None:
 
 
 def _instance_name(cls: str, arguments: str) -> str:
-    """A local name for an instance of ``cls``: legal (``Or`` gives ``or_``, not ``or``),
-    and shadowing nothing the test uses (``Re`` gives ``re_``: ``re.escape`` stays); a
-    private class's instance is a plain local (``_Injection`` gives ``injection``)."""
-    name = _snake(cls.lstrip("_")) or "instance"
+    """A local name for an instance of ``cls`` (``naming.instance_name``), shadowing
+    nothing the test uses (``Re`` gives ``re_``: ``re.escape`` stays)."""
     used = {cls, "re", "pytest", "self", "result", *re.findall(r"[A-Za-z_]\w*", arguments)}
-    if keyword.iskeyword(name) or hasattr(builtins, name) or name in used:
-        return f"{name}_"
-    return name
+    return instance_name(cls, used)
 
 
 def _isort_key(name: str) -> tuple[int, str, str]:
@@ -570,7 +567,7 @@ def _unique_name(call: Call, outcome: Outcome, names: set[str]) -> str:
     if parts[-1] in ROUND_TRIPS:  # ``Box.__getstate__``: box_pickle_round_trip
         parts[-1] = _ROUND_TRIP_NAMES.get(parts[-1], "pickle_round_trip")
     target = "_".join(part.strip("_") for part in parts)  # Money.__add__: money_add
-    base = f"test_{_snake(target)}_{_after(call.before)}{_scenario(call, outcome)}"
+    base = f"test_{snake(target)}_{_after(call.before)}{_scenario(call, outcome)}"
     base += _environment(call.env)
     name = base
     if name in names:
@@ -594,7 +591,7 @@ def _environment(env: Sequence[tuple[str, str | None]]) -> str:
 
 def _after(steps: Sequence[Step]) -> str:
     """``after_put_`` for a call after ``put`` steps (each method named once, in order)."""
-    methods = dict.fromkeys(_snake(step.method.strip("_")) for step in steps)
+    methods = dict.fromkeys(snake(step.method.strip("_")) for step in steps)
     return f"after_{'_'.join(methods)}_" if methods else ""
 
 
@@ -602,11 +599,11 @@ def _scenario(call: Call, outcome: Outcome) -> str:
     if call.attribute and not call.on_instance:  # the module's data; a property returns
         return "value"
     if outcome.kind == "raise":
-        return f"raises_{_snake(outcome.type.split('.')[-1])}"
+        return f"raises_{snake(outcome.type.split('.')[-1])}"
     if "." not in call.target and outcome.type == call.target:  # a class, not ``Parse()``
         return "builds"
     if not outcome.literal:
-        return f"returns_{_snake(outcome.type.split('.')[-1])}"
+        return f"returns_{snake(outcome.type.split('.')[-1])}"
     return f"returns_{_value_slug(outcome.repr)}"
 
 
@@ -627,11 +624,3 @@ def _slug(text: str) -> str:
         cut = slug[: _SLUG_MAX + 1].rfind("_")
         slug = slug[: cut if cut > 0 else _SLUG_MAX]
     return slug.rstrip("_")
-
-
-def _camel(name: str) -> str:
-    return "".join(part[:1].upper() + part[1:] for part in name.split("_"))
-
-
-def _snake(name: str) -> str:
-    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", name).lower()

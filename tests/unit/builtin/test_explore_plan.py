@@ -452,3 +452,25 @@ def test_a_call_that_asked_who_runs_it_keeps_only_its_type(
             True,
             "",
         )
+
+
+def test_a_callback_handed_a_module_object_calls_its_methods() -> None:
+    """inject's ``configure(config: Callable[[Binder], Binder | None])``: a configuration
+    hook, given lambdas that call each public method of the ``Binder`` it is handed."""
+    binder = klass(
+        "Binder",
+        func("Binder.__init__", kind="constructor"),
+        func("Binder.bind", param("key", "str"), param("value", "int"), kind="method"),
+        func("Binder.freeze", kind="method"),
+        func("Binder._check", param("key"), kind="method"),  # private: not a hook's business
+        func("Binder.drop", param("key", "Unknown"), kind="method"),  # no input for it
+    )
+    configure = func("configure", param("config", "Callable[[Binder], Binder | None] | None"))
+    info = module([configure], [binder])
+    calls = plan_calls(info, {MODULE_SCOPE: (Constant("db", "string"),)})
+    given = [c.args[0] for c in calls if c.target == "configure" and c.args]
+    assert given[:2] == [
+        "lambda binder: binder.bind('db', 0)",
+        "lambda binder: binder.freeze()",
+    ]
+    assert "None" in given and not any("_check" in g or "drop" in g for g in given)
