@@ -45,7 +45,13 @@ import sys
 from typing import Any
 
 from .capture import capture
-from .environ_reads import identity_read, install_identity, watching
+from .environ_reads import (
+    identity_read,
+    install_identity,
+    install_network,
+    network_used,
+    watching,
+)
 from .probe import OPERATORS, STATEMENTS, is_literal
 from .processes import in_fork
 
@@ -291,9 +297,11 @@ def run_call(
     saved = set_environment(call.get("env") or ())
     environ: dict[str, Any] = {}
     identity = [False]
+    network = [False]
     try:
-        # what it read of the environment (and found there), and whether it asked who runs it
-        with watching() as environ, identity_read() as identity:
+        # what it read of the environment (and found there), whether it asked who runs it,
+        # and whether it reached for the network
+        with watching() as environ, identity_read() as identity, network_used() as network:
             value, taken, instance, shown = _called(module, call, tracer if trace else None)
         outcome = describe_value(value)
         if taken:  # a test must take as many, or never end
@@ -317,6 +325,8 @@ def run_call(
         found["environ"] = dict(environ)
     if identity[0]:
         found["identity"] = True
+    if network[0]:
+        found["network"] = True
     return found
 
 
@@ -403,6 +413,7 @@ def main(argv: list[str]) -> int:
         config = json.load(handle)
     sys.path[0:0] = argv[3:]  # after our own imports, as in the probe
     install_identity()  # before the module binds ``os.getuid``
+    install_network()  # and ``from socket import getaddrinfo``
     module = importlib.import_module(config["module"])
     # a command-line entry point parses ``sys.argv``: the module's name alone, not ours
     # (``builtin/module_state.py``; its tests set the same)

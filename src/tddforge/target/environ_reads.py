@@ -1,4 +1,4 @@
-"""What a call reads of the machine it runs on: environment variables, and the user.
+"""What a call reads of the machine it runs on: environment variables, the user, the network.
 
 A call's value can come from the environment without the module naming a
 variable: ``os.path.expanduser("~")`` reads ``HOME``, ``getpass.getuser()``
@@ -14,12 +14,18 @@ a call asked for its user or group id, through wrappers ``install_identity``
 puts in ``os`` before the module is imported (so ``from os import getuid`` binds
 them too).
 
+Whether a test reaches a host depends on the machine it runs on (the sandbox has no
+network: ``[Errno -3] Temporary failure in name resolution``), and a unit test must
+not reach one anyway: ``network_used`` tells whether a call looked a host up or
+opened a connection, through wrappers ``install_network`` puts in ``socket``.
+
 Runs under the TARGET's interpreter, stdlib only; keep it compatible with Python 3.8+.
 """
 
 from __future__ import annotations
 
 import os
+import socket
 from contextlib import contextmanager
 from typing import Any, ClassVar, Iterator
 
@@ -88,3 +94,42 @@ def identity_read() -> Iterator[list[bool]]:
         yield found
     finally:
         found[0] = _asked[0]
+
+
+_LOOKUPS = ("getaddrinfo", "gethostbyname", "gethostbyname_ex", "gethostbyaddr")
+_CONNECTS = ("connect", "connect_ex")
+_reached = [False]
+
+
+def install_network() -> None:
+    """Wrap ``socket``'s host lookups and a socket's ``connect`` so that a use is noticed
+    (``socket.create_connection`` and ``http.client`` go through them)."""
+    for name in _LOOKUPS:
+        original = getattr(socket, name, None)
+        if original is not None:
+            setattr(socket, name, _reaching(original))
+    for name in _CONNECTS:
+        original = getattr(socket.socket, name, None)
+        if original is not None:
+            setattr(socket.socket, name, _reaching(original))
+
+
+def _reaching(original: Any) -> Any:
+    def reach(*args: Any, **kwargs: Any) -> Any:
+        _reached[0] = True
+        return original(*args, **kwargs)
+
+    reach.__name__ = reach.__qualname__ = original.__name__
+    reach.__doc__ = original.__doc__
+    return reach
+
+
+@contextmanager
+def network_used() -> Iterator[list[bool]]:
+    """``[True]`` once the block is over if a call in it looked up a host or connected."""
+    _reached[0] = False
+    found = [False]
+    try:
+        yield found
+    finally:
+        found[0] = _reached[0]

@@ -454,6 +454,15 @@ def test_a_call_that_asked_who_runs_it_keeps_only_its_type(
         )
 
 
+def test_a_call_that_reached_for_the_network_is_never_written() -> None:
+    outcome = {"kind": "raise", "type": "gaierror", "message": "[Errno -3] Temporary failure"}
+    first = {**row(outcome, [[1, 2]]), "network": True}
+    (result,) = merge_runs([Call("connect")], {0: first}, {0: row(outcome)})
+    assert (result.deterministic, result.network) == (False, True)
+    (plain,) = merge_runs([Call("connect")], {0: row(outcome, [[1, 2]])}, {0: row(outcome)})
+    assert plain.deterministic
+
+
 def test_a_callback_handed_a_module_object_calls_its_methods() -> None:
     """inject's ``configure(config: Callable[[Binder], Binder | None])``: a configuration
     hook, given lambdas that call each public method of the ``Binder`` it is handed."""

@@ -9,7 +9,13 @@ import os
 import pytest
 
 from tddforge.target.calls import describe_error, set_environment
-from tddforge.target.environ_reads import identity_read, install_identity, watching
+from tddforge.target.environ_reads import (
+    identity_read,
+    install_identity,
+    install_network,
+    network_used,
+    watching,
+)
 
 
 def test_variables_are_set_unset_and_put_back(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -72,3 +78,28 @@ def test_a_call_asking_who_runs_it_is_noticed(monkeypatch: pytest.MonkeyPatch) -
     with identity_read() as quiet:
         os.getpid()
     assert (asked, quiet) == ([True], [False])
+
+
+def test_a_call_reaching_for_the_network_is_noticed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """websocket-client's ``create_connection("wss://...")``: in the sandbox, a failed name
+    lookup; elsewhere, maybe a connection. Either way a unit test must not make it."""
+    import socket
+
+    for name in ("getaddrinfo", "gethostbyname", "gethostbyname_ex", "gethostbyaddr"):
+        monkeypatch.setattr(socket, name, getattr(socket, name))
+    for name in ("connect", "connect_ex"):
+        monkeypatch.setattr(socket.socket, name, getattr(socket.socket, name))
+    install_network()
+    from socket import getaddrinfo  # as a module binds it at import
+
+    with network_used() as looked_up:
+        getaddrinfo("127.0.0.1", 9, type=socket.SOCK_STREAM)
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(1)
+    with network_used() as connected, socket.socket() as client:
+        client.connect_ex(server.getsockname())
+    server.close()
+    with network_used() as quiet:
+        socket.socket().close()
+    assert (looked_up, connected, quiet) == ([True], [True], [False])
