@@ -653,9 +653,7 @@ def object_sources(
             continue
         known = list((working or {}).get(cls.name, ()))
         ctor = (known or _variants(cls.constructor, mined, per_class, {}))[:per_class]
-        found[cls.name] = [
-            f"{cls.name}({', '.join([*c.args, *(f'{k}={v}' for k, v in c.kwargs)])})" for c in ctor
-        ]
+        found[cls.name] = [f"{cls.name}({_arguments(c)})" for c in ctor]
     for cls in info.classes:
         found[callback_key(cls.name)] = callback_sources(cls, mined)
     return {name: sources for name, sources in found.items() if sources}
@@ -682,10 +680,13 @@ def callback_sources(
             continue
         planned = _variants(method, mined, 1, {})
         if planned:
-            call = planned[0]
-            arguments = ", ".join([*call.args, *(f"{k}={v}" for k, v in call.kwargs)])
-            found.append(f"lambda {name}: {name}.{method.name}({arguments})")
+            found.append(f"lambda {name}: {name}.{method.name}({_arguments(planned[0])})")
     return found
+
+
+def _arguments(call: Call) -> str:
+    """A call's arguments as written between its parentheses (``1, strict=True``)."""
+    return ", ".join([*call.args, *(f"{k}={v}" for k, v in call.kwargs)])
 
 
 def param_options(

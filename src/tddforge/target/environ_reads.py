@@ -27,7 +27,7 @@ from __future__ import annotations
 import os
 import socket
 from contextlib import contextmanager
-from typing import Any, ClassVar, Iterator
+from typing import Any, ClassVar, ContextManager, Iterator
 
 _Environ: Any = type(os.environ)
 
@@ -64,72 +64,57 @@ def watching() -> Iterator[dict[str, str | None]]:
 
 
 _IDENTITY = ("getuid", "geteuid", "getgid", "getegid", "getlogin")
-_asked = [False]
+_LOOKUPS = ("getaddrinfo", "gethostbyname", "gethostbyname_ex", "gethostbyaddr")
+_CONNECTS = ("connect", "connect_ex")
+_asked = [False]  # a wrapped user or group function ran
+_reached = [False]  # a wrapped host lookup or connect ran
 
 
 def install_identity() -> None:
     """Wrap ``os``'s user and group functions so that a call to one is noticed."""
-    for name in _IDENTITY:
-        original = getattr(os, name, None)
-        if original is not None:
-            setattr(os, name, _noticed(original))
-
-
-def _noticed(original: Any) -> Any:
-    def asked() -> Any:
-        _asked[0] = True
-        return original()
-
-    asked.__name__ = asked.__qualname__ = original.__name__
-    asked.__doc__ = original.__doc__
-    return asked
-
-
-@contextmanager
-def identity_read() -> Iterator[list[bool]]:
-    """``[True]`` once the block is over if a call in it asked for the user or group."""
-    _asked[0] = False
-    found = [False]
-    try:
-        yield found
-    finally:
-        found[0] = _asked[0]
-
-
-_LOOKUPS = ("getaddrinfo", "gethostbyname", "gethostbyname_ex", "gethostbyaddr")
-_CONNECTS = ("connect", "connect_ex")
-_reached = [False]
+    _install(os, _IDENTITY, _asked)
 
 
 def install_network() -> None:
     """Wrap ``socket``'s host lookups and a socket's ``connect`` so that a use is noticed
     (``socket.create_connection`` and ``http.client`` go through them)."""
-    for name in _LOOKUPS:
-        original = getattr(socket, name, None)
-        if original is not None:
-            setattr(socket, name, _reaching(original))
-    for name in _CONNECTS:
-        original = getattr(socket.socket, name, None)
-        if original is not None:
-            setattr(socket.socket, name, _reaching(original))
+    _install(socket, _LOOKUPS, _reached)
+    _install(socket.socket, _CONNECTS, _reached)
 
 
-def _reaching(original: Any) -> Any:
-    def reach(*args: Any, **kwargs: Any) -> Any:
-        _reached[0] = True
+def _install(owner: Any, names: tuple[str, ...], flag: list[bool]) -> None:
+    for name in names:
+        original = getattr(owner, name, None)
+        if original is not None:
+            setattr(owner, name, _noticed(original, flag))
+
+
+def _noticed(original: Any, flag: list[bool]) -> Any:
+    def noticed(*args: Any, **kwargs: Any) -> Any:
+        flag[0] = True
         return original(*args, **kwargs)
 
-    reach.__name__ = reach.__qualname__ = original.__name__
-    reach.__doc__ = original.__doc__
-    return reach
+    noticed.__name__ = noticed.__qualname__ = original.__name__
+    noticed.__doc__ = original.__doc__
+    return noticed
 
 
 @contextmanager
-def network_used() -> Iterator[list[bool]]:
-    """``[True]`` once the block is over if a call in it looked up a host or connected."""
-    _reached[0] = False
+def _noticing(flag: list[bool]) -> Iterator[list[bool]]:
+    """``[True]`` once the block is over if a wrapped function raising ``flag`` ran in it."""
+    flag[0] = False
     found = [False]
     try:
         yield found
     finally:
-        found[0] = _reached[0]
+        found[0] = flag[0]
+
+
+def identity_read() -> ContextManager[list[bool]]:
+    """``[True]`` once the block is over if a call in it asked for the user or group."""
+    return _noticing(_asked)
+
+
+def network_used() -> ContextManager[list[bool]]:
+    """``[True]`` once the block is over if a call in it looked up a host or connected."""
+    return _noticing(_reached)

@@ -458,14 +458,21 @@ def test_loads():
 """
 
 
-def test_the_calls_the_packages_api_makes_of_the_module_are_captured(tmp_path: Path) -> None:
+def _package(tmp_path: Path, module: str, files: dict[str, str]) -> tuple[Path, Path]:
+    """A project holding ``files`` (path → text), and its module ``pkg/<module>``."""
     project = tmp_path / "proj"
-    (project / "pkg").mkdir(parents=True)
-    (project / "tests").mkdir()
-    (project / "pkg" / "__init__.py").write_text(PACKAGE_INIT, encoding="utf-8")
-    module = project / "pkg" / "decoder.py"
-    module.write_text(DECODER, encoding="utf-8")
-    (project / "tests" / "test_api.py").write_text(API_TEST, encoding="utf-8")
+    for path, text in files.items():
+        (project / path).parent.mkdir(parents=True, exist_ok=True)
+        (project / path).write_text(text, encoding="utf-8")
+    return project, project / "pkg" / module
+
+
+def test_the_calls_the_packages_api_makes_of_the_module_are_captured(tmp_path: Path) -> None:
+    project, module = _package(
+        tmp_path,
+        "decoder.py",
+        {"pkg/__init__.py": PACKAGE_INIT, "pkg/decoder.py": DECODER, "tests/test_api.py": API_TEST},
+    )
     box = Sandbox(project, LIMITS)
     info = discover(project, module, python=PY, sandbox=box)
     read = read_tests("pkg.decoder", info, project_test_sources(project))
@@ -522,14 +529,13 @@ def test_a_method_reached_through_a_subclass_elsewhere_is_captured_on_its_own_cl
     """sentencex's ``segment("en", text)`` calls ``EnglishLanguage().segment(text)``: no
     constructor of ``base.Language`` runs (it has none), and the instance's class is in
     another module; the call is kept, on ``Language()``."""
-    project = tmp_path / "proj"
-    (project / "pkg").mkdir(parents=True)
-    (project / "tests").mkdir()
-    (project / "pkg" / "__init__.py").write_text(SPLIT_INIT, encoding="utf-8")
-    (project / "pkg" / "english.py").write_text(ENGLISH, encoding="utf-8")
-    module = project / "pkg" / "base.py"
-    module.write_text(SPLITTER, encoding="utf-8")
-    (project / "tests" / "test_split.py").write_text(SPLIT_TEST, encoding="utf-8")
+    files = {
+        "pkg/__init__.py": SPLIT_INIT,
+        "pkg/english.py": ENGLISH,
+        "pkg/base.py": SPLITTER,
+        "tests/test_split.py": SPLIT_TEST,
+    }
+    project, module = _package(tmp_path, "base.py", files)
     box = Sandbox(project, LIMITS)
     info = discover(project, module, python=PY, sandbox=box)
     read = read_tests("pkg.base", info, project_test_sources(project))
