@@ -287,8 +287,7 @@ def _remerged(result: CallResult, second: dict[str, Any] | None) -> CallResult:
     merged = replace(
         _merged(result.call, result.arcs, result.outcome, second), environ=result.environ
     )
-    merged = _whoever(merged) if result.identity else merged
-    return _offline(merged) if result.network else merged
+    return _machine_read(merged, identity=result.identity, network=result.network)
 
 
 _SPLIT_FROM = 40  # fewer calls than this run in one process (a second one costs its start-up)
@@ -450,9 +449,19 @@ def merge_runs(
         merged = _merged(call, arcs, _outcome(first[ident]["outcome"]), second.get(ident))
         environ = tuple(sorted(first[ident].get("environ", {}).items()))
         merged = replace(merged, environ=environ) if environ else merged
-        merged = _whoever(merged) if first[ident].get("identity") else merged
-        results.append(_offline(merged) if first[ident].get("network") else merged)
+        row = first[ident]
+        results.append(
+            _machine_read(
+                merged, identity=row.get("identity", False), network=row.get("network", False)
+            )
+        )
     return results
+
+
+def _machine_read(result: CallResult, *, identity: bool, network: bool) -> CallResult:
+    """``result`` judged by what its call read of the machine: who runs it, the network."""
+    result = _whoever(result) if identity else result
+    return _offline(result) if network else result
 
 
 def _offline(result: CallResult) -> CallResult:
