@@ -527,13 +527,29 @@ def _calls_in(
     shared.update(
         (local, _Alias(member))
         for local, member in names.local.items()
-        if known.get(member) == "function" and local not in shared
+        if known.get(member) in ("function", "class") and local not in shared
+    )
+    # ``LOCK_TYPE = filelock.FileLock`` in a mixin's subclass, called as ``self.LOCK_TYPE(...)``
+    shared.update(
+        (f"{prefix}.{member}", _Alias(member))
+        for prefix, member in _qualified_members(names, known)
+        if f"{prefix}.{member}" not in shared
     )
     module = settle(tree.body, shared, build)
     fixtures = _fixtures(tree, module, build)
     reader = _Reader(names, known, build, module, _helpers(tree), drivers)
     for body, envs, cls in _scopes(tree, module, fixtures, build):
         yield from reader.calls(body, envs, cls, 0)
+
+
+def _qualified_members(names: _Names, known: Mapping[str, str]) -> Iterator[tuple[str, str]]:
+    """The module's top-level functions and classes as the test file can name them through
+    a module or package it imported (``filelock`` and ``FileLock``, for ``filelock.FileLock``)."""
+    members = [m for m, kind in known.items() if "." not in m and kind in ("function", "class")]
+    for prefix in names.modules:
+        yield from ((prefix, member) for member in members)
+    for prefix, offers in names.packages.items():
+        yield from ((prefix, member) for member in members if _offered(member, offers))
 
 
 @dataclass(frozen=True)

@@ -263,6 +263,19 @@ CASES = [
         [Call("parse", ("'x: 1'",))],
     ),
     (
+        "a mixin's tests, run in each subclass with the class it names through the module",
+        "import unittest\nfrom pkg import docs\n\n\nclass Base:\n    KIND = None\n    ROLL = 0\n\n"
+        "    def test_a(self):\n        game = self.KIND(2)\n        game.roll(self.ROLL)\n\n\n"
+        "class TestGame(Base, unittest.TestCase):\n    KIND = docs.Game\n    ROLL = 3\n\n\n"
+        "class TestParse(Base, unittest.TestCase):\n    KIND = docs.parse\n",
+        [
+            Call("Game", ("2",)),
+            Call("Game.roll", ("3",), init_args=("2",)),
+            Call("parse", ("2",)),
+            Call("Game.roll", ("0",), via="parse(2)"),  # the one class with a ``roll``
+        ],
+    ),
+    (
         "a function given another name",
         "from pkg.docs import parse\n\ndef test_a():\n    f = parse\n    f('y')\n",
         [Call("parse", ("'y'",))],
