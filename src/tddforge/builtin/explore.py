@@ -40,6 +40,7 @@ from tddforge.runner.pytest_run import project_paths
 from tddforge.runner.ship import entry_argv, ship
 from tddforge.sandbox import Sandbox, SandboxResult
 from tddforge.target.probe import ATTRIBUTE_METHODS, ROUND_TRIPS
+from tddforge.target.workdir import entries
 
 _HASH_SEEDS = ("1", "2")
 _PARALLEL = 2  # runner processes side by side (this machine has two cores)
@@ -83,6 +84,9 @@ class Call:
     #: to (``[argv]``), with an empty ``sys.stdin`` (as the runner has them) and a
     #: ``sys.stdout`` of its own (a ``with sys.stdout:`` closes it); written only
     argv: str = ""
+    #: it wrote where it ran (a lock file, a log): it runs, and its test too, in an empty
+    #: directory of its own (``target/workdir.py``; ``monkeypatch.chdir(tmp_path)``)
+    workdir: bool = False
 
     @property
     def on_instance(self) -> bool:
@@ -104,6 +108,7 @@ class Call:
             "attribute": self.attribute,
             "via": self.via,
             "env": [list(pair) for pair in self.env],
+            "workdir": self.workdir,
             "before": [
                 {"method": s.method, "args": list(s.args), "kwargs": dict(s.kwargs)}
                 for s in self.before
@@ -170,7 +175,10 @@ class CallResult:
         """A non-literal value's repr fit to assert on: stable, and no address in it."""
         text = self.outcome.repr
         return (
-            self.stable_repr and not self.outcome.literal and "0x" not in text and len(text) < 2000
+            self.stable_repr
+            and not (self.outcome.literal or self.outcome.varies)  # a type asserted: no repr
+            and "0x" not in text
+            and len(text) < 2000
         )
 
 
@@ -398,6 +406,8 @@ def _config(
     return {
         "module": import_name(project, module.resolve()),
         "call_timeout": call_timeout,
+        # the project's own files: a call that writes where it runs never removes them
+        "entries": sorted(entries(str(project))),
         "calls": [call.to_json(i) for i, call in enumerate(calls)],
     }
 
@@ -445,6 +455,9 @@ def merge_runs(
     for ident, call in enumerate(calls):
         if ident not in first:
             continue
+        if first[ident].get("writes") or second.get(ident, {}).get("writes"):
+            # it wrote where it ran: the runner ran it again in a directory of its own
+            call = replace(call, workdir=True)
         arcs = frozenset((a, b) for a, b in first[ident]["arcs"])
         merged = _merged(call, arcs, _outcome(first[ident]["outcome"]), second.get(ident))
         environ = tuple(sorted(first[ident].get("environ", {}).items()))

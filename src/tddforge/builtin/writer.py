@@ -40,10 +40,18 @@ _WRITTEN_MODULES = {
     "re": re.compile(r"\bre\.escape\("),
     "copy": re.compile(r"\bcopy\.(?:copy|deepcopy)\("),
     "pickle": re.compile(r"\bpickle\.loads\(pickle\.dumps\("),
-    "os": re.compile(r"\bos\.environ\b"),
+    "os": re.compile(r"\bos\.(?:environ|chdir)\b"),
+    "tempfile": re.compile(r"\btempfile\.TemporaryDirectory\("),
     "itertools": re.compile(r"\bitertools\.islice\("),
 }
-_FIXTURE_TYPES = {"monkeypatch": "pytest.MonkeyPatch"}
+_FIXTURE_TYPES = {"monkeypatch": "pytest.MonkeyPatch", "tmp_path": "pathlib.Path"}
+#: a unittest body's start for a call that writes where it runs (pytest: ``tmp_path``)
+_OWN_DIRECTORY = (
+    "directory = tempfile.TemporaryDirectory()",
+    "self.addCleanup(directory.cleanup)",
+    "self.addCleanup(os.chdir, os.getcwd())",
+    "os.chdir(directory.name)",
+)
 _ROUND_TRIP_NAMES = {
     "__copy__": "copy",
     "__deepcopy__": "deepcopy",
@@ -114,6 +122,8 @@ def write_module(
     body = "\n".join(line for _, t in tests for line in t.body)
     used = {name for name, pattern in _WRITTEN_MODULES.items() if pattern.search(body)}
     header = ['"""Tests written by tddforge\'s builtin generator from observed behaviour."""', ""]
+    if any("tmp_path" in t.fixtures for _, t in tests):
+        used.add("pathlib")  # its annotation
     modules = sorted((imports & set(STDLIB_MODULES)) | used)
     imports -= set(STDLIB_MODULES)
     stdlib = [f"import {name}" for name in sorted(modules)]
@@ -280,11 +290,15 @@ def _test(
         streams = [("sys.stdin", "io.StringIO()"), ("sys.stdout", "io.StringIO()")]
         kept_as_imported += [("sys.argv", repr([call.argv])), *streams]
         imports.add("io")
-    if not (env or kept_as_imported):
+    if not (env or kept_as_imported or call.workdir):
         return WrittenTest(name, tuple(body))
     if style is PYTEST:  # the globals and variables first, as ``monkeypatch`` sets them
         restored = [f"monkeypatch.setattr({t!r}, {v})" for t, v in kept_as_imported]
-        return WrittenTest(name, (*restored, *_monkeypatched(env), *body), ("monkeypatch",))
+        moved = ["monkeypatch.chdir(tmp_path)"] if call.workdir else []
+        fixtures = ("monkeypatch", "tmp_path") if call.workdir else ("monkeypatch",)
+        return WrittenTest(name, (*moved, *restored, *_monkeypatched(env), *body), fixtures)
+    if call.workdir:  # it writes where it runs: in a directory of its own, removed after
+        body = [*_OWN_DIRECTORY, *body]
     if env:
         body = list(_patched_environ(env, body))
     if kept_as_imported:
@@ -489,6 +503,8 @@ def _assertions(
         value = _listed(expr) if consume else expr
     if outcome.literal:
         return [_compare(style, value, outcome.repr)]
+    if outcome.type == "NoneType" and outcome.type_module == _BUILTINS:  # its one value
+        return [_compare(style, value, "None")]
     lines = [f"result = {value}"]
     if outcome.state:
         return lines + [_compare(style, f"result.{name}", text) for name, text in outcome.state]

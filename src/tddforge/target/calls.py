@@ -54,6 +54,7 @@ from .environ_reads import (
 )
 from .probe import OPERATORS, STATEMENTS, is_literal
 from .processes import in_fork
+from .workdir import install_writes, own_directory, set_baseline, writes_noticed
 
 MAX_REPR = 2000
 STDLIB_MODULES = (
@@ -295,14 +296,28 @@ def run_call(
     signal.signal(signal.SIGALRM, alarm)
     signal.setitimer(signal.ITIMER_REAL, timeout)
     saved = set_environment(call.get("env") or ())
+    # in a directory of its own when it writes where it runs (``workdir.py``)
+    place = own_directory() if call.get("workdir") else writes_noticed()
+    with place as wrote:
+        outcome, read = _outcome(module, call, tracer if trace else None)
+        set_environment(saved)
+    found: dict[str, Any] = {"arcs": sorted(tracer.arcs), "outcome": outcome, **read}
+    if wrote[0]:
+        found["writes"] = True
+    return found
+
+
+def _outcome(
+    module: Any, call: dict[str, Any], tracer: Tracer | None
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Make the call and describe what it did, and what it read of the machine: the
+    environment variables (with the values found), whether it asked who runs it, and
+    whether it reached for the network (each only when it did)."""
     environ: dict[str, Any] = {}
-    identity = [False]
-    network = [False]
+    identity, network = [False], [False]
     try:
-        # what it read of the environment (and found there), whether it asked who runs it,
-        # and whether it reached for the network
         with watching() as environ, identity_read() as identity, network_used() as network:
-            value, taken, instance, shown = _called(module, call, tracer if trace else None)
+            value, taken, instance, shown = _called(module, call, tracer)
         outcome = describe_value(value)
         if taken:  # a test must take as many, or never end
             outcome["taken"] = taken
@@ -319,15 +334,11 @@ def run_call(
         outcome = describe_error(exc)
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
-        set_environment(saved)
-    found: dict[str, Any] = {"arcs": sorted(tracer.arcs), "outcome": outcome}
-    if environ:
-        found["environ"] = dict(environ)
-    if identity[0]:
-        found["identity"] = True
-    if network[0]:
-        found["network"] = True
-    return found
+    read: dict[str, Any] = {"environ": dict(environ)} if environ else {}
+    read.update(
+        (name, True) for name, flag in (("identity", identity), ("network", network)) if flag[0]
+    )
+    return outcome, read
 
 
 def _called(module: Any, call: dict[str, Any], tracer: Tracer | None) -> tuple[Any, int, Any, str]:
@@ -414,6 +425,9 @@ def main(argv: list[str]) -> int:
     sys.path[0:0] = argv[3:]  # after our own imports, as in the probe
     install_identity()  # before the module binds ``os.getuid``
     install_network()  # and ``from socket import getaddrinfo``
+    install_writes()  # and ``from os import remove``
+    if "entries" in config:  # what the project held before the runs began
+        set_baseline(config["entries"])
     module = importlib.import_module(config["module"])
     # a command-line entry point parses ``sys.argv``: the module's name alone, not ours
     # (``builtin/module_state.py``; its tests set the same)
@@ -434,6 +448,11 @@ def main(argv: list[str]) -> int:
             return 0
         for call in config["calls"]:
             result = in_child(module, call, config["call_timeout"])
+            if result.get("writes") and not call.get("workdir"):
+                # it wrote where it ran: it runs again where its test will, in an empty
+                # directory of its own
+                own = dict(call, workdir=True)
+                result = dict(in_child(module, own, config["call_timeout"]), writes=True)
             out.write(json.dumps({"id": call["id"], **result}) + "\n")
             out.flush()
     return 0

@@ -906,3 +906,54 @@ def test_what_a_call_changed_in_an_object_is_seen_through_its_repr(tmp_path: Pat
     assert added.after_repr == "Bag({'x'})"  # one item: the same in every hash order
     assert two.after_repr == ""  # two strings: their order is the hash seed's
     assert all(r.deterministic for r in results)
+
+
+LOCKS = """\
+import os
+
+
+class Lock:
+    def __init__(self, path):
+        self.path = path
+
+    def acquire(self):
+        try:
+            handle = os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+        except FileExistsError:
+            return "busy"
+        os.close(handle)
+        return "mine"
+
+
+def reads(path):
+    with open(path) as handle:
+        return handle.read()
+"""
+
+
+def test_a_call_that_writes_where_it_runs_runs_in_a_directory_of_its_own(tmp_path: Path) -> None:
+    """filelock's lock files: run in the project, the first run's lock would make the
+    second run (side by side) and every later call find it taken, and the user's project
+    would keep it. The call runs again in an empty directory, as its test will, and leaves
+    nothing; a call that only reads the project's files runs there, as before."""
+    project, module = sample(tmp_path, "locks.py", LOCKS)
+    (project / "data.txt").write_text("kept", encoding="utf-8")
+    calls = [
+        Call("Lock.acquire", init_args=("'a.lock'",)),
+        Call("Lock.acquire", init_args=("'a.lock'",), before=(Step("acquire"),)),
+        Call("reads", ("'data.txt'",)),
+    ]
+    box = Sandbox(project, LIMITS)
+    first, again, read = run_calls(project, module, calls, python=PY, sandbox=box)
+    assert [(r.outcome.repr, r.deterministic, r.call.workdir) for r in (first, again, read)] == [
+        ("'mine'", True, True),
+        ("'busy'", True, True),
+        ("'kept'", True, False),
+    ]
+    assert sorted(p.name for p in project.iterdir()) == ["data.txt", "locks.py"]
+    mutant = LOCKS.replace('return "mine"', 'return "ours"')
+    found = run_against_mutants(
+        project, module, [first.call], [("m", mutant, [0])], python=PY, sandbox=box
+    )
+    assert found["m"][0].repr == "'ours'"
+    assert sorted(p.name for p in project.iterdir()) == ["data.txt", "locks.py"]

@@ -463,6 +463,20 @@ def test_a_call_that_reached_for_the_network_is_never_written() -> None:
     assert plain.deterministic
 
 
+def test_a_call_that_wrote_where_it_ran_is_kept_to_run_in_a_directory_of_its_own() -> None:
+    """The runner ran it again in an empty directory (``target/workdir.py``): its
+    later runs (confirmation, mutants) and its test go there too."""
+    outcome = {"kind": "return", "type": "NoneType", "type_module": "builtins", "repr": "None"}
+    for first, second in [({"writes": True}, {}), ({}, {"writes": True})]:
+        ran = {0: {**row(outcome, [[1, 2]]), **first}}
+        (result,) = merge_runs(
+            [Call("Lock.acquire", init_args=("'a'",))], ran, {0: {**row(outcome), **second}}
+        )
+        assert result.call.workdir and result.call.to_json(0)["workdir"]
+    (plain,) = merge_runs([Call("f")], {0: row(outcome, [[1, 2]])}, {0: row(outcome)})
+    assert not plain.call.workdir
+
+
 def test_a_callback_handed_a_module_object_calls_its_methods() -> None:
     """inject's ``configure(config: Callable[[Binder], Binder | None])``: a configuration
     hook, given lambdas that call each public method of the ``Binder`` it is handed."""

@@ -735,3 +735,70 @@ def test_a_private_classs_instance_is_a_plain_local() -> None:
     via = Call("_Injection.__call__", ("len",), via="param('db')")
     source = write_module("inj", [returned(via, "'x'")])
     assert "    injection = param('db')\n    assert injection(len) == 'x'\n" in source
+
+
+def test_a_call_that_writes_where_it_runs_is_tested_in_a_directory_of_its_own() -> None:
+    """filelock's ``UnixFileLock("a.lock").release()`` leaves ``a.lock`` behind: its
+    test runs in an empty directory, as the runner ran it, and leaves nothing in the
+    project (pytest: ``tmp_path``; unittest: a temporary directory, cleaned up after)."""
+    results = [
+        returned(Call("Lock.release", init_args=("'a.lock'",), workdir=True), "None"),
+        returned(Call("Lock.is_locked", init_args=("'b'",), attribute=True), "False"),
+    ]
+    source = write_module("locks", results)
+    assert (
+        """\
+import pathlib
+
+import pytest
+
+from locks import Lock
+
+
+def test_lock_release_returns_none(monkeypatch: pytest.MonkeyPatch, tmp_path: pathlib.Path) -> None:
+    monkeypatch.chdir(tmp_path)
+    lock_ = Lock('a.lock')
+    assert lock_.release() is None
+
+
+def test_lock_is_locked_returns_false() -> None:
+"""
+        in source
+    )
+    compile(source, "test_locks.py", "exec")
+    cases = write_module("locks", results, framework="unittest")
+    assert (
+        """\
+import os
+import tempfile
+import unittest
+
+from locks import Lock
+
+
+class TestLock(unittest.TestCase):
+    def test_lock_release_returns_none(self) -> None:
+        directory = tempfile.TemporaryDirectory()
+        self.addCleanup(directory.cleanup)
+        self.addCleanup(os.chdir, os.getcwd())
+        os.chdir(directory.name)
+        lock_ = Lock('a.lock')
+        self.assertIs(lock_.release(), None)
+"""
+        in cases
+    )
+
+
+def test_a_value_asserted_through_its_type_has_no_repr_asserted_and_none_is_none() -> None:
+    """filelock's ``release()`` after ``acquire()`` reads the clock, so its value is kept
+    as its type: ``None`` is still ``is None``, and no ``repr(result) == ''``."""
+    typed = Outcome("return", "float", "builtins", varies=True)
+    nothing = Outcome("return", "NoneType", "builtins", varies=True)
+    results = [
+        CallResult(Call("elapsed"), frozenset(), typed, True, stable_repr=True),
+        CallResult(Call("release"), frozenset(), nothing, True, stable_repr=True),
+    ]
+    source = write_module("locks", results)
+    assert "repr(" not in source
+    assert "    assert release() is None\n" in source
+    assert "    result = elapsed()\n    assert isinstance(result, float)\n" in source

@@ -1,0 +1,167 @@
+"""Where a call writes: the entries it leaves in the directory it runs in.
+
+Calls run in the project's directory, as its tests do, so that a relative path
+reads what the tests would read. A call that writes there (a lock file, a log,
+``open("out.txt", "w")``) would leave its files in the user's project, and the
+next call (or the same call in the second run, side by side) would find them:
+``SoftFileLock("a.lock").acquire()`` succeeds once and then waits forever.
+``writes_noticed`` tells whether a call wrote in the working directory, and
+removes the entries it made there. Such a call is then run again in
+``own_directory``, a fresh empty directory, which is what its test does
+(``monkeypatch.chdir(tmp_path)``).
+
+A listing before and after cannot tell who wrote when two runs of the same calls
+share the directory (the caller's two processes, side by side): one may create
+and remove a file between the other's two listings. So the functions that write
+files (``open`` for writing, ``os.open`` with a writing flag, ``os.mkdir``,
+``os.remove``, ``os.rename`` and the like) are wrapped by ``install_writes``,
+before the module is imported, and a call that asked one of them to write in the
+working directory is noticed whatever the other process did. The listings only
+find what to remove, what a C library wrote included.
+
+Runs under the TARGET's interpreter, stdlib only; keep it compatible with Python 3.8+.
+"""
+
+from __future__ import annotations
+
+import builtins
+import io
+import os
+import shutil
+import tempfile
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator
+
+#: entries that others write while calls run: tddforge's run directory, bytecode caches
+IGNORED = frozenset({".tddforge", "__pycache__", ".pytest_cache"})
+
+
+def entries(directory: str = ".") -> dict[str, tuple[int, int]]:
+    """Each entry of ``directory`` (but the ``IGNORED``): its inode and modification time."""
+    found: dict[str, tuple[int, int]] = {}
+    try:
+        with os.scandir(directory) as listing:
+            for entry in listing:
+                if entry.name in IGNORED:
+                    continue
+                try:
+                    stat = entry.stat(follow_symlinks=False)
+                except OSError:
+                    continue
+                found[entry.name] = (stat.st_ino, stat.st_mtime_ns)
+    except OSError:
+        pass
+    return found
+
+
+#: the project's own entries, before any call ran: never removed (``set_baseline``)
+_baseline: list[frozenset[str] | None] = [None]
+
+
+def set_baseline(names: Any) -> None:
+    """The entries of the working directory that are the project's (as the caller listed
+    them before it started the runs): only others are ever removed."""
+    _baseline[0] = frozenset(names)
+
+
+def remove_new(before: dict[str, tuple[int, int]], directory: str = ".") -> None:
+    """Remove the entries of ``directory`` that the block made: not the project's
+    (``set_baseline``), and new or rewritten since ``before`` (the other run, side by
+    side, may have made one first; a file someone made earlier is left alone)."""
+    project = before.keys() if _baseline[0] is None else _baseline[0]
+    for name, stamp in entries(directory).items():
+        if name in project or before.get(name) == stamp:
+            continue
+        path = os.path.join(directory, name)
+        try:
+            if os.path.isdir(path) and not os.path.islink(path):
+                shutil.rmtree(path, ignore_errors=True)
+            else:
+                os.remove(path)
+        except OSError:
+            pass
+
+
+_wrote = [False]  # a wrapped function wrote in the working directory
+_WRITING_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
+#: the functions that write at their first argument (a path), whatever they are given
+_PATH_WRITERS = ("mkdir", "makedirs", "remove", "unlink", "rmdir", "rename", "replace", "mkfifo")
+
+
+def here(path: Any) -> bool:
+    """Whether ``path`` (a str, bytes or path-like; not a file descriptor) is in the
+    working directory or below it."""
+    try:
+        text = os.fsdecode(os.fspath(path))
+    except TypeError:
+        return False
+    if not os.path.isabs(text):
+        return True
+    cwd = os.getcwd()
+    return os.path.commonpath([cwd, os.path.abspath(text)]) == cwd
+
+
+def _opens_to_write(args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
+    mode = kwargs.get("mode", args[1] if len(args) > 1 else "r")
+    return isinstance(mode, str) and any(c in mode for c in "wax+")
+
+
+def _flags_write(args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
+    flags = kwargs.get("flags", args[1] if len(args) > 1 else 0)
+    return isinstance(flags, int) and bool(flags & _WRITING_FLAGS)
+
+
+def install_writes() -> None:
+    """Wrap the functions that write files, so that a call writing in the working
+    directory is noticed (``pathlib`` and ``shutil`` go through them)."""
+    writing_open = _noticing_writes(builtins.open, _opens_to_write)
+    builtins.open = io.open = writing_open
+    os.open = _noticing_writes(os.open, _flags_write)
+    for name in _PATH_WRITERS:
+        original = getattr(os, name, None)
+        if original is not None:
+            setattr(os, name, _noticing_writes(original, lambda args, kwargs: True))
+
+
+def _noticing_writes(
+    original: Any, writes: Callable[[tuple[Any, ...], dict[str, Any]], bool]
+) -> Any:
+    def noticed(*args: Any, **kwargs: Any) -> Any:
+        path = kwargs.get("file", kwargs.get("path", args[0] if args else None))
+        if not _wrote[0] and writes(args, kwargs) and here(path):
+            _wrote[0] = True
+        return original(*args, **kwargs)
+
+    noticed.__name__ = noticed.__qualname__ = original.__name__
+    noticed.__doc__ = original.__doc__
+    return noticed
+
+
+@contextmanager
+def writes_noticed() -> Iterator[list[bool]]:
+    """``[True]`` once the block is over if it wrote in the working directory; what it
+    created there is removed."""
+    directory = os.getcwd()
+    before = entries(directory)
+    _wrote[0] = False
+    found = [False]
+    try:
+        yield found
+    finally:
+        # asked to write there (a listing alone would take the other run's files for its own)
+        found[0] = _wrote[0]
+        remove_new(before, directory)  # what a write of a C library's made, too
+
+
+@contextmanager
+def own_directory() -> Iterator[list[bool]]:
+    """Run the block in a fresh empty directory, removed after (``[False]``: nothing of
+    the project's was written)."""
+    here = os.getcwd()
+    path = tempfile.mkdtemp(prefix="call-")
+    os.chdir(path)
+    try:
+        yield [False]
+    finally:
+        os.chdir(here)
+        shutil.rmtree(path, ignore_errors=True)
