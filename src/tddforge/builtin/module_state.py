@@ -136,9 +136,11 @@ def _ran(span: Span, lines: set[int]) -> bool:
     return any(first <= line <= last for line in lines)
 
 
-#: Calls that read the wall clock, as the module spells them (``datetime.datetime.now()``,
-#: ``date.today()``, ``time.time()``, ``time.strftime("%Y")``): the value of a call that
-#: ran one holds at that moment only.
+#: Calls that read the wall clock through ``datetime``, as the module spells them
+#: (``datetime.datetime.now()``, ``date.today()``): the value of a call that ran one holds
+#: at that moment only. The ``time`` module's clock needs no such list: the runner's
+#: second run reads it a year and some later (``target/clock.py``), so a value of the
+#: moment differs between the runs, while a duration does not.
 _CLOCK = frozenset(
     {
         f"{owner}.{method}"
@@ -146,18 +148,13 @@ _CLOCK = frozenset(
         for method in ("now", "utcnow", "today")
     }
     | {"date.today", "datetime.date.today", "dt.date.today"}
-    | {"time.time", "time.time_ns", "time.localtime", "time.gmtime", "time.ctime"}
-    | {"time.asctime", "time.strftime"}
 )
-#: ... of which these read it only without the argument that gives them a time.
-_CLOCK_WITHOUT = {"time.localtime": 0, "time.gmtime": 0, "time.ctime": 0, "time.asctime": 0}
-_CLOCK_WITHOUT["time.strftime"] = 1
 
 
 def clock_lines(source: str) -> frozenset[int]:
-    """The lines of the module's functions that read the wall clock. Two runs of a call
-    seconds apart agree on ``totp.now()`` (one 30-second window): only the line says
-    that its value will differ in a later run."""
+    """The lines of the module's functions that read the wall clock through ``datetime``.
+    Two runs of a call seconds apart agree on ``totp.now()`` (one 30-second window):
+    only the line says that its value will differ in a later run."""
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
@@ -166,8 +163,7 @@ def clock_lines(source: str) -> frozenset[int]:
     for node in ast.walk(tree):
         if not isinstance(node, ast.Call):
             continue
-        name = ast.unparse(node.func)
-        if name in _CLOCK and len(node.args) <= _CLOCK_WITHOUT.get(name, len(node.args)):
+        if ast.unparse(node.func) in _CLOCK:
             found.add(node.lineno)
     return frozenset(found)
 

@@ -45,6 +45,7 @@ import sys
 from typing import Any
 
 from .capture import capture
+from .clock import install_clock
 from .environ_reads import (
     identity_read,
     install_identity,
@@ -426,6 +427,9 @@ def main(argv: list[str]) -> int:
     install_identity()  # before the module binds ``os.getuid``
     install_network()  # and ``from socket import getaddrinfo``
     install_writes()  # and ``from os import remove``
+    shift = os.environ.pop("TDDFORGE_CLOCK_SHIFT", "")
+    if shift:  # the second run: a later wall clock (``clock.py``), and ``from time import time``
+        install_clock(float(shift))
     if "entries" in config:  # what the project held before the runs began
         set_baseline(config["entries"])
     module = importlib.import_module(config["module"])

@@ -957,3 +957,39 @@ def test_a_call_that_writes_where_it_runs_runs_in_a_directory_of_its_own(tmp_pat
     )
     assert found["m"][0].repr == "'ours'"
     assert sorted(p.name for p in project.iterdir()) == ["data.txt", "locks.py"]
+
+
+CLOCKED = """\
+import time
+from time import time as now
+
+
+def year():
+    return time.strftime("%Y")
+
+
+def stamp():
+    return int(now()) // 3600
+
+
+def waited(limit):
+    start = time.time()
+    return time.time() - start > limit
+"""
+
+
+def test_the_second_runs_later_clock_tells_a_value_of_the_moment_from_a_duration(
+    tmp_path: Path,
+) -> None:
+    """Both runs fall in the same year and hour: only the second run's later clock
+    (``target/clock.py``) shows that those values hold now only; a duration does not
+    change with it, and is asserted."""
+    project, module = sample(tmp_path, "clocked.py", CLOCKED)
+    calls = [Call("year"), Call("stamp"), Call("waited", ("5",))]
+    box = Sandbox(project, LIMITS)
+    results = run_calls(project, module, calls, python=PY, sandbox=box)
+    assert [(r.deterministic, r.outcome.repr, r.outcome.varies) for r in results] == [
+        (True, "", True),  # a str each time: its type
+        (True, "", True),
+        (True, "False", False),
+    ]
