@@ -55,6 +55,9 @@ class Step(NamedTuple):
     method: str
     args: tuple[str, ...] = ()
     kwargs: tuple[tuple[str, str], ...] = ()
+    #: the exception it raises, as its type's qualname and module (``cb.call(f)`` counting
+    #: a failure): its test expects it (``with pytest.raises(...)``); empty: it returns
+    raises: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -111,7 +114,12 @@ class Call:
             "env": [list(pair) for pair in self.env],
             "workdir": self.workdir,
             "before": [
-                {"method": s.method, "args": list(s.args), "kwargs": dict(s.kwargs)}
+                {
+                    "method": s.method,
+                    "args": list(s.args),
+                    "kwargs": dict(s.kwargs),
+                    **({"raises": list(s.raises)} if s.raises else {}),
+                }
                 for s in self.before
             ],
         }

@@ -17,6 +17,7 @@ import ast
 import itertools
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
+from types import MappingProxyType
 
 from tddforge.builtin.explore import Call, CallResult, Step
 from tddforge.builtin.values import literal_value
@@ -55,6 +56,8 @@ MAX_PREFIX = 3  # steps before the call under test
 PER_METHOD = 4  # prefixes tried per method
 CALLS_PER_METHOD = 8  # calls planned per method, over its prefixes
 STEPS_PER_METHOD = 3  # distinct argument lists of one state-changing method used as steps
+RAISING_STEPS = 1  # ... of which raise
+REPEATED = 6  # a failing step repeated: past the thresholds failures are counted against
 MAX_CHAINS = 4  # chains of steps seen working, per class, tried first as prefixes
 #: Offsets given, step by step, to the value every step of a kind shares: a shuffled
 #: rise (a heap's pop then moves its last entry down past a smaller right child), then
@@ -203,16 +206,26 @@ def _root(node: ast.expr) -> str | None:
 
 
 def _self_calls(node: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
-    """The methods of ``self`` a method calls (``self._evict()``)."""
+    """The methods of ``self`` a method calls (``self._evict()``; ``with self:`` calls
+    its ``__enter__`` and ``__exit__``, ``self(...)`` its ``__call__``)."""
     me = _self_name(node)
-    return {
-        child.func.attr
-        for child in ast.walk(node)
-        if isinstance(child, ast.Call)
-        and isinstance(child.func, ast.Attribute)
-        and isinstance(child.func.value, ast.Name)
-        and child.func.value.id == me
-    }
+    found = set()
+    for child in ast.walk(node):
+        if isinstance(child, ast.Call) and _is_name(child.func, me):
+            found.add("__call__")
+        elif (
+            isinstance(child, ast.Call)
+            and isinstance(child.func, ast.Attribute)
+            and _is_name(child.func.value, me)
+        ):
+            found.add(child.func.attr)
+        elif isinstance(child, ast.withitem) and _is_name(child.context_expr, me):
+            found |= {"__enter__", "__exit__"}
+    return found
+
+
+def _is_name(node: ast.expr, name: str) -> bool:
+    return isinstance(node, ast.Name) and node.id == name
 
 
 def can_prefix(method: str) -> bool:
@@ -246,13 +259,14 @@ def plan_sequences(
     last planned from): a class is planned again only once more of its steps have been
     seen returning, as calls that failed in the first rounds start to work in later ones.
     """
-    calls, steps, chains = _observed(seen, changers, done)
+    calls, steps, chains, failing = _observed(seen, changers, done)
     found: list[Call] = []
-    for owner, kinds in steps.items():
-        worked = chains.get(owner, [])
-        if planned is not None and set(planned.get(owner, ())) == _known(kinds, worked):
+    for owner in dict.fromkeys([*steps, *failing]):
+        kinds, worked, fails = steps.get(owner, {}), chains.get(owner, []), failing.get(owner, {})
+        if planned is not None and set(planned.get(owner, ())) == _known(kinds, worked, fails):
             continue  # nothing new to start from
         varied = [prefix for own in kinds.values() for prefix in varied_prefixes(own)]
+        repeated = repeated_failures(fails)
         for index, (method, targets) in enumerate(calls[owner].items()):
             call = Step(method, targets[0].args, targets[0].kwargs)
             ordered = [*worked, *prefixes_for(method, kinds, index, call)]  # what worked first
@@ -262,6 +276,9 @@ def plan_sequences(
             found += fresh[:CALLS_PER_METHOD]
             for prefix in varied:  # besides: its first two calls after each
                 found += [c for c in _with_prefix(targets, prefix) if c not in tried][:2]
+            for prefix in repeated:  # and its first call after each failure, once and repeated
+                found += [c for c in _with_prefix(targets, prefix) if c not in tried][:1]
+                found += [c for c in _with_prefix(targets, prefix[:1]) if c not in tried][:1]
         found += [c for c in filled_calls(kinds, calls[owner], changers[owner]) if c not in tried]
     return list(dict.fromkeys(found))
 
@@ -274,18 +291,27 @@ def known_steps(
 ) -> dict[str, Known]:
     """Class → the steps and chains ``plan_sequences`` would start from now (its
     ``planned``)."""
-    _, steps, chains = _observed(seen, changers, ())
-    return {owner: _known(kinds, chains.get(owner, [])) for owner, kinds in steps.items()}
+    _, steps, chains, failing = _observed(seen, changers, ())
+    return {
+        owner: _known(steps.get(owner, {}), chains.get(owner, []), failing.get(owner, {}))
+        for owner in dict.fromkeys([*steps, *failing])
+    }
 
 
-def _known(kinds: Mapping[str, Sequence[Step]], chains: Sequence[tuple[Step, ...]]) -> Known:
-    return frozenset([*(step for found in kinds.values() for step in found), *chains])
+def _known(
+    kinds: Mapping[str, Sequence[Step]],
+    chains: Sequence[tuple[Step, ...]],
+    failing: Mapping[str, Sequence[Step]] = MappingProxyType({}),
+) -> Known:
+    steps = [step for found in [*kinds.values(), *failing.values()] for step in found]
+    return frozenset([*steps, *chains])
 
 
 Observed = tuple[
     dict[str, dict[str, list[Call]]],
     dict[str, dict[str, list[Step]]],
     dict[str, list[tuple[Step, ...]]],
+    dict[str, dict[str, list[Step]]],
 ]
 
 
@@ -298,6 +324,7 @@ def _observed(
     after steps: ``add_row`` once ``header`` ran)."""
     calls: dict[str, dict[str, list[CallResult]]] = {}
     steps: dict[str, dict[str, list[Step]]] = {}
+    failing: dict[str, dict[str, list[Step]]] = {}
     chains: dict[str, list[tuple[Step, ...]]] = {}
     for result in seen:
         call = result.call
@@ -309,9 +336,13 @@ def _observed(
         if (call.init_args, call.init_kwargs) != (base.init_args, base.init_kwargs):
             continue
         if call.before:
-            chain = (*call.before, Step(method, call.args, call.kwargs))
+            chain = (*call.before, _step(result))
             found = chains.setdefault(owner, [])
-            usable = _usable_step(result, changers[owner]) and len(chain) <= MAX_PREFIX
+            usable = (
+                _returned(result)
+                and _usable_step(result, changers[owner])
+                and len(chain) <= MAX_PREFIX
+            )
             if usable and chain not in found and len(found) < MAX_CHAINS:
                 found.append(chain)
             continue
@@ -319,15 +350,17 @@ def _observed(
         if len(targets) == 1 and _returned(result) and not _returned(targets[0]):
             targets.append(result)  # raising alone, it may return once the instance holds data
         if _usable_step(result, changers[owner]):
-            kinds = steps.setdefault(owner, {}).setdefault(method, [])
-            step = Step(method, call.args, call.kwargs)
-            if step not in kinds and len(kinds) < STEPS_PER_METHOD:
-                kinds.append(step)
+            step = _step(result)
+            # a failure is kept apart: prefixes of its own, after the others
+            kinds = (failing if step.raises else steps).setdefault(owner, {})
+            own = kinds.setdefault(method, [])
+            if step not in own and len(own) < (RAISING_STEPS if step.raises else STEPS_PER_METHOD):
+                own.append(step)
     found_calls = {
         owner: {method: [r.call for r in rs] for method, rs in methods.items()}
         for owner, methods in calls.items()
     }
-    return found_calls, steps, chains
+    return found_calls, steps, chains, failing
 
 
 def _returned(result: CallResult) -> bool:
@@ -335,14 +368,27 @@ def _returned(result: CallResult) -> bool:
 
 
 def _usable_step(result: CallResult, changers: Collection[str]) -> bool:
+    """A state-changing call that returned, or raised an exception its test can expect
+    (a circuit breaker counting a failure, a parser recovering from an error)."""
     method = result.call.target.partition(".")[2]
+    outcome = result.outcome
     return (
         method in changers
         and can_prefix(method)
         and not result.call.consume
         and result.deterministic
-        and _returned(result)
+        and (
+            _returned(result)
+            or (outcome.kind == "raise" and bool(outcome.type) and not outcome.denied)
+        )
     )
+
+
+def _step(result: CallResult) -> Step:
+    """``result``'s call as a step, expecting the exception it raised."""
+    call, outcome = result.call, result.outcome
+    raises = (outcome.type, outcome.type_module) if outcome.kind == "raise" else ()
+    return Step(call.target.partition(".")[2], call.args, call.kwargs, raises)
 
 
 def prefixes_for(
@@ -372,6 +418,14 @@ def prefixes_for(
     return list(dict.fromkeys(ordered))
 
 
+def repeated_failures(kinds: Mapping[str, Sequence[Step]]) -> list[tuple[Step, ...]]:
+    """Each step that raises, ``REPEATED`` times in a row: a circuit breaker opens, a
+    retry gives up, a rate limiter refuses after a threshold of failures (5 by default
+    in circuitbreaker and pybreaker, 3 in many a retry), which a short prefix never
+    reaches."""
+    return [(step,) * REPEATED for steps in kinds.values() for step in steps if step.raises]
+
+
 def varied_prefixes(steps: Sequence[Step]) -> list[tuple[Step, ...]]:
     """Prefixes of ``len(ORDERS[0])`` steps of one kind in which the values all of
     ``steps`` share (a number or a string, in the same place) differ step by step, in
@@ -396,7 +450,7 @@ def varied_prefixes(steps: Sequence[Step]) -> list[tuple[Step, ...]]:
                 (name, _shifted(value, shared[name], offset) if name in shared else value)
                 for name, value in step.kwargs
             )
-            prefix.append(Step(step.method, args, kwargs))
+            prefix.append(step._replace(args=args, kwargs=kwargs))
         prefixes.append(tuple(prefix))
     return prefixes
 
@@ -421,9 +475,7 @@ def _fill_base(kinds: Mapping[str, Sequence[Step]]) -> tuple[Step, int | float |
 def _filled(step: Step, value: int | float | str, offsets: Sequence[int]) -> tuple[Step, ...]:
     """``step`` once per offset, its first argument (writing ``value``) moved up by it."""
     rest = step.args[1:]
-    return tuple(
-        Step(step.method, (_shifted(step.args[0], value, o), *rest), step.kwargs) for o in offsets
-    )
+    return tuple(step._replace(args=(_shifted(step.args[0], value, o), *rest)) for o in offsets)
 
 
 def filled_calls(

@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import ast
 import builtins
+import itertools
 import keyword
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from tddforge.builtin.explore import Call, CallResult, Outcome, Step
@@ -32,6 +33,7 @@ from tddforge.target.probe import (
 )
 
 _SLUG_MAX = 30
+_LOOPED = 3  # a step run this many times in a row is written as a loop
 _BUILTINS = "builtins"
 _REGEX_SPECIAL = re.compile(r"[.^$*+?{}\[\]\\|()]")
 _SINGLETONS = ("True", "False", "None")  # compared with ``is`` (ruff E711/E712)
@@ -118,7 +120,7 @@ def write_module(
     is public in (``public_homes``), so a test expects the most specific public class.
     """
     style = PYTEST if framework == "pytest" else UNITTEST
-    kept, tests, imports = _written(Names(module, homes or {}), results, style)
+    _, tests, imports = _written(Names(module, homes or {}), results, style)
     body = "\n".join(line for _, t in tests for line in t.body)
     used = {name for name, pattern in _WRITTEN_MODULES.items() if pattern.search(body)}
     header = ['"""Tests written by tddforge\'s builtin generator from observed behaviour."""', ""]
@@ -131,7 +133,7 @@ def write_module(
         stdlib.append("import unittest")
         stdlib += ["import unittest.mock"] if "unittest.mock." in body else []
     fixtures = any(t.fixtures for _, t in tests)
-    uses_pytest = style is PYTEST and (fixtures or any(r.outcome.kind == "raise" for r in kept))
+    uses_pytest = style is PYTEST and (fixtures or "pytest.raises(" in body)
     third = ["import pytest"] if uses_pytest else []
     elsewhere = {name for name in imports if ":" in name}  # ``home:Name``, not the module's
     imports -= elsewhere
@@ -267,7 +269,12 @@ def _test(
         *(v for step in call.before for v in (*step.args, *(v for _, v in step.kwargs))),
     ]
     imports.update(name for source in sources for name in module_names(source))
-    setup, expr = _call_expression(call, taken)
+
+    def expect(step: Step) -> str:
+        raised = Outcome("raise", type=step.raises[0], type_module=step.raises[1])
+        return style.raises.format(_type_name(raised, module, imports))
+
+    setup, expr = _call_expression(call, taken, expect)
     statement = call.target.split(".")[-1] in STATEMENTS and call.on_instance
     if (statement and outcome.kind == "return") or (
         outcome.after and outcome.repr == "None" and outcome.literal
@@ -383,8 +390,11 @@ def module_names(source: str) -> set[str]:
     return {n for n in names - bound if not hasattr(builtins, n)}
 
 
-def _call_expression(call: Call, taken: frozenset[str] = frozenset()) -> tuple[list[str], str]:
-    """Lines that build the instance (for a method), and the call itself."""
+def _call_expression(
+    call: Call, taken: frozenset[str] = frozenset(), expect: Callable[[Step], str] | None = None
+) -> tuple[list[str], str]:
+    """Lines that build the instance (for a method), and the call itself; a step that
+    raises is written under the line ``expect`` gives it (``with pytest.raises(E):``)."""
     arguments = call_arguments(call.args, call.kwargs)
     parts = call.target.split(".")
     if call.attribute and not call.on_instance:  # the module's data, read: ``PLURALS``
@@ -403,7 +413,13 @@ def _call_expression(call: Call, taken: frozenset[str] = frozenset()) -> tuple[l
     instance = held or _instance_name("Returned" if function else parts[0], words)
     built = call.via if call.via is not None else f"{parts[0]}({init})"
     setup = [] if held else [f"{instance} = {built}"]
-    setup += [method_call(instance, step) for step in call.before]  # state first: a sequence
+    for step, run in itertools.groupby(call.before):  # state first: a sequence
+        line, times = method_call(instance, step), len(list(run))
+        lines = [expect(step), f"    {line}"] if step.raises and expect else [line]
+        if times >= _LOOPED:  # the same failure, again and again: a loop
+            setup += [f"for _ in range({times}):", *(f"    {x}" for x in lines)]
+        else:
+            setup += lines * times
     if call.attribute:  # a property of the instance: ``entry.key``
         return setup, f"{instance}.{parts[1]}"
     return setup, method_call(instance, Step(parts[1], call.args, call.kwargs))

@@ -139,12 +139,18 @@ def run_before(module: Any, instance: Any, steps: Any) -> None:
         method = bound(instance, step["method"])
         args = [literal(a, module) for a in step["args"]]
         kwargs = {k: literal(v, module) for k, v in step["kwargs"].items()}
+        expected = step.get("raises") or []  # a step that raises, as its test expects
         try:
             method(*args, **kwargs)
         except CallTimeout:
             raise
         except BaseException as exc:
-            raise StepFailed(step["method"] + ": " + type(exc).__name__) from exc
+            kind = type(exc)
+            if [kind.__qualname__, kind.__module__] != expected:
+                raise StepFailed(step["method"] + ": " + kind.__name__) from exc
+        else:
+            if expected:
+                raise StepFailed(step["method"] + ": returned")
 
 
 def _arg(index: int) -> str:

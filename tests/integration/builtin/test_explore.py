@@ -726,15 +726,20 @@ class Stack:
 
 def test_a_sequence_runs_its_steps_on_the_same_instance_first(tmp_path: Path) -> None:
     project, module = sample(tmp_path, "stack.py", STACK)
+    empty = ("IndexError", "builtins")
     push = (Step("push", ("1",)), Step("push", ("2",)))
     calls = [
         Call("Stack.pop", init_args=(), before=push),
         Call("Stack.pop", init_args=(), before=(push[0], Step("__setitem__", ("0", "9")))),
         Call("Stack.pop", init_args=()),
         Call("Stack.pop", init_args=(), before=(Step("pop"),)),  # the step itself raises
+        # ... as its test expects: the stack is still usable after
+        Call("Stack.pop", init_args=(), before=(Step("pop", raises=empty), push[0])),
+        Call("Stack.pop", init_args=(), before=(Step("pop", raises=("KeyError", "builtins")),)),
+        Call("Stack.pop", init_args=(), before=(Step("push", ("3",), raises=empty),)),
     ]
     results = run_calls(project, module, calls, python=PY, sandbox=Sandbox(project, LIMITS))
-    second, stored, fresh, broken = results
+    second, stored, fresh, broken, expected, other, returned = results
     assert (second.outcome.repr, second.outcome.after, second.deterministic) == (
         "2",
         (("items", "[1]"),),
@@ -744,6 +749,11 @@ def test_a_sequence_runs_its_steps_on_the_same_instance_first(tmp_path: Path) ->
     assert (fresh.outcome.kind, fresh.outcome.type) == ("raise", "IndexError")
     assert (broken.outcome.kind, broken.outcome.message) == ("step_failed", "pop: IndexError")
     assert not broken.deterministic  # never asserted on
+    assert (expected.outcome.repr, expected.deterministic) == ("1", True)
+    assert (other.outcome.message, returned.outcome.message) == (
+        "pop: IndexError",
+        "push: returned",
+    )
     # the steps' arcs are the call's: ``push`` ran, and ``pop`` took the non-empty way
     assert (-5, 6) in second.arcs and (9, 11) in second.arcs
     assert (-5, 6) not in fresh.arcs and (9, 10) in fresh.arcs

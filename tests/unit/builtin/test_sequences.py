@@ -14,6 +14,7 @@ from tddforge.builtin.sequences import (
     DRAIN,
     FILLS,
     ORDERS,
+    REPEATED,
     can_prefix,
     filled_calls,
     filled_prefixes,
@@ -56,6 +57,14 @@ CHANGERS = [
         "def add(self, x):\n    self._grow()\n\ndef _grow(self):\n    self._evict()\n\n"
         "def _evict(self):\n    self.data.popitem()",
         {"add", "_grow", "_evict"},
+    ),
+    # ``with self:`` runs ``__exit__``, ``self()`` runs ``__call__``: a circuit breaker's
+    # ``call`` counts a failure through them
+    (
+        "def __exit__(self, kind, value, tb):\n    self.failures += 1\n\n"
+        "def call(self, f):\n    with self:\n        return f()\n\n"
+        "def __call__(self):\n    self.n = 0\n\ndef again(self):\n    return self()",
+        {"__exit__", "call", "__call__", "again"},
     ),
     # an own ``pop`` that changes nothing is not a container's
     ("def pop(self):\n    return 1\n\ndef take(self):\n    return self.pop()", set()),
@@ -405,3 +414,49 @@ def test_filled_calls_run_every_method_on_a_filled_then_a_drained_instance() -> 
     assert not any(s.method == "clear" for c in found for s in c.before)
     assert len(found) == len(set(found))
     assert filled_calls({"put": [Step("put", ("None",))]}, calls, {"put", "remove"}) == []
+
+
+def test_a_state_changing_call_that_raised_is_a_step_its_test_expects() -> None:
+    """A circuit breaker opens after failures: ``call(f)`` raising ``ValueError`` is a
+    step (``with pytest.raises(ValueError):``), at most one raising kind per method,
+    never one that raised without a type or where the system refused a file."""
+    failed = Outcome("raise", "ValueError", "builtins", message="x")
+    denied = Outcome("raise", "PermissionError", "builtins", denied=True)
+    seen = [
+        CallResult(on("call", "f"), frozenset(), failed, True),
+        CallResult(on("call", "g"), frozenset(), failed, True),  # one raising step is enough
+        CallResult(on("save", "'p'"), frozenset(), denied, True),
+        result(on("call", "h")),
+        result(on("state")),
+    ]
+    steps = known_steps(seen, {"Cache": {"call", "save"}})["Cache"]
+    fails = Step("call", ("f",), raises=("ValueError", "builtins"))
+    assert steps == {fails, Step("call", ("h",))}
+    planned = plan_sequences(seen, {"Cache": {"call", "save"}})
+    assert Call("Cache.state", init_args=(), before=(fails,)) in planned
+    opened = Call("Cache.state", init_args=(), before=(fails, fails))
+    assert opened.to_json(0)["before"][0]["raises"] == ["ValueError", "builtins"]
+    shown = Outcome("return", "str", "builtins", "'open'", literal=True)
+    for framework, expected in [
+        ("pytest", "    with pytest.raises(ValueError):\n        cache.call(f)\n" * 2),
+        (
+            "unittest",
+            "        with self.assertRaises(ValueError):\n            cache.call(f)\n" * 2,
+        ),
+    ]:
+        source = write_module("caches", [CallResult(opened, frozenset(), shown, True)], framework)
+        assert expected in source
+        ast.parse(source)
+    assert "import pytest\n" in write_module(
+        "caches", [CallResult(opened, frozenset(), shown, True)]
+    )
+    # the failure again and again, past a threshold of failures: written as a loop
+    tripped = Call("Cache.state", init_args=(), before=(fails,) * REPEATED)
+    assert tripped in planned
+    source = write_module("caches", [CallResult(tripped, frozenset(), shown, True)])
+    assert (
+        f"    for _ in range({REPEATED}):\n"
+        "        with pytest.raises(ValueError):\n"
+        "            cache.call(f)\n"
+        "    assert cache.state() == 'open'\n"
+    ) in source
