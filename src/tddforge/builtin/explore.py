@@ -178,6 +178,8 @@ class CallResult:
     identity: bool = field(default=False, compare=False)
     #: the call looked up a host or opened a connection: see ``_offline``
     network: bool = field(default=False, compare=False)
+    #: the call opened a file descriptor it did not make (``open(7)``): see ``_machine_read``
+    descriptor: bool = field(default=False, compare=False)
 
     @property
     def readable_repr(self) -> bool:
@@ -304,7 +306,9 @@ def _remerged(result: CallResult, second: dict[str, Any] | None) -> CallResult:
     merged = replace(
         _merged(result.call, result.arcs, result.outcome, second), environ=result.environ
     )
-    return _machine_read(merged, identity=result.identity, network=result.network)
+    return _machine_read(
+        merged, identity=result.identity, network=result.network, descriptor=result.descriptor
+    )
 
 
 _SPLIT_FROM = 40  # fewer calls than this run in one process (a second one costs its start-up)
@@ -477,17 +481,21 @@ def merge_runs(
         environ = tuple(sorted(first[ident].get("environ", {}).items()))
         merged = replace(merged, environ=environ) if environ else merged
         row = first[ident]
-        results.append(
-            _machine_read(
-                merged, identity=row.get("identity", False), network=row.get("network", False)
-            )
-        )
+        read = {name: row.get(name, False) for name in ("identity", "network", "descriptor")}
+        results.append(_machine_read(merged, **read))
     return results
 
 
-def _machine_read(result: CallResult, *, identity: bool, network: bool) -> CallResult:
-    """``result`` judged by what its call read of the machine: who runs it, the network."""
+def _machine_read(
+    result: CallResult, *, identity: bool, network: bool, descriptor: bool = False
+) -> CallResult:
+    """``result`` judged by what its call read of the machine: who runs it, the network,
+    the process's open files. A call that opened a file descriptor it did not make
+    (``open(7)``, a number given for a path) did what that descriptor is in the process
+    that ran it: in pytest, the capture's file, which closing breaks the tests after it;
+    it is never written."""
     result = _whoever(result) if identity else result
+    result = replace(result, deterministic=False, descriptor=True) if descriptor else result
     return _offline(result) if network else result
 
 

@@ -258,6 +258,9 @@ class _Uses(ast.NodeVisitor):
         if name == "isinstance" and len(args) == 2:
             types = args[1].elts if isinstance(args[1], ast.Tuple) else [args[1]]
             self.note_types(args[0], [ast.unparse(t) for t in types], checked=True)
+        if name == "issubclass" and len(args) == 2:  # a class: ``expected_exception``
+            types = args[1].elts if isinstance(args[1], ast.Tuple) else [args[1]]
+            self.note_types(args[0], [f"type[{ast.unparse(t)}]" for t in types], checked=True)
         self.note(callee, 2, _callable(node))
         if name == "hasattr" and len(args) == 2 and _literal_text(args[1]) in _FILE_METHODS:
             self.note_types(args[0], ["TextIO"])  # ``hasattr(source, "read")``: a file will do

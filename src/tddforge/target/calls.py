@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import contextlib
 import copy
 import importlib
 import io
@@ -46,6 +47,7 @@ from typing import Any
 
 from .capture import capture
 from .clock import install_clock
+from .descriptors import descriptors_borrowed, install_descriptors
 from .environ_reads import (
     identity_read,
     install_identity,
@@ -318,12 +320,17 @@ def _outcome(
     module: Any, call: dict[str, Any], tracer: Tracer | None
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """Make the call and describe what it did, and what it read of the machine: the
-    environment variables (with the values found), whether it asked who runs it, and
-    whether it reached for the network (each only when it did)."""
+    environment variables (with the values found), whether it asked who runs it,
+    whether it reached for the network, and whether it opened a file descriptor it did
+    not make (each only when it did)."""
     environ: dict[str, Any] = {}
-    identity, network = [False], [False]
+    identity, network, lent = [False], [False], [False]
     try:
-        with watching() as environ, identity_read() as identity, network_used() as network:
+        with contextlib.ExitStack() as noticing:
+            environ = noticing.enter_context(watching())
+            identity = noticing.enter_context(identity_read())
+            network = noticing.enter_context(network_used())
+            lent = noticing.enter_context(descriptors_borrowed())
             value, taken, instance, shown = _called(module, call, tracer)
         outcome = describe_value(value)
         if taken:  # a test must take as many, or never end
@@ -342,9 +349,8 @@ def _outcome(
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
     read: dict[str, Any] = {"environ": dict(environ)} if environ else {}
-    read.update(
-        (name, True) for name, flag in (("identity", identity), ("network", network)) if flag[0]
-    )
+    flags = (("identity", identity), ("network", network), ("descriptor", lent))
+    read.update((name, True) for name, flag in flags if flag[0])
     return outcome, read
 
 
@@ -433,6 +439,7 @@ def main(argv: list[str]) -> int:
     install_identity()  # before the module binds ``os.getuid``
     install_network()  # and ``from socket import getaddrinfo``
     install_writes()  # and ``from os import remove``
+    install_descriptors()  # after it: a descriptor the call did not make, opened
     shift = os.environ.pop("TDDFORGE_CLOCK_SHIFT", "")
     if shift:  # the second run: a later wall clock (``clock.py``), and ``from time import time``
         install_clock(float(shift))

@@ -463,6 +463,15 @@ def test_a_call_that_reached_for_the_network_is_never_written() -> None:
     assert plain.deterministic
 
 
+def test_a_call_that_opened_a_descriptor_it_did_not_make_is_never_written() -> None:
+    """mccabe's ``get_module_complexity(7)``: ``open(7)`` is a pipe of the runner's child,
+    and pytest's capture file in the test, which closing breaks the tests after it."""
+    outcome = {"kind": "raise", "type": "OSError", "message": "[Errno 9] Bad file descriptor"}
+    first = {**row(outcome, [[1, 2]]), "descriptor": True}
+    (result,) = merge_runs([Call("get_module_complexity", ("7",))], {0: first}, {0: row(outcome)})
+    assert (result.deterministic, result.descriptor) == (False, True)
+
+
 def test_a_call_that_wrote_where_it_ran_is_kept_to_run_in_a_directory_of_its_own() -> None:
     """The runner ran it again in an empty directory (``target/workdir.py``): its
     later runs (confirmation, mutants) and its test go there too."""

@@ -30,6 +30,11 @@ def get_in(keys, coll, default=None, no_default=False):
         # 1. isinstance: the types as written, every one the body tests, as a union,
         #    and None last for "none of them" (the branch where every check fails)
         ("def f(x):\n    return isinstance(x, Mapping)", {"x": "Mapping | None"}),
+        # a class, checked: circuitbreaker's ``expected_exception``
+        (
+            "def f(x):\n    return isclass(x) and issubclass(x, (KeyError, Exception))",
+            {"x": "type[KeyError] | type[Exception] | None"},
+        ),
         (
             "def f(x):\n    return isinstance(x, (abc.Sequence, str))",
             {"x": "abc.Sequence | str | None"},
