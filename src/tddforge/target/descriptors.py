@@ -21,6 +21,8 @@ import os
 from contextlib import contextmanager
 from typing import Any, Iterator
 
+from .environ_reads import noticed, noticing
+
 _borrowed = [False]  # a wrapped open was given a descriptor the call did not make
 _before: list[frozenset[int]] = [frozenset()]  # the descriptors open when the block began
 
@@ -44,28 +46,22 @@ def _is_open(descriptor: int) -> bool:
     return True
 
 
+def _not_made(args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
+    """``open`` given a descriptor that was open before the block, or is not open."""
+    file = kwargs.get("file", args[0] if args else None)
+    if not isinstance(file, int) or isinstance(file, bool):
+        return False
+    return file in _before[0] or not _is_open(file)
+
+
 def install_descriptors() -> None:
     """Wrap ``open`` so that a call handing it a descriptor it did not make is noticed."""
-    original = builtins.open
-
-    def opened(*args: Any, **kwargs: Any) -> Any:
-        file = kwargs.get("file", args[0] if args else None)
-        if isinstance(file, int) and not isinstance(file, bool) and not _borrowed[0]:
-            _borrowed[0] = file in _before[0] or not _is_open(file)
-        return original(*args, **kwargs)
-
-    opened.__name__ = opened.__qualname__ = original.__name__
-    opened.__doc__ = original.__doc__
-    builtins.open = io.open = opened
+    builtins.open = io.open = noticed(builtins.open, _borrowed, _not_made)
 
 
 @contextmanager
 def descriptors_borrowed() -> Iterator[list[bool]]:
     """``[True]`` once the block is over if a call in it opened a descriptor it did not make."""
     _before[0] = open_descriptors()
-    _borrowed[0] = False
-    found = [False]
-    try:
+    with noticing(_borrowed) as found:
         yield found
-    finally:
-        found[0] = _borrowed[0]

@@ -27,7 +27,7 @@ from __future__ import annotations
 import os
 import socket
 from contextlib import contextmanager
-from typing import Any, ClassVar, ContextManager, Iterator
+from typing import Any, Callable, ClassVar, ContextManager, Iterator
 
 _Environ: Any = type(os.environ)
 
@@ -86,21 +86,32 @@ def _install(owner: Any, names: tuple[str, ...], flag: list[bool]) -> None:
     for name in names:
         original = getattr(owner, name, None)
         if original is not None:
-            setattr(owner, name, _noticed(original, flag))
+            setattr(owner, name, noticed(original, flag))
 
 
-def _noticed(original: Any, flag: list[bool]) -> Any:
-    def noticed(*args: Any, **kwargs: Any) -> Any:
-        flag[0] = True
+def _always(args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
+    return True
+
+
+def noticed(
+    original: Any,
+    flag: list[bool],
+    when: Callable[[tuple[Any, ...], dict[str, Any]], bool] = _always,
+) -> Any:
+    """``original``, raising ``flag`` when it is called with arguments ``when`` accepts."""
+
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        if not flag[0] and when(args, kwargs):
+            flag[0] = True
         return original(*args, **kwargs)
 
-    noticed.__name__ = noticed.__qualname__ = original.__name__
-    noticed.__doc__ = original.__doc__
-    return noticed
+    wrapper.__name__ = wrapper.__qualname__ = original.__name__
+    wrapper.__doc__ = original.__doc__
+    return wrapper
 
 
 @contextmanager
-def _noticing(flag: list[bool]) -> Iterator[list[bool]]:
+def noticing(flag: list[bool]) -> Iterator[list[bool]]:
     """``[True]`` once the block is over if a wrapped function raising ``flag`` ran in it."""
     flag[0] = False
     found = [False]
@@ -112,9 +123,9 @@ def _noticing(flag: list[bool]) -> Iterator[list[bool]]:
 
 def identity_read() -> ContextManager[list[bool]]:
     """``[True]`` once the block is over if a call in it asked for the user or group."""
-    return _noticing(_asked)
+    return noticing(_asked)
 
 
 def network_used() -> ContextManager[list[bool]]:
     """``[True]`` once the block is over if a call in it looked up a host or connected."""
-    return _noticing(_reached)
+    return noticing(_reached)

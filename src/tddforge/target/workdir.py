@@ -32,6 +32,8 @@ import tempfile
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator
 
+from .environ_reads import noticed, noticing
+
 #: entries that others write while calls run: tddforge's run directory, bytecode caches
 IGNORED = frozenset({".tddforge", "__pycache__", ".pytest_cache"})
 
@@ -126,31 +128,26 @@ def install_writes() -> None:
 def _noticing_writes(
     original: Any, writes: Callable[[tuple[Any, ...], dict[str, Any]], bool]
 ) -> Any:
-    def noticed(*args: Any, **kwargs: Any) -> Any:
+    def here_and_writes(args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
         path = kwargs.get("file", kwargs.get("path", args[0] if args else None))
-        if not _wrote[0] and writes(args, kwargs) and here(path):
-            _wrote[0] = True
-        return original(*args, **kwargs)
+        return writes(args, kwargs) and here(path)
 
-    noticed.__name__ = noticed.__qualname__ = original.__name__
-    noticed.__doc__ = original.__doc__
-    return noticed
+    return noticed(original, _wrote, here_and_writes)
 
 
 @contextmanager
 def writes_noticed() -> Iterator[list[bool]]:
     """``[True]`` once the block is over if it wrote in the working directory; what it
-    created there is removed."""
+    created there is removed. Only the wrapped functions tell (a listing alone would take
+    the other run's files for the call's own); the listings find what a C library wrote
+    too, to remove it."""
     directory = os.getcwd()
     before = entries(directory)
-    _wrote[0] = False
-    found = [False]
     try:
-        yield found
+        with noticing(_wrote) as found:
+            yield found
     finally:
-        # asked to write there (a listing alone would take the other run's files for its own)
-        found[0] = _wrote[0]
-        remove_new(before, directory)  # what a write of a C library's made, too
+        remove_new(before, directory)  # after: its own removals are not the call's writes
 
 
 @contextmanager
