@@ -58,6 +58,7 @@ CALLS_PER_METHOD = 8  # calls planned per method, over its prefixes
 STEPS_PER_METHOD = 3  # distinct argument lists of one state-changing method used as steps
 RAISING_STEPS = 1  # ... of which raise
 REPEATED = 6  # a failing step repeated: past the thresholds failures are counted against
+FAILURE_READERS = 3  # methods called after a repeated failure (properties first)
 MAX_CHAINS = 4  # chains of steps seen working, per class, tried first as prefixes
 #: Offsets given, step by step, to the value every step of a kind shares: a shuffled
 #: rise (a heap's pop then moves its last entry down past a smaller right child), then
@@ -276,10 +277,12 @@ def plan_sequences(
             found += fresh[:CALLS_PER_METHOD]
             for prefix in varied:  # besides: its first two calls after each
                 found += [c for c in _with_prefix(targets, prefix) if c not in tried][:2]
-            for prefix in repeated:  # and its first call after each failure, once and repeated
-                found += [c for c in _with_prefix(targets, prefix) if c not in tried][:1]
-                found += [c for c in _with_prefix(targets, prefix[:1]) if c not in tried][:1]
+
         found += [c for c in filled_calls(kinds, calls[owner], changers[owner]) if c not in tried]
+        for prefix in repeated:  # a few reads of the state a repeated failure leaves
+            readers = _readers(calls[owner])[:FAILURE_READERS]
+            after = (replace(targets[0], before=prefix) for targets in readers)
+            found += [call for call in after if call not in tried]
     return list(dict.fromkeys(found))
 
 
@@ -416,6 +419,11 @@ def prefixes_for(
     turns = itertools.zip_longest(*groups)
     ordered = own + [prefix for turn in turns for prefix in turn if prefix]
     return list(dict.fromkeys(ordered))
+
+
+def _readers(calls: Mapping[str, list[Call]]) -> list[list[Call]]:
+    """Each method's calls, the properties' first (a read of the state: ``breaker.state``)."""
+    return sorted(calls.values(), key=lambda found: not found[0].attribute)
 
 
 def repeated_failures(kinds: Mapping[str, Sequence[Step]]) -> list[tuple[Step, ...]]:
