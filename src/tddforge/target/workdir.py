@@ -27,6 +27,7 @@ from __future__ import annotations
 import builtins
 import io
 import os
+import pathlib
 import shutil
 import tempfile
 from contextlib import contextmanager
@@ -116,13 +117,28 @@ def _flags_write(args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
 def install_writes() -> None:
     """Wrap the functions that write files, so that a call writing in the working
     directory is noticed (``pathlib`` and ``shutil`` go through them)."""
-    writing_open = _noticing_writes(builtins.open, _opens_to_write)
-    builtins.open = io.open = writing_open
-    os.open = _noticing_writes(os.open, _flags_write)
+    wrapped: dict[Any, Any] = {builtins.open: _noticing_writes(builtins.open, _opens_to_write)}
+    wrapped[os.open] = _noticing_writes(os.open, _flags_write)
     for name in _PATH_WRITERS:
         original = getattr(os, name, None)
         if original is not None:
-            setattr(os, name, _noticing_writes(original, lambda args, kwargs: True))
+            wrapped[original] = _noticing_writes(original, lambda args, kwargs: True)
+    builtins.open = io.open = wrapped[builtins.open]
+    os.open = wrapped[os.open]
+    for name in _PATH_WRITERS:
+        original = getattr(os, name, None)
+        if original is not None:
+            setattr(os, name, wrapped[original])
+    _wrap_accessor(wrapped)
+
+
+def _wrap_accessor(wrapped: dict[Any, Any]) -> None:
+    """Before Python 3.11, ``pathlib`` calls the functions its accessor class took when
+    it was imported (``_NormalAccessor.open = io.open``): those are wrapped there too."""
+    accessor = getattr(pathlib, "_NormalAccessor", None)
+    for name, value in list(vars(accessor).items()) if accessor is not None else []:
+        if not name.startswith("__") and value in wrapped:
+            setattr(accessor, name, staticmethod(wrapped[value]))
 
 
 def _noticing_writes(

@@ -4,6 +4,7 @@ a directory of its own finds it empty and leaves nothing behind."""
 from __future__ import annotations
 
 import os
+import pathlib
 import subprocess
 from pathlib import Path
 
@@ -24,6 +25,10 @@ def wrapped(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in ("open", *workdir._PATH_WRITERS):
         if hasattr(os, name):
             monkeypatch.setattr(os, name, getattr(os, name))
+    accessor = getattr(pathlib, "_NormalAccessor", None)  # before Python 3.11
+    for name, value in list(vars(accessor).items()) if accessor is not None else []:
+        if not name.startswith("__"):
+            monkeypatch.setattr(accessor, name, value)
     monkeypatch.setattr(workdir, "_baseline", [None])
     workdir.install_writes()
 
