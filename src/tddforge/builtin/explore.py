@@ -176,7 +176,7 @@ class CallResult:
     environ: tuple[tuple[str, str | None], ...] = field(default=(), compare=False)
     #: the call asked who runs it (its user or group id): see ``_whoever``
     identity: bool = field(default=False, compare=False)
-    #: the call looked up a host or opened a connection: see ``_offline``
+    #: the call looked up a host or opened a connection: see ``_machine_read``
     network: bool = field(default=False, compare=False)
     #: the call opened a file descriptor it did not make (``open(7)``): see ``_machine_read``
     descriptor: bool = field(default=False, compare=False)
@@ -306,9 +306,7 @@ def _remerged(result: CallResult, second: dict[str, Any] | None) -> CallResult:
     merged = replace(
         _merged(result.call, result.arcs, result.outcome, second), environ=result.environ
     )
-    return _machine_read(
-        merged, identity=result.identity, network=result.network, descriptor=result.descriptor
-    )
+    return _machine_read(merged, **{name: getattr(result, name) for name in _MACHINE})
 
 
 _SPLIT_FROM = 40  # fewer calls than this run in one process (a second one costs its start-up)
@@ -446,9 +444,8 @@ def _start_runner(
     calls = str(private / "calls.json")
     argv = entry_argv(python, private, "calls", calls, str(out), *project_paths(project))
     env = {"PYTHONHASHSEED": seed}
-    if (
-        seed == _HASH_SEEDS[1]
-    ):  # the second run's wall clock is later: a value of the moment differs
+    # the second run's wall clock is later: a value of the moment differs
+    if seed == _HASH_SEEDS[1]:
         env["TDDFORGE_CLOCK_SHIFT"] = repr(CLOCK_SHIFT)
     return sandbox.run(argv, cwd=project, timeout=timeout, extra_env=env)
 
@@ -473,37 +470,36 @@ def merge_runs(
     for ident, call in enumerate(calls):
         if ident not in first:
             continue
-        if first[ident].get("writes") or second.get(ident, {}).get("writes"):
+        row, again = first[ident], second.get(ident)
+        if row.get("writes") or (again or {}).get("writes"):
             # it wrote where it ran: the runner ran it again in a directory of its own
             call = replace(call, workdir=True)
-        arcs = frozenset((a, b) for a, b in first[ident]["arcs"])
-        merged = _merged(call, arcs, _outcome(first[ident]["outcome"]), second.get(ident))
-        environ = tuple(sorted(first[ident].get("environ", {}).items()))
+        arcs = frozenset((a, b) for a, b in row["arcs"])
+        merged = _merged(call, arcs, _outcome(row["outcome"]), again)
+        environ = tuple(sorted(row.get("environ", {}).items()))
         merged = replace(merged, environ=environ) if environ else merged
-        row = first[ident]
-        read = {name: row.get(name, False) for name in ("identity", "network", "descriptor")}
-        results.append(_machine_read(merged, **read))
+        results.append(_machine_read(merged, **{name: row.get(name, False) for name in _MACHINE}))
     return results
 
 
+#: what a call read of the machine, as the runner reports it and ``CallResult`` keeps it
+_MACHINE = ("identity", "network", "descriptor")
+
+
 def _machine_read(
-    result: CallResult, *, identity: bool, network: bool, descriptor: bool = False
+    result: CallResult, *, identity: bool, network: bool, descriptor: bool
 ) -> CallResult:
-    """``result`` judged by what its call read of the machine: who runs it, the network,
-    the process's open files. A call that opened a file descriptor it did not make
-    (``open(7)``, a number given for a path) did what that descriptor is in the process
-    that ran it: in pytest, the capture's file, which closing breaks the tests after it;
-    it is never written."""
+    """``result`` judged by what its call read of the machine: who runs it (``_whoever``),
+    the network, the process's open files. A call that reached for the network
+    (``create_connection("wss://...")``) saw what the machine's network gave (the sandbox
+    has none), and a unit test must not reach a host; one that opened a file descriptor
+    it did not make (``open(7)``, a number given for a path) did what that descriptor is
+    in the process that ran it (in pytest, the capture's file, which closing breaks the
+    tests after it). Neither is ever written."""
     result = _whoever(result) if identity else result
-    result = replace(result, deterministic=False, descriptor=True) if descriptor else result
-    return _offline(result) if network else result
-
-
-def _offline(result: CallResult) -> CallResult:
-    """A call that reached for the network (``create_connection("wss://...")``): what it
-    saw depends on the machine's network (the sandbox has none), and a unit test must not
-    reach a host, so it is never written."""
-    return replace(result, deterministic=False, network=True)
+    if network or descriptor:
+        result = replace(result, deterministic=False, network=network, descriptor=descriptor)
+    return result
 
 
 def _whoever(result: CallResult) -> CallResult:

@@ -17,7 +17,6 @@ import ast
 import itertools
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
-from types import MappingProxyType
 
 from tddforge.builtin.explore import Call, CallResult, Step
 from tddforge.builtin.values import literal_value
@@ -277,7 +276,6 @@ def plan_sequences(
             found += fresh[:CALLS_PER_METHOD]
             for prefix in varied:  # besides: its first two calls after each
                 found += [c for c in _with_prefix(targets, prefix) if c not in tried][:2]
-
         found += [c for c in filled_calls(kinds, calls[owner], changers[owner]) if c not in tried]
         for prefix in repeated:  # a few reads of the state a repeated failure leaves
             readers = _readers(calls[owner])[:FAILURE_READERS]
@@ -304,7 +302,7 @@ def known_steps(
 def _known(
     kinds: Mapping[str, Sequence[Step]],
     chains: Sequence[tuple[Step, ...]],
-    failing: Mapping[str, Sequence[Step]] = MappingProxyType({}),
+    failing: Mapping[str, Sequence[Step]],
 ) -> Known:
     steps = [step for found in [*kinds.values(), *failing.values()] for step in found]
     return frozenset([*steps, *chains])

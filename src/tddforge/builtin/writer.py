@@ -391,7 +391,7 @@ def module_names(source: str) -> set[str]:
 
 
 def _call_expression(
-    call: Call, taken: frozenset[str] = frozenset(), expect: Callable[[Step], str] | None = None
+    call: Call, taken: frozenset[str], expect: Callable[[Step], str]
 ) -> tuple[list[str], str]:
     """Lines that build the instance (for a method), and the call itself; a step that
     raises is written under the line ``expect`` gives it (``with pytest.raises(E):``)."""
@@ -415,7 +415,7 @@ def _call_expression(
     setup = [] if held else [f"{instance} = {built}"]
     for step, run in itertools.groupby(call.before):  # state first: a sequence
         line, times = method_call(instance, step), len(list(run))
-        lines = [expect(step), f"    {line}"] if step.raises and expect else [line]
+        lines = [expect(step), f"    {line}"] if step.raises else [line]
         if times >= _LOOPED:  # the same failure, again and again: a loop
             setup += [f"for _ in range({times}):", *(f"    {x}" for x in lines)]
         else:

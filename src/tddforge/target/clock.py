@@ -16,6 +16,7 @@ Runs under the TARGET's interpreter, stdlib only; keep it compatible with Python
 
 from __future__ import annotations
 
+import functools
 import time
 from typing import Any
 
@@ -55,11 +56,10 @@ def install_clock(shift: float) -> None:
 
 
 def _given_now(original: Any, now: Any) -> Any:
+    @functools.wraps(original)
     def shifted(*args: Any) -> Any:
         if not args or args[0] is None:
             return original(now())
         return original(*args)
 
-    shifted.__name__ = shifted.__qualname__ = original.__name__
-    shifted.__doc__ = original.__doc__
     return shifted

@@ -24,6 +24,7 @@ Runs under the TARGET's interpreter, stdlib only; keep it compatible with Python
 
 from __future__ import annotations
 
+import functools
 import os
 import socket
 from contextlib import contextmanager
@@ -89,24 +90,24 @@ def _install(owner: Any, names: tuple[str, ...], flag: list[bool]) -> None:
             setattr(owner, name, noticed(original, flag))
 
 
-def _always(args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
+def always(args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
+    """Whatever the arguments: ``noticed``'s default condition."""
     return True
 
 
 def noticed(
     original: Any,
     flag: list[bool],
-    when: Callable[[tuple[Any, ...], dict[str, Any]], bool] = _always,
+    when: Callable[[tuple[Any, ...], dict[str, Any]], bool] = always,
 ) -> Any:
     """``original``, raising ``flag`` when it is called with arguments ``when`` accepts."""
 
+    @functools.wraps(original)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         if not flag[0] and when(args, kwargs):
             flag[0] = True
         return original(*args, **kwargs)
 
-    wrapper.__name__ = wrapper.__qualname__ = original.__name__
-    wrapper.__doc__ = original.__doc__
     return wrapper
 
 

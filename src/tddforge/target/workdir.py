@@ -33,7 +33,7 @@ import tempfile
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator
 
-from .environ_reads import noticed, noticing
+from .environ_reads import always, noticed, noticing
 
 #: entries that others write while calls run: tddforge's run directory, bytecode caches
 IGNORED = frozenset({".tddforge", "__pycache__", ".pytest_cache"})
@@ -118,18 +118,15 @@ def install_writes() -> None:
     """Wrap the functions that write files, so that a call writing in the working
     directory is noticed (``pathlib`` and ``shutil`` go through them)."""
     wrapped: dict[Any, Any] = {builtins.open: _noticing_writes(builtins.open, _opens_to_write)}
-    wrapped[os.open] = _noticing_writes(os.open, _flags_write)
-    for name in _PATH_WRITERS:
-        original = getattr(os, name, None)
-        if original is not None:
-            wrapped[original] = _noticing_writes(original, lambda args, kwargs: True)
     builtins.open = io.open = wrapped[builtins.open]
-    os.open = wrapped[os.open]
-    for name in _PATH_WRITERS:
+    for name in ("open", *_PATH_WRITERS):
         original = getattr(os, name, None)
         if original is not None:
+            wrapped[original] = _noticing_writes(
+                original, _flags_write if name == "open" else always
+            )
             setattr(os, name, wrapped[original])
-    _wrap_accessor(wrapped)
+    _wrap_accessor(wrapped)  # the same wrappers where pathlib keeps the originals
 
 
 def _wrap_accessor(wrapped: dict[Any, Any]) -> None:
