@@ -139,6 +139,32 @@ def test_writes_the_module():
     assert add(1, 1) == 2
 """
 
+# the first test closes every descriptor past stderr, pytest's own files among them: the run
+# ends there, so in every order the tests after it never run
+BREAKER_SUITE = """import os
+
+from numbers_mod import add, classify, clamp
+
+
+def test_add_after_closing_descriptors():
+    os.closerange(3, 1024)
+    assert add(1, 2) == 3
+
+
+def test_classify():
+    assert classify(-3) == "negative"
+    assert classify(0) == "zero"
+
+
+def test_clamp():
+    assert clamp(5, 0, 3) == 3
+    assert clamp(-1, 0, 3) == 0
+
+
+def test_add():
+    assert add(2, 3) == 5
+"""
+
 # classify(100) is "positive" in NUMBERS; a module with an off-by-one says "large".
 BUGGY = NUMBERS.replace("if n > 100:", "if n >= 100:")
 

@@ -191,6 +191,22 @@ def test_flaky_test_dropped_and_module_writes_undone(
     assert (project / "numbers_mod.py").read_bytes() == before
 
 
+def test_a_test_that_breaks_the_run_costs_itself_not_the_suite(
+    tmp_path: Path, server: FakeOpenAIServer
+) -> None:
+    project = s.numbers_project(tmp_path / "numbers")
+    server.enqueue(s.BREAKER_SUITE)
+    _, data, stderr = cover(project, "numbers_mod.py", server, "--max-iterations", "1")
+    assert data, stderr
+    assert data["attempts"][0]["tests"]["pollutes"] == 1
+    final = data["final"]
+    dropped = {d["test"]: d["reason"] for d in final["tests_dropped"]}
+    assert dropped["test_add_after_closing_descriptors"].startswith("pollutes: makes")
+    assert {"test_classify", "test_clamp"} <= set(final["tests_kept"])
+    written = (project / final["test_file"]).read_text()
+    assert "closerange" not in written and "def test_clamp" in written
+
+
 def test_consistently_failing_test_is_a_suspected_bug(
     tmp_path: Path, server: FakeOpenAIServer
 ) -> None:

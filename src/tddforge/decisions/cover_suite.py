@@ -2,7 +2,8 @@
 
 A test function is identified by its *key*: ``name`` or ``Class::name``
 (parametrised instances share their function's key). ``stability`` folds
-several runs of one suite into a verdict per key; ``select_tests`` keeps the
+several runs of one suite into a verdict per key; ``polluters`` names the tests
+whose running earlier may explain the flaky ones' failures; ``select_tests`` keeps the
 tests that kill a mutant, cover a line or branch no kept test covers, or check
 an exception type or public function no kept test checks;
 ``covered_without`` proves from per-test lines and arcs that leaving tests out
@@ -22,8 +23,13 @@ from tddforge.analysis.checks import test_functions
 from tddforge.runner import FileCoverage, TestRun
 
 #: How a test behaved over every run: passed them all; passed some; failed every run the
-#: same way; errored.
-StabilityStatus = Literal["stable", "flaky", "failing", "broken"]
+#: same way; errored; made other tests fail when it ran before them (found by ``polluters``
+#: and confirmed by running the tests after it).
+StabilityStatus = Literal["stable", "flaky", "failing", "broken", "pollutes"]
+#: A collected test's result in a run that ended before reaching it.
+NOT_RUN = ("error", "NotRun", "collected, but the run ended before it ran")
+#: The most suspects ``polluters`` names: each costs a run to confirm.
+POLLUTER_SUSPECTS = 3
 
 _PARAMS = re.compile(r"\[.*\]$")
 ASSERTION_KINDS = frozenset({"AssertionError", "Failed"})  # Failed: pytest.raises did not raise
@@ -61,6 +67,10 @@ def stability(runs: Sequence[TestRun]) -> dict[str, Stability]:
             seen.setdefault(test_key(o.nodeid), {}).setdefault(o.nodeid, []).append(
                 (o.outcome, o.failure_kind, o.message or "")
             )
+        ran = {o.nodeid for o in run.outcomes}
+        for nodeid in run.collected:
+            if nodeid not in ran:
+                seen.setdefault(test_key(nodeid), {}).setdefault(nodeid, []).append(NOT_RUN)
     verdicts = {}
     for key, per_node in seen.items():
         verdicts[key] = _fold(key, per_node, len(runs))
@@ -82,6 +92,61 @@ def _fold(
         return Stability(key, "flaky", nodeids, first[1], first[2])
     status: StabilityStatus = "failing" if first[0] == "failed" else "broken"
     return Stability(key, status, nodeids, first[1], first[2])
+
+
+def polluters(
+    runs: Sequence[TestRun], verdicts: Mapping[str, Stability], limit: int = POLLUTER_SUSPECTS
+) -> list[tuple[str, tuple[str, ...]]]:
+    """Tests that may make others fail by running before them, each with the tests it would
+    explain, the one explaining most flaky tests first, at most ``limit``.
+
+    A test ``p`` explains a test ``v`` that did not pass every run when ``p`` ran before
+    ``v`` in every run where ``v`` failed (or did not run at all, the run having ended) and
+    before ``v`` in no run where ``v`` passed: a test that leaves state behind, or breaks the
+    process for the tests after it. Only a test explaining a flaky one (or one that never
+    ran) is a suspect; a test failing every run joins the suspect's list when it fits. Suspects
+    only: running ``p`` and then ``v`` alone settles it.
+    """
+    orders = [_order(run) for run in runs]
+    explains: dict[str, set[str]] = {}
+    for key, verdict in verdicts.items():
+        if verdict.status in ("stable", "pollutes"):
+            continue
+        failed_after: set[str] | None = None
+        passed_after: set[str] = set()
+        for order in orders:
+            if key in order:
+                position, passed = order[key]
+                before = {k for k, (at, _) in order.items() if at < position}
+            else:  # the run ended before reaching it: anything that ran is a suspect
+                before, passed = set(order), False
+            if passed:
+                passed_after |= before
+            else:
+                failed_after = before if failed_after is None else failed_after & before
+        for suspect in (failed_after or set()) - passed_after - {key}:
+            explains.setdefault(suspect, set()).add(key)
+    primary = {k for k, v in verdicts.items() if v.status == "flaky" or v.kind == NOT_RUN[1]}
+    chosen: list[tuple[str, tuple[str, ...]]] = []
+    explained: set[str] = set()
+    while explains and len(chosen) < limit:
+        best = max(sorted(explains), key=lambda k: len((explains[k] & primary) - explained))
+        victims = explains.pop(best) - explained
+        if not victims & primary:
+            break
+        chosen.append((best, tuple(sorted(victims))))
+        explained |= victims
+    return chosen
+
+
+def _order(run: TestRun) -> dict[str, tuple[int, bool]]:
+    """Key → (where its first node ran, whether all its nodes passed) in one run."""
+    order: dict[str, tuple[int, bool]] = {}
+    for position, o in enumerate(o for o in run.outcomes if o.outcome != "skipped"):
+        key = test_key(o.nodeid)
+        at, passed = order.get(key, (position, True))
+        order[key] = (at, passed and o.outcome == "passed")
+    return order
 
 
 def units_by_test(coverage: FileCoverage, keys: Iterable[str]) -> dict[str, set[Hashable]]:

@@ -51,9 +51,8 @@ def assemble(attempts: list[Attempt], lab: SuiteLab, progress: Progress) -> Fina
     final.attempt = best.index
     for key, verdict in found.verdicts.items():
         if verdict.status != "stable":
-            final.dropped[key] = (
-                f"{verdict.status}: {verdict.kind or ''} {verdict.message}".strip()[:300]
-            )
+            why = " ".join(part for part in (verdict.kind, verdict.message) if part)
+            final.dropped[key] = f"{verdict.status}: {why}".strip()[:300]
     final.dropped.update(found.alone.result() if found.alone else lab.alone(found.stable_verdicts))
     stable = [k for k in found.verdicts if k not in final.dropped]
     if len(stable) < len(found.verdicts):

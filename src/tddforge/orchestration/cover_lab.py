@@ -13,15 +13,16 @@ original bytes (a generated test that writes to it is undone and reported).
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Generic, TypeVar
 
 from tddforge.analysis.static import StaticReport, analyze
 from tddforge.config import Settings
 from tddforge.cover_contract import CoverTarget
-from tddforge.decisions.cover_suite import Stability, stability
+from tddforge.decisions.cover_suite import Stability, polluters, stability, test_key
 from tddforge.errors import BaselineError, RunnerError
 from tddforge.mutation import fingerprints as fp
 from tddforge.mutation.cache import VerdictCache
@@ -233,6 +234,7 @@ class SuiteLab:
             reruns = [run for job in started for run in found.take(job.result())]
             reruns = reruns if first.outcomes else []
         found.verdicts = stability([first, *reruns])
+        self.untangle(found, [first, *reruns])
         if side_by_side and alone and found.stable:
             # the alone check runs while the mutants are scored: ready if this suite is the last
             found.alone = self._alone = self._background.submit(self.alone, found.stable_verdicts)
@@ -246,17 +248,20 @@ class SuiteLab:
         *,
         coverage: bool,
         isolate: bool = False,
+        after: Sequence[str] = (),
         shuffle: str | None = None,
     ) -> Noted[TestRun]:
         """One sandboxed pytest run of ``paths``; the module's bytes are checked afterwards.
 
-        ``isolate`` runs each test in its own child forked after collection;
+        ``isolate`` runs each test in its own child forked after collection, where the
+        ``after`` tests (node ids among ``paths``) run first, unreported;
         ``shuffle`` runs the tests in an order shuffled with that seed.
         """
         self._runs += 1
         env = {"COVERAGE_RCFILE": str(self.rcfile)}
         if isolate:
             env["TDDFORGE_ISOLATE"] = "1"
+            env["TDDFORGE_AFTER"] = "\n".join(after)
         if shuffle is not None:
             env["TDDFORGE_SHUFFLE"] = shuffle
         try:
@@ -338,6 +343,55 @@ class SuiteLab:
         )
         return None if passed else "fails when run alone (depends on other tests)"
 
+    def untangle(self, found: Measurement, runs: list[TestRun]) -> None:
+        """Mark the tests that make flaky ones fail by running before them (``polluters``'
+        suspects), and those flaky ones stable, when the flaky ones pass alone and fail right
+        after the suspect, each in a child forked after collection. A test that leaves state
+        behind, or breaks the process, then costs itself, not every test after it; the final
+        suite, without it, is run again in shuffled orders all the same.
+        """
+        suspects = polluters(runs, found.verdicts)
+        if not suspects:
+            return
+        verdicts = found.verdicts
+        flaky = sorted({k for _, victims in suspects for k in victims})
+        try:
+            alone = self.pytest(_nodeids(verdicts, flaky), coverage=False, isolate=True)
+        except RunnerError:
+            return
+        if alone.notes:  # one of them writes the module: leave them flaky
+            return
+        alone_passed = _passed(alone.value, flaky)
+        for suspect, victims in suspects:
+            victims = tuple(
+                k
+                for k in victims
+                if k in alone_passed and verdicts[k].status not in ("stable", "pollutes")
+            )
+            if not victims or verdicts[suspect].status == "pollutes":
+                continue
+            first = verdicts[suspect].nodeids
+            try:
+                after = self.pytest(
+                    [*first, *_nodeids(verdicts, victims)],
+                    coverage=False,
+                    isolate=True,
+                    after=first,
+                )
+            except RunnerError:
+                continue
+            failed = [k for k in victims if k not in _passed(after.value, victims)]
+            if after.notes or not failed:
+                continue
+            message = f"makes {', '.join(failed)} fail when it runs before them"
+            verdicts[suspect] = replace(
+                verdicts[suspect], status="pollutes", kind=None, message=message
+            )
+            for key in failed:
+                verdicts[key] = replace(verdicts[key], status="stable", kind=None, message="")
+            found.notes.append(f"{suspect} {message}; it is dropped, they are kept")
+            self.run.event("polluter", test=suspect, victims=failed)
+
     def score(self, found: Measurement) -> Noted[MutationReport | None]:
         """The mutation score of the stable tests (the others deselected): from an earlier
         scoring when that decides every verdict (``cover_reuse.derive``), else in the warm
@@ -405,3 +459,15 @@ def _collection_error(run: TestRun) -> str | None:
     message = (error.message or "").strip().splitlines()
     first = message[-1] if message else ""
     return f"{error.failure_kind or 'error'} while collecting {error.nodeid}: {first}"[:300]
+
+
+def _nodeids(verdicts: Mapping[str, Stability], keys: Iterable[str]) -> list[str]:
+    return [n for k in keys for n in verdicts[k].nodeids]
+
+
+def _passed(run: TestRun, keys: Iterable[str]) -> set[str]:
+    """Those of ``keys`` that ran and passed in ``run``, every node of them."""
+    outcomes: dict[str, list[bool]] = {}
+    for o in run.outcomes:
+        outcomes.setdefault(test_key(o.nodeid), []).append(o.outcome == "passed")
+    return {k for k in keys if outcomes.get(k) and all(outcomes[k])}

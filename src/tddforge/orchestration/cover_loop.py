@@ -259,7 +259,7 @@ def _attempt(
         suite.entropy, StaticFacts(static.syntax_ok, static.lint_issue_count, smells), cfg
     )
     found = lab.measure(suite.code, static)
-    failing = [v for v in found.verdicts.values() if v.status in ("failing", "broken", "flaky")]
+    failing = [v for v in found.verdicts.values() if v.status != "stable"]
     success = found.ran and bool(found.stable)
     failure = (static.syntax_error and f"syntax error, {static.syntax_error}") or found.run_error
     post = post_execution(
@@ -332,6 +332,7 @@ def _record(a: Attempt, pre: dict[str, Any], post: dict[str, Any]) -> AttemptRec
         flaky=statuses.count("flaky"),
         failing=statuses.count("failing"),
         broken=statuses.count("broken"),
+        pollutes=statuses.count("pollutes"),
     )
     return {
         "attempt": a.index,

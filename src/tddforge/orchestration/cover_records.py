@@ -26,6 +26,7 @@ class TestsSeen(TypedDict):
     flaky: int
     failing: int
     broken: int
+    pollutes: int  # made others fail by running before them
 
 
 class MutationCounts(TypedDict):

@@ -19,7 +19,12 @@ from pathlib import Path
 
 from tddforge.errors import RunnerError
 from tddforge.runner.coverage_data import CoverageReport, read_coverage_json, with_context_arcs
-from tddforge.runner.results import TestRun, outcomes_from_jsonl, parse_records
+from tddforge.runner.results import (
+    TestRun,
+    collected_from_jsonl,
+    outcomes_from_jsonl,
+    parse_records,
+)
 from tddforge.runner.ship import PLUGIN, ship
 from tddforge.sandbox import Sandbox, SandboxResult
 
@@ -239,4 +244,5 @@ def _test_run(result: SandboxResult, lines: list[str], coverage: CoverageReport 
         duration=result.duration,
         output=output,
         coverage=coverage,
+        collected=collected_from_jsonl(lines),
     )

@@ -74,6 +74,9 @@ class TestRun:
     duration: float
     output: str  # pytest's own text, for humans only
     coverage: CoverageReport | None = None
+    #: The node ids pytest collected to run, when known: a test among them with no outcome
+    #: never ran (an earlier test broke the run, or the run was cut off).
+    collected: tuple[str, ...] = ()
 
     def _count(self, outcome: str) -> int:
         return sum(1 for o in self.outcomes if o.outcome == outcome)
@@ -149,6 +152,16 @@ def outcomes_from_jsonl(
             exit_status = rec["exitstatus"]
     tests = [fold_phases(nodeid, got, unfinished_kind) for nodeid, got in phases.items()]
     return (*module_skips, *tests), tuple(collected), exit_status
+
+
+def collected_from_jsonl(lines: Iterable[str]) -> tuple[str, ...]:
+    """The node ids the run collected to run (its last ``collected`` line), else none."""
+    found: tuple[str, ...] = ()
+    for rec in parse_records(lines):
+        nodeids = rec.get("nodeids")
+        if rec["event"] == "collected" and isinstance(nodeids, list):
+            found = tuple(str(n) for n in nodeids)
+    return found
 
 
 def fold_phases(nodeid: str, phases: Mapping[str, Record], unfinished_kind: str) -> TestOutcome:

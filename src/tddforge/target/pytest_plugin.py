@@ -16,6 +16,8 @@ With ``TDDFORGE_ISOLATE=1`` every test runs in its own child forked from the
 collected session, so each test sees the state collection left and nothing
 an earlier test did: one run checks that every test passes *alone*. The
 child sends its reports back serialized; the parent logs them as usual.
+With ``TDDFORGE_AFTER`` too (node ids, one per line), each other test's child
+first runs those tests, unreported: whether a test fails right after them.
 
 With ``TDDFORGE_ORDERS=SEED,SEED...`` the collected session runs its tests
 once per seed, each time in a child forked from it (so no run sees what an
@@ -30,6 +32,7 @@ the test ran is known exactly (fixtures included); code run outside a test
 (collection, imports) stays in the empty context.
 Line shapes::
 
+    {"event": "collected", "nodeids": [...]}                the tests about to run
     {"event": "start", "nodeid": ...}                       a test begins
     {"event": "test", "nodeid", "when", "outcome", "duration", ...failure}
     {"event": "collect", "nodeid", "outcome", ...failure}
@@ -58,6 +61,7 @@ _WRAPPERS = {"CollectError", "ConftestImportFailure"}
 _KEY = "_tddforge_failure"
 _sink: IO[str] | None = None
 _isolate = False
+_after: list[str] = []
 _shuffle: str | None = None
 _results: str | None = None
 _orders: list[str] = []
@@ -78,9 +82,10 @@ def pytest_configure(config: pytest.Config) -> None:
     pytest-xdist for workers (``-n``): coverage contexts, shuffled orders and
     forked isolation all happen here.
     """
-    global _sink, _isolate, _shuffle, _results, _orders, _order_timeout
+    global _sink, _isolate, _after, _shuffle, _results, _orders, _order_timeout
     keep_in_process(config)
     _isolate = os.environ.pop("TDDFORGE_ISOLATE", "") == "1" and hasattr(os, "fork")
+    _after = [n for n in os.environ.pop("TDDFORGE_AFTER", "").splitlines() if n]
     _shuffle = os.environ.pop("TDDFORGE_SHUFFLE", None) or None
     orders = os.environ.pop("TDDFORGE_ORDERS", "")
     _orders = [seed for seed in orders.split(",") if seed] if hasattr(os, "fork") else []
@@ -122,6 +127,11 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Shuffle the tests (after every other plugin chose and ordered them) when asked to."""
     if _shuffle is not None:
         random.Random(_shuffle).shuffle(items)
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Record the tests about to run, so that one an earlier test kept from running is known."""
+    _write({"event": "collected", "nodeids": [item.nodeid for item in session.items]})
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -251,18 +261,21 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
         return None
     hook = item.ihook
     hook.pytest_runtest_logstart(nodeid=item.nodeid, location=item.location)
-    for report in _forked(item):
+    before = [i for i in item.session.items if i.nodeid in _after and i is not item]
+    for report in _forked(item, before):
         hook.pytest_runtest_logreport(report=report)
     hook.pytest_runtest_logfinish(nodeid=item.nodeid, location=item.location)
     return True
 
 
-def _forked(item: pytest.Item) -> list[pytest.TestReport]:
+def _forked(item: pytest.Item, before: list[pytest.Item]) -> list[pytest.TestReport]:
     from _pytest.runner import runtestprotocol
 
     config = item.config
 
     def run() -> bytes:  # in the child: run the test, send the reports
+        for earlier in before:  # what they leave behind stays for the test; their reports not
+            runtestprotocol(earlier, nextitem=None, log=False)
         reports = runtestprotocol(item, nextitem=None, log=False)
         hook = config.hook
         data = [hook.pytest_report_to_serializable(config=config, report=r) for r in reports]

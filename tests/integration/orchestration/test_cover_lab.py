@@ -66,6 +66,79 @@ def lab(tmp_path: Path, *, parallel: bool, reruns: int = 3) -> SuiteLab:
     return SuiteLab(load_target(options), Path(sys.executable), settings, run, workers=1)
 
 
+POLLUTER = """\
+import counter
+
+
+def test_rebinds():
+    counter.double = lambda x: 0
+    assert counter.double(1) == 0
+
+
+def test_two():
+    assert counter.double(1) == 2
+
+
+def test_four():
+    assert counter.double(2) == 4
+
+
+def test_zero():
+    assert counter.double(0) == 0
+"""
+BREAKER = """\
+import os
+
+from counter import double
+
+
+def test_breaks_the_process():
+    os.closerange(3, 1024)
+    assert double(1) == 2
+
+
+def test_two():
+    assert double(1) == 2
+
+
+def test_four():
+    assert double(2) == 4
+
+
+def test_six():
+    assert double(3) == 6
+"""
+
+
+def test_a_test_that_leaves_state_behind_is_dropped_and_its_victims_kept(
+    tmp_path: Path,
+) -> None:
+    suite = lab(tmp_path, parallel=False)
+    try:
+        found = suite.measure(POLLUTER)
+        verdicts = {k: v.status for k, v in found.verdicts.items()}
+        assert verdicts == {
+            "test_rebinds": "pollutes",
+            "test_two": "stable",
+            "test_four": "stable",
+            "test_zero": "stable",
+        }
+        assert "makes test_four, test_two fail" in found.verdicts["test_rebinds"].message
+        assert found.mutation is not None  # scored without the polluter
+    finally:
+        suite.close()
+
+
+def test_a_test_that_breaks_the_process_costs_itself_only(tmp_path: Path) -> None:
+    suite = lab(tmp_path, parallel=False)
+    try:
+        found = suite.measure(BREAKER)
+        assert found.verdicts["test_breaks_the_process"].status == "pollutes"
+        assert sorted(found.stable) == ["test_four", "test_six", "test_two"]
+    finally:
+        suite.close()
+
+
 @pytest.mark.parametrize("parallel", [False, True])
 def test_a_test_that_leans_on_another_fails_alone(tmp_path: Path, parallel: bool) -> None:
     suite = lab(tmp_path, parallel=parallel)

@@ -12,6 +12,7 @@ from tddforge.decisions.cover_suite import (
     REDUNDANT,
     covered_without,
     function_source,
+    polluters,
     prune_source,
     select_tests,
     stability,
@@ -85,6 +86,69 @@ def test_stability_table() -> None:
 def test_a_test_missing_from_a_rerun_is_not_stable() -> None:
     verdicts = stability([run(("t.py::a", "passed", None)), run()])
     assert verdicts["a"].status == "flaky"
+
+
+def ordered(*keys: str, bad: str = "") -> TestRun:
+    """A run of ``keys`` in that order; those in ``bad`` fail."""
+    return run(*((f"t.py::{k}", "failed" if k in bad else "passed", None) for k in keys))
+
+
+@pytest.mark.parametrize(
+    ("runs", "expected"),
+    [
+        # p leaves state behind: v and w fail only when p ran before them
+        (
+            [
+                ordered("v", "p", "w", bad="w"),
+                ordered("p", "w", "v", bad="wv"),
+                ordered("w", "v", "p"),
+            ],
+            [("p", ("v", "w"))],
+        ),
+        # the process broke after p: the rest never ran (missing counts as failed)
+        (
+            [ordered("a", "v", "w", "p"), ordered("v", "p"), ordered("w", "a", "p")],
+            [("p", ("a", "v", "w"))],
+        ),
+        # v fails unless n ran first: nothing running before it explains its failures
+        ([ordered("n", "v", "a"), ordered("v", "n", "a", bad="v"), ordered("a", "n", "v")], []),
+        # two polluters, each with its own victim
+        (
+            [
+                ordered("p", "v", "q", "w", bad="vw"),
+                ordered("v", "w", "p", "q"),
+                ordered("q", "w", "p", "v", bad="wv"),
+            ],
+            [("p", ("v",)), ("q", ("w",))],
+        ),
+        # w failed every run, each time after p, which also explains flaky v
+        (
+            [ordered("p", "v", "w", bad="vw"), ordered("v", "p", "w", bad="w")],
+            [("p", ("v", "w"))],
+        ),
+        # only tests failing every run: no suspects (each may just be wrong)
+        ([ordered("a", "b", bad="b"), ordered("a", "b", bad="b")], []),
+        # nothing flaky: no suspects
+        ([ordered("a", "b"), ordered("b", "a")], []),
+    ],
+)
+def test_polluters_explain_flaky_tests_by_what_ran_before_them(
+    runs: list[TestRun], expected: list[tuple[str, tuple[str, ...]]]
+) -> None:
+    assert polluters(runs, stability(runs)) == expected
+
+
+def test_polluters_names_at_most_the_limit() -> None:
+    runs = [ordered("p", "v", "q", "w", bad="vw"), ordered("v", "w", "p", "q")]
+    assert polluters(runs, stability(runs), limit=1) == [("p", ("v", "w"))]
+
+
+def test_a_collected_test_that_never_ran_is_broken() -> None:
+    runs = [replace(ordered("a"), collected=("t.py::a", "t.py::b")) for _ in range(2)]
+    verdicts = stability(runs)
+    assert verdicts["a"].status == "stable"
+    assert (verdicts["b"].status, verdicts["b"].kind) == ("broken", "NotRun")
+    assert polluters(runs, verdicts) == [("a", ("b",))]
 
 
 def test_select_keeps_killers_then_new_coverage() -> None:

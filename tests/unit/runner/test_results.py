@@ -11,6 +11,7 @@ from tddforge.runner.results import (
     CollectionError,
     TestOutcome,
     TestRun,
+    collected_from_jsonl,
     outcomes_from_jsonl,
     parse_records,
 )
@@ -252,3 +253,13 @@ def test_test_run_counts() -> None:
     green = TestRun(outcomes[:2], (), 0, False, 1.0, "")
     assert green.all_passed
     assert not TestRun((), (), 5, False, 1.0, "").all_passed
+
+
+def test_the_collected_tests_are_the_last_collected_line() -> None:
+    lines = [
+        json.dumps({"event": "collected", "nodeids": ["t.py::a"]}),
+        json.dumps({"event": "collected", "nodeids": ["t.py::a", "t.py::b"]}),
+        *passing("t.py::a"),
+    ]
+    assert collected_from_jsonl(lines) == ("t.py::a", "t.py::b")
+    assert collected_from_jsonl(passing()) == ()
