@@ -1154,23 +1154,52 @@ def _literal_arguments(
     a default. An unknown argument to a parameter with a default is left out, with the
     positional ones after it: ``cal.parse("11 PM", start)``, where ``start`` is the time
     the test ran, still gives the text."""
+    given = _unpacked(node, env, build)
+    if given is None:
+        return None
+    positional, keywords = given
     args: list[str] = []
-    for index, arg in enumerate(node.args):
-        text = None if isinstance(arg, ast.Starred) else source_of(evaluate(arg, env, build))
+    for index, value in enumerate(positional):
+        text = source_of(value)
         if text is None:
-            rest = list(optional or ())[index : len(node.args)]
-            if isinstance(arg, ast.Starred) or len(rest) < len(node.args) - index or "" in rest:
+            rest = list(optional or ())[index : len(positional)]
+            if len(rest) < len(positional) - index or "" in rest:
                 return None
             break  # every parameter from here on has a default
         args.append(text)
     kwargs: list[tuple[str, str]] = []
-    for keyword in node.keywords:
-        text = source_of(evaluate(keyword.value, env, build)) if keyword.arg else None
-        if keyword.arg is None:
-            return None
+    for name, value in keywords:
+        text = source_of(value)
         if text is None:
-            if keyword.arg not in (optional or ()):
+            if name not in (optional or ()):
                 return None
             continue
-        kwargs.append((keyword.arg, text))
+        kwargs.append((name, text))
     return tuple(args), tuple(kwargs)
+
+
+def _unpacked(
+    node: ast.Call, env: Env, build: CallValue
+) -> tuple[list[object], list[tuple[str, object]]] | None:
+    """The values ``node`` passes, positional and by name, with ``*args`` and ``**kwargs``
+    spread where they hold a known tuple or dict (a test helper passing on what its caller
+    gave: ``jsmin(js_input, **kwargs)``); None when one of those is not known."""
+    positional: list[object] = []
+    for arg in node.args:
+        if not isinstance(arg, ast.Starred):
+            positional.append(evaluate(arg, env, build))
+            continue
+        spread = evaluate(arg.value, env, build)
+        if not isinstance(spread, tuple | list):
+            return None
+        positional.extend(spread)
+    keywords: list[tuple[str, object]] = []
+    for keyword in node.keywords:
+        if keyword.arg is not None:
+            keywords.append((keyword.arg, evaluate(keyword.value, env, build)))
+            continue
+        spread = evaluate(keyword.value, env, build)
+        if not isinstance(spread, dict) or not all(isinstance(k, str) for k in spread):
+            return None
+        keywords.extend(spread.items())
+    return positional, keywords

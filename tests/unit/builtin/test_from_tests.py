@@ -247,7 +247,25 @@ CASES = [
         "        self.assertEqual(expected, self.game.roll(*pins))\n"
         "        self.assertEqual(expected, self.game.roll(pins[0]))\n\n"
         "class TestGame(Base):\n    def test_a(self):\n        self._assert_roll(9, 4)\n",
-        [Call("Game", ("2",)), Call("Game.roll", ("4",), init_args=("2",))],
+        [
+            Call("Game", ("2",)),
+            Call("Game.roll", ("4",), init_args=("2",)),
+            # ``roll(*pins)`` spread, then ``roll(pins[0])`` after it on the same game
+            Call("Game.roll", ("4",), init_args=("2",), before=(Step("roll", ("4",)),)),
+        ],
+    ),
+    (
+        "a helper passing on what its caller gave, by *args and **kwargs",
+        "from pkg.docs import parse\n\ndef check(text, expected, *more, **kwargs):\n"
+        "    assert parse(text, **kwargs) == expected\n    parse(*more)\n\n"
+        "def test_a():\n    js = 'a /* b */'\n    check(js, 'a')\n"
+        "    check('c', 'c', 'd', strict=True)\n    check('e', 'e', **load())\n",
+        [
+            Call("parse", ("'a /* b */'",)),
+            Call("parse"),
+            Call("parse", ("'c'",), (("strict", "True"),)),
+            Call("parse", ("'d'",)),
+        ],
     ),
     (
         "a helper walked once per row of the caller's table",
