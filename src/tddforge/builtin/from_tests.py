@@ -44,6 +44,7 @@ from tddforge.builtin.discover import CallableInfo, ModuleInfo
 from tddforge.builtin.explore import Call, Step
 from tddforge.builtin.special_uses import special_uses
 from tddforge.builtin.values import STDLIB_MODULES
+from tddforge.builtin.writer import bound_names
 from tddforge.target.probe import CALL, OPERATORS
 
 #: How much of the project's tests is read, at most (files, characters), and calls kept.
@@ -115,6 +116,7 @@ def read_tests(
     namespace: frozenset[str] = frozenset(),
     files: DataFiles | None = None,
     above: Mapping[str, frozenset[str]] = MappingProxyType({}),
+    star: Callable[[str], frozenset[str]] = lambda dotted: frozenset(),
 ) -> TestInputs:
     """The module's calls in ``sources`` with literal arguments, in order, each once; and
     the calls of its package's other functions and classes (the drivers), likewise.
@@ -127,7 +129,9 @@ def read_tests(
     ``files``: the project's data files, read where a test loads its inputs from one
     (``json.load(open("testdata.json"))``). ``above``: the module's names each package
     above its own offers (``ancestor_reexports``), so that ``from netaddr import IPSet``
-    counts for ``netaddr.ip.sets``.
+    counts for ``netaddr.ip.sets``. ``star``: the names ``from X import *`` binds, for a
+    module ``X`` of the package (``star_names`` of its source), so that ``div()`` after
+    ``from dominate.tags import *`` is a call of the package's ``dominate.tags.div``.
     """
     known = _known_targets(info)
     optional = _optional_parameters(info)
@@ -144,7 +148,9 @@ def read_tests(
             tree = ast.parse(text)
         except SyntaxError:
             continue
-        names = _imported_names(tree, import_name, reexported, _dotted(path), namespace, above)
+        names = _imported_names(
+            tree, import_name, reexported, _dotted(path), namespace, above, star
+        )
         names.optional, names.known, names.owners = optional, known, owners
         names.held = {i.name: i.class_name for i in info.instances}
         if names.local.pop("*", None):  # ``from colorutils import *``: every public member
@@ -243,17 +249,19 @@ def _imported_names(
     here: str = "",
     namespace: frozenset[str] = frozenset(),
     above: Mapping[str, frozenset[str]] = MappingProxyType({}),
+    star: Callable[[str], frozenset[str]] = lambda dotted: frozenset(),
 ) -> _Names:
     """How the test file ``here`` (its dotted name) refers to the module, absolute
     imports and relative ones (``from .._headers import normalize``) alike. ``above``:
-    the module's names each package above its own offers (``ancestor_reexports``)."""
+    the module's names each package above its own offers (``ancestor_reexports``);
+    ``star``: the names a star import of another module of the package binds."""
     names = _Names()
     package, _, last = import_name.rpartition(".")
     top = import_name.split(".")[0]
     names.own = import_name
     for node in ast.walk(tree):
         found = _absolute(node, here) if isinstance(node, ast.ImportFrom) else None
-        names.paths.update(_package_paths(node, found, top, import_name))
+        names.paths.update(_package_paths(node, found, top, import_name, star))
         if isinstance(node, ast.ImportFrom):  # ``Strategy``, which the module binds too
             names.shared.update(
                 (a.asname or a.name, a.name) for a in node.names if a.name in namespace
@@ -288,9 +296,14 @@ def _imported_names(
 
 
 def _package_paths(
-    node: ast.AST, found: str | None, top: str, import_name: str
+    node: ast.AST,
+    found: str | None,
+    top: str,
+    import_name: str,
+    star: Callable[[str], frozenset[str]] = lambda dotted: frozenset(),
 ) -> Iterator[tuple[str, str]]:
-    """The names an import binds to parts of the package ``top`` other than the module."""
+    """The names an import binds to parts of the package ``top`` other than the module
+    (``star``: what a star import of one of its modules binds)."""
     pairs: list[tuple[str, str]] = []
     if isinstance(node, ast.Import):
         for alias in node.names:
@@ -300,10 +313,32 @@ def _package_paths(
                 pairs.append((alias.name.split(".")[0], alias.name.split(".")[0]))
     elif isinstance(node, ast.ImportFrom) and found:
         pairs += [(a.asname or a.name, f"{found}.{a.name}") for a in node.names if a.name != "*"]
+        if any(a.name == "*" for a in node.names):  # ``from dominate.tags import *``
+            pairs += [(name, f"{found}.{name}") for name in star(found)]
     for local, path in pairs:
         inside = path == top or path.startswith(f"{top}.")
         if inside and path != import_name and not path.startswith(f"{import_name}."):
             yield local, path
+
+
+def star_names(source: str | None) -> frozenset[str]:
+    """The names ``from X import *`` binds, from ``X``'s source: its ``__all__`` when that
+    is a literal list or tuple, else every public name it binds at its top level."""
+    if not source:
+        return frozenset()
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return frozenset()
+    for node in tree.body:
+        if (
+            isinstance(node, ast.Assign)
+            and any(_is_name(t, "__all__") for t in node.targets)
+            and isinstance(node.value, ast.List | ast.Tuple)
+        ):
+            listed = [e.value for e in node.value.elts if isinstance(e, ast.Constant)]
+            return frozenset(n for n in listed if isinstance(n, str))
+    return frozenset(n for n in bound_names(source) if not n.startswith("_"))
 
 
 def _offered(name: str, reexported: frozenset[str]) -> bool:
@@ -436,6 +471,13 @@ class _Made(Reference):
 
 
 @dataclass(frozen=True)
+class _Package(Reference):
+    """What a call of the package's other code made (``div()`` of ``dominate.tags``, built
+    on the module's ``dom_tag``): its ``source`` by its path in the package, on which a
+    method of the module's classes is kept as a call on that object (``Call.via``)."""
+
+
+@dataclass(frozen=True)
 class _Held(Reference):
     """One of the module's own instances (iso3166's ``countries``): its name in the module
     (``source``), on which a method call is kept as a call on that object (``Call.via``),
@@ -479,7 +521,10 @@ def _receiver_call(
     if isinstance(receiver, _Held):
         target = f"{receiver.cls}.{method}"
         return (target, None, receiver.source) if known.get(target) == kind else None
-    if isinstance(receiver, _Made) and known.get(f"{classes.get(method)}.{method}") == kind:
+    if (
+        isinstance(receiver, _Made | _Package)
+        and known.get(f"{classes.get(method)}.{method}") == kind
+    ):
         return f"{classes[method]}.{method}", None, receiver.source
     return None
 
@@ -715,13 +760,14 @@ def _instance(names: _Names, known: Mapping[str, str], node: ast.Call, env: Env)
         return _Made(_call_text(built.target, built.args, built.kwargs))
     if built is not None:
         return MISSING
-    path = _package_path(node.func, names) or _stdlib_value(node.func, names)
+    package = _package_path(node.func, names)
+    path = package or _stdlib_value(node.func, names)
     if path is None or _member(node.func, names) in known:
         return MISSING
     arguments = _literal_arguments(node, env, partial(_instance, names, known))
     if arguments is None:
         return MISSING
-    return Reference(_call_text(path, *arguments))
+    return (_Package if package else Reference)(_call_text(path, *arguments))
 
 
 #: The standard library's value types a test builds from literals, which the runner and the

@@ -45,6 +45,7 @@ from tddforge.builtin.from_tests import (
     package_reexports,
     project_test_sources,
     read_tests,
+    star_names,
 )
 from tddforge.builtin.module_state import (
     argv_readers,
@@ -154,7 +155,15 @@ class BuiltinSuiteGenerator:
         namespace = frozenset(bound_names(target.source))
         files = DataFiles(target.project)
         read = partial(
-            read_tests, target.import_name, info, sources, offered, namespace, files, above
+            read_tests,
+            target.import_name,
+            info,
+            sources,
+            offered,
+            namespace,
+            files,
+            above,
+            partial(_star_names, target),
         )
         given = guard("reading the project's tests", read, TestInputs([], []))
         captured: list[Call] = []
@@ -480,6 +489,17 @@ def _ancestor_init(target: CoverTarget, package: str) -> str | None:
     if up < 1 or up >= len(module.parents):
         return None
     return _read(module.parents[up] / "__init__.py")
+
+
+def _star_names(target: CoverTarget, dotted: str) -> frozenset[str]:
+    """What ``from dotted import *`` binds, for a module of the package that is a file of
+    the project (``dominate.tags`` beside ``dominate.dom_tag``); none otherwise."""
+    depth = target.import_name.count(".")
+    module = target.project / target.module_rel
+    if depth < 1 or depth >= len(module.parents):
+        return frozenset()
+    base = module.parents[depth].joinpath(*dotted.split("."))
+    return star_names(_read(base.with_suffix(".py")) or _read(base / "__init__.py"))
 
 
 def _package_init(target: CoverTarget) -> str | None:

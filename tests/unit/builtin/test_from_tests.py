@@ -15,6 +15,7 @@ from tddforge.builtin.from_tests import (
     package_reexports,
     project_test_sources,
     read_tests,
+    star_names,
 )
 from tddforge.builtin.writer import bound_names
 
@@ -548,6 +549,37 @@ def test_calls_of_the_rest_of_the_package_are_read_as_drivers(
 ) -> None:
     read = read_tests("pkg.docs", INFO, {"tests/test_pkg.py": source})
     assert read.drivers == expected
+
+
+def test_a_star_import_of_another_module_of_the_package_names_its_classes() -> None:
+    # ``Board`` of ``pkg.tags`` is built on the module's ``Game``: its ``roll`` is Game's
+    source = (
+        "from pkg.tags import *\n\ndef test_a():\n    board = Board(3)\n    board.roll(4)\n"
+        "    Other().roll(5)\n"
+    )
+    offers = {"pkg.tags": frozenset({"Board"})}
+    read = read_tests(
+        "pkg.docs",
+        INFO,
+        {"tests/test_pkg.py": source},
+        star=lambda dotted: offers.get(dotted, frozenset()),
+    )
+    assert read.drivers == [Call("pkg.tags.Board", ("3",))]
+    assert read.calls == [Call("Game.roll", ("4",), via="pkg.tags.Board(3)")]
+    assert read_tests("pkg.docs", INFO, {"tests/test_pkg.py": source}).calls == []
+
+
+@pytest.mark.parametrize(
+    ("source", "names"),
+    [
+        ("__all__ = ['a', 'b']\na = b = c = 1\n", {"a", "b"}),
+        ("from .x import y\nclass A: pass\ndef _f(): pass\nz = 1\n", {"y", "A", "z"}),
+        ("def f(:\n", set()),
+        (None, set()),
+    ],
+)
+def test_star_names(source: str | None, names: set[str]) -> None:
+    assert star_names(source) == names
 
 
 FORMATTED = ModuleInfo(
