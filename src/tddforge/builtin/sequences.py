@@ -17,6 +17,7 @@ import ast
 import itertools
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
+from typing import Any
 
 from tddforge.builtin.explore import Call, CallResult, Step
 from tddforge.builtin.values import literal_value
@@ -319,23 +320,23 @@ Observed = tuple[
 def _observed(
     seen: Iterable[CallResult], changers: Mapping[str, Collection[str]], done: Collection[str]
 ) -> Observed:
-    """Per class (on its first instance seen): each method's first call (and its first
-    returning call, when the first raised), the steps each state-changing method
-    offers, and the chains of steps seen working (a state-changing call that returned
-    after steps: ``add_row`` once ``header`` ran)."""
+    """Per class (on the instance whose methods were called most, the first seen among
+    equals): each method's first call (and its first returning call, when the first
+    raised), the steps each state-changing method offers, and the chains of steps seen
+    working (a state-changing call that returned after steps: ``add_row`` once ``header``
+    ran)."""
     calls: dict[str, dict[str, list[CallResult]]] = {}
     steps: dict[str, dict[str, list[Step]]] = {}
     failing: dict[str, dict[str, list[Step]]] = {}
     chains: dict[str, list[tuple[Step, ...]]] = {}
+    seen = list(seen)
+    bases = _bases(seen, changers, done)
     for result in seen:
         call = result.call
         owner, _, method = call.target.partition(".")
-        if call.init_args is None or owner in done or owner not in changers:
+        if owner not in bases or (call.init_args, call.init_kwargs) != bases[owner]:
             continue
         methods = calls.setdefault(owner, {})
-        base = next(iter(methods.values()), [result])[0].call
-        if (call.init_args, call.init_kwargs) != (base.init_args, base.init_kwargs):
-            continue
         if call.before:
             chain = (*call.before, _step(result))
             found = chains.setdefault(owner, [])
@@ -362,6 +363,27 @@ def _observed(
         for owner, methods in calls.items()
     }
     return found_calls, steps, chains, failing
+
+
+def _bases(
+    seen: Sequence[CallResult], changers: Mapping[str, Collection[str]], done: Collection[str]
+) -> dict[str, tuple[tuple[str, ...] | None, tuple[tuple[str, str], ...]]]:
+    """Class → the constructor arguments of the instance whose methods were called most
+    (the search's own, usually; one a test of the project happened to build, with a
+    method or two, must not hide it), the first seen among equals."""
+    methods: dict[str, dict[tuple[Any, Any], set[str]]] = {}
+    for result in seen:
+        call = result.call
+        owner, _, method = call.target.partition(".")
+        if call.init_args is None or owner in done or owner not in changers:
+            continue
+        methods.setdefault(owner, {}).setdefault((call.init_args, call.init_kwargs), set()).add(
+            method
+        )
+    return {
+        owner: max(instances, key=lambda init: len(instances[init]))
+        for owner, instances in methods.items()
+    }
 
 
 def _returned(result: CallResult) -> bool:

@@ -236,6 +236,20 @@ def test_plan_sequences_prefix_the_methods_with_steps_seen_returning() -> None:
     assert Call("Cache.pop", (), init_args=(), before=falling) in planned
 
 
+def test_steps_come_from_the_instance_whose_methods_ran_most() -> None:
+    """A call the package's API made on an instance of its own (captured, seen first) does
+    not take the place of the instance the search calls every method on."""
+    seen = [
+        result(on("put", "'x'", "0", init=("'A'",))),  # captured first: one method
+        result(on("put", "'a'", "1")),
+        result(on("get", "'a'")),
+        result(on("pop")),
+    ]
+    assert known_steps(seen, {"Cache": {"put", "pop"}}) == {
+        "Cache": frozenset({Step("put", ("'a'", "1")), Step("pop", ())})
+    }
+
+
 @pytest.mark.parametrize(
     ("changers", "done"),
     [
