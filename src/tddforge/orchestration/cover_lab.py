@@ -13,7 +13,7 @@ original bytes (a generated test that writes to it is undone and reported).
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -22,7 +22,13 @@ from typing import Generic, TypeVar
 from tddforge.analysis.static import StaticReport, analyze
 from tddforge.config import Settings
 from tddforge.cover_contract import CoverTarget
-from tddforge.decisions.cover_suite import Stability, polluters, stability, test_key
+from tddforge.decisions.cover_suite import (
+    NOT_RUN,
+    Stability,
+    polluters,
+    stability,
+    test_key,
+)
 from tddforge.errors import BaselineError, RunnerError
 from tddforge.mutation import fingerprints as fp
 from tddforge.mutation.cache import VerdictCache
@@ -344,24 +350,24 @@ class SuiteLab:
         return None if passed else "fails when run alone (depends on other tests)"
 
     def untangle(self, found: Measurement, runs: list[TestRun]) -> None:
-        """Mark the tests that make flaky ones fail by running before them (``polluters``'
-        suspects), and those flaky ones stable, when the flaky ones pass alone and fail right
-        after the suspect, each in a child forked after collection. A test that leaves state
-        behind, or breaks the process, then costs itself, not every test after it; the final
-        suite, without it, is run again in shuffled orders all the same.
+        """Mark a test that makes others fail by running before them (``polluters``'
+        suspects) as polluting, and those others stable, when they pass alone, fail right
+        after it (each in a child forked after collection), are several or never ran at all,
+        and pass right after all the other stable tests but it. A test that
+        leaves state behind, or breaks the process, then costs itself, not every test after
+        it. One victim is not worth its polluter, which exercises more; and when another
+        test breaks them too, nothing is marked.
         """
         suspects = polluters(runs, found.verdicts)
         if not suspects:
             return
-        verdicts = found.verdicts
+        verdicts = dict(found.verdicts)
         flaky = sorted({k for _, victims in suspects for k in victims})
-        try:
-            alone = self.pytest(_nodeids(verdicts, flaky), coverage=False, isolate=True)
-        except RunnerError:
+        alone = self._isolated(_nodeids(verdicts, flaky))
+        if alone is None:
             return
-        if alone.notes:  # one of them writes the module: leave them flaky
-            return
-        alone_passed = _passed(alone.value, flaky)
+        alone_passed = _passed(alone, flaky)
+        marked: list[tuple[str, list[str]]] = []
         for suspect, victims in suspects:
             victims = tuple(
                 k
@@ -371,17 +377,10 @@ class SuiteLab:
             if not victims or verdicts[suspect].status == "pollutes":
                 continue
             first = verdicts[suspect].nodeids
-            try:
-                after = self.pytest(
-                    [*first, *_nodeids(verdicts, victims)],
-                    coverage=False,
-                    isolate=True,
-                    after=first,
-                )
-            except RunnerError:
-                continue
-            failed = [k for k in victims if k not in _passed(after.value, victims)]
-            if after.notes or not failed:
+            after = self._isolated([*first, *_nodeids(verdicts, victims)], after=first)
+            failed = [k for k in victims if after is not None and k not in _passed(after, victims)]
+            never_ran = any(verdicts[k].kind == NOT_RUN[1] for k in failed)
+            if len(failed) < 2 and not never_ran:
                 continue
             message = f"makes {', '.join(failed)} fail when it runs before them"
             verdicts[suspect] = replace(
@@ -389,8 +388,29 @@ class SuiteLab:
             )
             for key in failed:
                 verdicts[key] = replace(verdicts[key], status="stable", kind=None, message="")
-            found.notes.append(f"{suspect} {message}; it is dropped, they are kept")
-            self.run.event("polluter", test=suspect, victims=failed)
+            marked.append((suspect, failed))
+        if marked and self._hold(verdicts, [k for _, failed in marked for k in failed]):
+            found.verdicts = verdicts
+            for suspect, failed in marked:
+                message = verdicts[suspect].message
+                found.notes.append(f"{suspect} {message}; it is dropped, they are kept")
+                self.run.event("polluter", test=suspect, victims=failed)
+
+    def _isolated(self, nodeids: list[str], after: Sequence[str] = ()) -> TestRun | None:
+        """A run of ``nodeids``, each in its own fork (``after`` the given tests there);
+        None when it failed or a test wrote the module."""
+        try:
+            run = self.pytest(nodeids, coverage=False, isolate=True, after=after)
+        except RunnerError:
+            return None
+        return None if run.notes else run.value
+
+    def _hold(self, verdicts: Mapping[str, Stability], victims: Collection[str]) -> bool:
+        """Whether each of ``victims`` passes right after every other stable test ran."""
+        others = [k for k, v in verdicts.items() if v.status == "stable" and k not in victims]
+        first = _nodeids(verdicts, others)
+        run = self._isolated([*first, *_nodeids(verdicts, victims)], after=first)
+        return run is not None and _passed(run, victims) == set(victims)
 
     def score(self, found: Measurement) -> Noted[MutationReport | None]:
         """The mutation score of the stable tests (the others deselected): from an earlier

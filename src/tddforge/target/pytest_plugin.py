@@ -16,8 +16,9 @@ With ``TDDFORGE_ISOLATE=1`` every test runs in its own child forked from the
 collected session, so each test sees the state collection left and nothing
 an earlier test did: one run checks that every test passes *alone*. The
 child sends its reports back serialized; the parent logs them as usual.
-With ``TDDFORGE_AFTER`` too (node ids, one per line), each other test's child
-first runs those tests, unreported: whether a test fails right after them.
+With ``TDDFORGE_AFTER`` too (node ids, one per line), those tests do not run
+on their own: each other test's child runs them first, unreported, in the
+collected order: whether a test fails right after them.
 
 With ``TDDFORGE_ORDERS=SEED,SEED...`` the collected session runs its tests
 once per seed, each time in a child forked from it (so no run sees what an
@@ -259,9 +260,11 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
     """With isolation on, run the test's setup, call and teardown in a forked child."""
     if not _isolate:
         return None
+    if item.nodeid in _after:  # run before each other test, not on its own
+        return True
     hook = item.ihook
     hook.pytest_runtest_logstart(nodeid=item.nodeid, location=item.location)
-    before = [i for i in item.session.items if i.nodeid in _after and i is not item]
+    before = [i for i in item.session.items if i.nodeid in _after]
     for report in _forked(item, before):
         hook.pytest_runtest_logreport(report=report)
     hook.pytest_runtest_logfinish(nodeid=item.nodeid, location=item.location)

@@ -110,6 +110,33 @@ def test_six():
 """
 
 
+TWO_POLLUTERS = POLLUTER.replace(
+    "def test_two():",
+    "def test_rebinds_too():\n    counter.double = lambda x: 1\n    assert counter.double(0) == 1\n\n\n"
+    "def test_two():",
+)
+ONE_VICTIM = POLLUTER.replace(
+    "def test_four():\n    assert counter.double(2) == 4", "def test_four():\n    assert True"
+)
+
+
+@pytest.mark.parametrize("code", [TWO_POLLUTERS, ONE_VICTIM], ids=["two-polluters", "one-victim"])
+def test_no_test_is_marked_polluting_when_dropping_it_would_not_hold_or_gain(
+    tmp_path: Path, code: str
+) -> None:
+    """With another test breaking the same victims, they would still fail without the
+    first; and one victim is not worth its polluter: the verdicts stay as the runs gave."""
+    suite = lab(tmp_path, parallel=False)
+    try:
+        found = suite.measure(code)
+        assert "pollutes" not in {v.status for v in found.verdicts.values()}
+        assert found.verdicts["test_rebinds"].status == "stable"
+        assert found.verdicts["test_two"].status in ("flaky", "failing")
+        assert found.mutation is not None
+    finally:
+        suite.close()
+
+
 def test_a_test_that_leaves_state_behind_is_dropped_and_its_victims_kept(
     tmp_path: Path,
 ) -> None:
