@@ -247,7 +247,7 @@ def plan_sequences(
     """Calls of each instance method with a prefix of state-changing steps, for each class
     of ``changers`` not in ``done`` whose steps were ``seen`` to return.
 
-    Per class, the instance is the first one methods were seen called on; the
+    Per class, the instance is the one most methods were seen called on; the
     steps are the state-changing calls seen returning on it (up to
     ``STEPS_PER_METHOD`` argument lists each), and each method's call is the first
     seen (and the first seen returning, when that one raised). A method gets at
