@@ -368,17 +368,18 @@ class SuiteLab:
             return
         alone_passed = _passed(alone, flaky)
         marked: list[tuple[str, list[str]]] = []
-        for suspect, victims in suspects:
+        for suspect, victims in suspects:  # each victim is one suspect's (``polluters``)
             victims = tuple(
-                k
-                for k in victims
-                if k in alone_passed and verdicts[k].status not in ("stable", "pollutes")
+                k for k in victims if k in alone_passed and verdicts[k].status != "pollutes"
             )
-            if not victims or verdicts[suspect].status == "pollutes":
+            if not victims:
                 continue
             first = verdicts[suspect].nodeids
             after = self._isolated([*first, *_nodeids(verdicts, victims)], after=first)
-            failed = [k for k in victims if after is not None and k not in _passed(after, victims)]
+            if after is None:
+                continue
+            passed = _passed(after, victims)
+            failed = [k for k in victims if k not in passed]
             never_ran = any(verdicts[k].kind == NOT_RUN[1] for k in failed)
             if len(failed) < 2 and not never_ran:
                 continue

@@ -62,7 +62,8 @@ _WRAPPERS = {"CollectError", "ConftestImportFailure"}
 _KEY = "_tddforge_failure"
 _sink: IO[str] | None = None
 _isolate = False
-_after: list[str] = []
+_after: frozenset[str] = frozenset()
+_before: list[pytest.Item] | None = None  # the ``_after`` items, found once
 _shuffle: str | None = None
 _results: str | None = None
 _orders: list[str] = []
@@ -86,7 +87,7 @@ def pytest_configure(config: pytest.Config) -> None:
     global _sink, _isolate, _after, _shuffle, _results, _orders, _order_timeout
     keep_in_process(config)
     _isolate = os.environ.pop("TDDFORGE_ISOLATE", "") == "1" and hasattr(os, "fork")
-    _after = [n for n in os.environ.pop("TDDFORGE_AFTER", "").splitlines() if n]
+    _after = frozenset(n for n in os.environ.pop("TDDFORGE_AFTER", "").splitlines() if n)
     _shuffle = os.environ.pop("TDDFORGE_SHUFFLE", None) or None
     orders = os.environ.pop("TDDFORGE_ORDERS", "")
     _orders = [seed for seed in orders.split(",") if seed] if hasattr(os, "fork") else []
@@ -260,12 +261,14 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
     """With isolation on, run the test's setup, call and teardown in a forked child."""
     if not _isolate:
         return None
+    global _before
     if item.nodeid in _after:  # run before each other test, not on its own
         return True
+    if _before is None:
+        _before = [i for i in item.session.items if i.nodeid in _after]
     hook = item.ihook
     hook.pytest_runtest_logstart(nodeid=item.nodeid, location=item.location)
-    before = [i for i in item.session.items if i.nodeid in _after]
-    for report in _forked(item, before):
+    for report in _forked(item, _before):
         hook.pytest_runtest_logreport(report=report)
     hook.pytest_runtest_logfinish(nodeid=item.nodeid, location=item.location)
     return True
