@@ -145,6 +145,9 @@ _BY_NAME = {
         "out_file",
     },
 }
+#: the last word of a compound name that makes it a callable's: ``key`` does not
+#: (``cache_key``), nor does a letter
+_CALLABLE_WORDS = _BY_NAME["Callable"] - {"key", "f", "receiver"}
 _ELEMENT_BY_NAME = {
     "funcs": "Callable",
     "functions": "Callable",
@@ -161,12 +164,78 @@ def usage_hints(source: str) -> dict[str, dict[str, str]]:
 
     Only parameters with a hint appear, and only callables with one.
     """
-    hints = {}
-    for qualname, func, method in _callables(ast.parse(source).body, ""):
-        found = _infer(func, method)
-        if found:
-            hints[qualname] = found
+    hints: dict[str, dict[str, str]] = {}
+    found = list(_callables(ast.parse(source).body, ""))
+    for qualname, func, method in found:
+        own = _infer(func, method)
+        if own:
+            hints[qualname] = own
+    for _ in range(_PASSES):  # a chain of hand-overs, a link per pass
+        for qualname, func, method in found:
+            handed = _handed_over(qualname, func, method, found, hints)
+            if handed:
+                hints[qualname] = {**handed, **hints.get(qualname, {})}
     return hints
+
+
+_PASSES = 2  # hand-overs followed: ``circuit`` to ``__init__`` to ``build_failure_predicate``
+
+
+def _handed_over(
+    qualname: str,
+    func: _Func,
+    method: bool,
+    found: list[tuple[str, _Func, bool]],
+    hints: dict[str, dict[str, str]],
+) -> dict[str, str]:
+    """Hints for the parameters ``func``'s body gives unchanged to a callable of the
+    module that has a hint for them, where the body gives none of its own:
+    ``build_failure_predicate(expected_exception)``, ``self._parse(text)``, ``Box(size)``.
+    Hints are not inferred for ``self`` nor for an annotated parameter."""
+    own = hints.get(qualname, {})
+    plain = {
+        a.arg for a in _positional(func, method) + func.args.kwonlyargs if a.annotation is None
+    }
+    open_names = plain - set(own)
+    if not open_names:
+        return {}
+    owner = qualname.rpartition(".")[0] if method else ""
+    signatures = {name: (f, m) for name, f, m in found}
+    handed: dict[str, str] = {}
+    for node in ast.walk(func):
+        if not isinstance(node, ast.Call):
+            continue
+        callee = _callee(node.func, owner, signatures)
+        if callee is None or callee not in hints:
+            continue
+        target, is_method = signatures[callee]
+        names = [a.arg for a in _positional(target, is_method)]
+        given = list(zip(names, node.args, strict=False))
+        given += [(k.arg, k.value) for k in node.keywords if k.arg]
+        for name, value in given:
+            if isinstance(value, ast.Name) and value.id in open_names and name in hints[callee]:
+                handed.setdefault(value.id, hints[callee][name])
+    return handed
+
+
+def _positional(func: _Func, method: bool) -> list[ast.arg]:
+    """``func``'s positional parameters, without ``self`` or ``cls`` for a method."""
+    positional = [*func.args.posonlyargs, *func.args.args]
+    static = any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in func.decorator_list)
+    return positional[1:] if method and not static else positional
+
+
+def _callee(node: ast.expr, owner: str, signatures: dict[str, tuple[_Func, bool]]) -> str | None:
+    """The qualname of the module's callable a call names: a function, a class (its
+    ``__init__``), or a method of ``owner`` called on ``self`` or ``cls``."""
+    if isinstance(node, ast.Name):
+        for name in (node.id, f"{node.id}.__init__"):
+            if name in signatures:
+                return name
+    if isinstance(node, ast.Attribute) and owner and _name(node.value) in ("self", "cls"):
+        name = f"{owner}.{node.attr}"
+        return name if name in signatures else None
+    return None
 
 
 def _callables(body: list[ast.stmt], prefix: str) -> Iterator[tuple[str, _Func, bool]]:
@@ -261,6 +330,8 @@ class _Uses(ast.NodeVisitor):
         if name == "issubclass" and len(args) == 2:  # a class: ``expected_exception``
             types = args[1].elts if isinstance(args[1], ast.Tuple) else [args[1]]
             self.note_types(args[0], [f"type[{ast.unparse(t)}]" for t in types], checked=True)
+        if name == "callable" and len(args) == 1:  # ``circuit(func)`` or ``circuit(5)``
+            self.note_types(args[0], ["Callable"], checked=True)
         self.note(callee, 2, _callable(node))
         if name == "hasattr" and len(args) == 2 and _literal_text(args[1]) in _FILE_METHODS:
             self.note_types(args[0], ["TextIO"])  # ``hasattr(source, "read")``: a file will do
@@ -408,11 +479,16 @@ def _literal(node: ast.expr | None) -> str | None:
 
 
 def _by_name(name: str) -> str | None:
-    """The hint a parameter's name gives, a numbered one's (``string1``, ``s_2``) its stem's."""
+    """The hint a parameter's name gives, a numbered one's (``string1``, ``s_2``) its stem's;
+    a compound name ending in a word only a callable is named by (``fallback_function``,
+    ``error_handler``) is a callable."""
     if name.startswith(("is_", "has_")):
         return "bool"
     stem = name.rstrip("0123456789").rstrip("_") or name
-    return next((hint for hint, names in _BY_NAME.items() if {name, stem} & names), None)
+    found = next((hint for hint, names in _BY_NAME.items() if {name, stem} & names), None)
+    if found is None and stem.rpartition("_")[2] in _CALLABLE_WORDS:
+        return "Callable"
+    return found
 
 
 def _name(node: ast.expr) -> str:

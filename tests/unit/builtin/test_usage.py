@@ -49,6 +49,12 @@ def get_in(keys, coll, default=None, no_default=False):
             {"x": "int | type(None) | None"},
         ),
         ("def f(x):\n    return isinstance(x, None) or x is None", {"x": "None"}),
+        # callable(): a callable, or none (a decorator taking its function or its options)
+        ("def f(x):\n    return callable(x)", {"x": "Callable | None"}),
+        (
+            "def f(x):\n    if isinstance(x, str):\n        return x\n    return callable(x)",
+            {"x": "str | Callable | None"},
+        ),
         # duck typing adds stdlib types: .year/.month/.day is a date, .days/.seconds a timedelta
         (
             "def f(x):\n    if isinstance(x, Box):\n        return 1\n    return x.year + x.month + x.day",
@@ -172,6 +178,13 @@ def test_priority(source: str, param: str, expected: str) -> None:
         ("is_valid", "bool"),
         ("has_key", "bool"),
         ("thing", None),
+        # a compound name ending in a word only a callable goes by
+        ("fallback_function", "Callable"),
+        ("error_handler", "Callable"),
+        ("sort_fn", "Callable"),
+        ("cache_key", None),  # a key, not a key function
+        ("email_receiver", None),
+        ("file_name", None),
         # a numbered name is hinted like its stem
         ("string1", "str"),
         ("s2", "str"),
@@ -227,6 +240,37 @@ def test_name_fallback(name: str, expected: str | None) -> None:
             {"f": {"kw": "list"}},
         ),
         ("def f(**kw):\n    return [v + 1 for v in kw.values()]", {"f": {"kw": "int"}}),
+        # a parameter handed unchanged to a callable of the module takes that one's hint
+        # when its own body gives none: circuitbreaker's ``expected_exception``
+        (
+            "def build(exc):\n    return isclass(exc) and issubclass(exc, Exception)\n"
+            "def circuit(exc=None, size=0):\n    return build(exc)",
+            {
+                "build": {"exc": "type[Exception] | None"},
+                "circuit": {"exc": "type[Exception] | None", "size": "int"},
+            },
+        ),
+        # by keyword, to a class (its ``__init__``), to a method on self, through two links
+        (
+            "class Box:\n    def __init__(self, items):\n        self.items = items.copy()\n"
+            "        self._add(items)\n"
+            "    def _add(self, given):\n        given.append(1)\n"
+            "    def add(self, more):\n        return self._add(given=more)\n"
+            "def pack(things):\n    return Box(things)\n"
+            "def wrap(stuff):\n    return pack(stuff)",
+            {
+                "Box.__init__": {"items": "list"},  # by its name
+                "Box._add": {"given": "list"},
+                "Box.add": {"more": "list"},
+                "pack": {"things": "list"},
+                "wrap": {"stuff": "list"},
+            },
+        ),
+        # its own evidence, however weak, wins; an expression handed over is not the parameter
+        (
+            "def g(x):\n    return x.items()\ndef f(x, y):\n    return g(x) + g(y + 1) + x.upper()",
+            {"g": {"x": "dict"}, "f": {"x": "str", "y": "int"}},
+        ),
         # toolz
         (
             TOOLZ,
