@@ -50,6 +50,7 @@ from tddforge.builtin.from_tests import (
 from tddforge.builtin.module_state import (
     argv_readers,
     clock_lines,
+    mutated_containers,
     rebound_globals,
     restoring,
     unclocked,
@@ -456,7 +457,8 @@ class BuiltinSuiteGenerator:
         kept = unclocked(kept, clock_lines(target.source))  # a value of the moment: its type
         prog = target.import_name.rsplit(".", 1)[-1]  # ``sys.argv`` as the runner set it
         rebinds, argv = rebound_globals(target.source), argv_readers(target.source)
-        kept = restoring(kept, rebinds, argv, prog)  # globals it rebinds, the argv it reads
+        changes = mutated_containers(target.source)  # a registry it adds to: on a copy
+        kept = restoring(kept, rebinds, argv, prog, changes)  # globals, the argv it reads
         code = write_module(target.import_name, kept, target.framework, homes)
         return format_source(code, target.test_path, target.project)
 

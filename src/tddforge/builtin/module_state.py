@@ -26,6 +26,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from tddforge.builtin.explore import CallResult
+from tddforge.builtin.sequences import MUTATING
 from tddforge.builtin.writer import bound_names
 
 Span = tuple[int, int]
@@ -51,6 +52,132 @@ def rebound_globals(source: str) -> dict[Span, tuple[str, ...]]:
         if names:
             found[(node.lineno, node.end_lineno or node.lineno)] = names
     return found
+
+
+#: what builds a container a module keeps at its top or in a class: a registry, a cache
+_CONTAINERS = frozenset(
+    {"dict", "list", "set", "defaultdict", "OrderedDict", "deque", "Counter", "WeakValueDictionary"}
+)
+
+
+def mutated_containers(source: str) -> dict[Span, tuple[str, ...]]:
+    """Each function's (first, last) lines → the containers kept at the module's top or
+    in one of its classes that it changes in place, as names from the module
+    (``REGISTRY``, ``CircuitBreakerMonitor.circuit_breakers``), in order.
+
+    ``CircuitBreakerMonitor.register(breaker)`` stores into ``cls.circuit_breakers``:
+    no name is rebound, yet every test after it sees that breaker (``all_closed()``
+    turns false). A container is a display or a call of a builtin container type bound
+    at the top (``_cache = {}``) or in a class's body (``registry = {}``); it is changed
+    by an item stored or deleted (``REGISTRY[k] = v``, ``del cls.seen[k]``) or by a
+    container method that changes its receiver (``cls.hooks.append(f)``). A name the
+    function binds itself is its own, and an attribute ``self`` also sets is the
+    instance's."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return {}
+    top = _container_names(tree.body)
+    classes = {
+        node.name: (_container_names(node.body), _self_set(node))
+        for node in tree.body
+        if isinstance(node, ast.ClassDef)
+    }
+    found: dict[Span, tuple[str, ...]] = {}
+    for owner, node in _functions(tree):
+        own = _own_nodes(node)
+        local = {t.id for inner in own for t in _targets(inner) if isinstance(t, ast.Name)}
+        local.update(
+            a.arg for a in [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]
+        )
+        names = []
+        for changed in _changed(own):
+            name = _container(changed, owner, top - local, classes)
+            if name is not None:
+                names.append(name)
+        if names:
+            found[(node.lineno, node.end_lineno or node.lineno)] = tuple(dict.fromkeys(names))
+    return found
+
+
+def _container_names(body: list[ast.stmt]) -> set[str]:
+    names: set[str] = set()
+    for node in body:
+        value = getattr(node, "value", None)
+        if not isinstance(node, (ast.Assign, ast.AnnAssign)) or not _is_container(value):
+            continue
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        names.update(t.id for t in targets if isinstance(t, ast.Name))
+    return names
+
+
+def _is_container(value: ast.expr | None) -> bool:
+    if isinstance(value, (ast.Dict, ast.List, ast.Set, ast.DictComp, ast.ListComp, ast.SetComp)):
+        return True
+    if isinstance(value, ast.Call):
+        func = value.func
+        name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+        return name in _CONTAINERS
+    return False
+
+
+def _self_set(cls: ast.ClassDef) -> set[str]:
+    """The attributes a class's methods set on ``self`` (an instance's own, then)."""
+    return {
+        t.attr
+        for node in ast.walk(cls)
+        for t in _targets(node)
+        if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self"
+    }
+
+
+def _functions(tree: ast.Module) -> list[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]]:
+    """The module's functions and its classes' methods, each with its class's name ("")."""
+    found: list[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]] = []
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            found.append(("", node))
+        elif isinstance(node, ast.ClassDef):
+            found += [
+                (node.name, inner)
+                for inner in node.body
+                if isinstance(inner, (ast.FunctionDef, ast.AsyncFunctionDef))
+            ]
+    return found
+
+
+def _changed(nodes: list[ast.AST]) -> list[ast.expr]:
+    """The expressions whose object ``nodes`` change in place: stored into, deleted from,
+    or given a container method that changes its receiver."""
+    changed: list[ast.expr] = []
+    for node in nodes:
+        targets = node.targets if isinstance(node, ast.Delete) else _targets(node)
+        changed += [t.value for t in targets if isinstance(t, ast.Subscript)]
+        method = node.func if isinstance(node, ast.Call) else None
+        if isinstance(method, ast.Attribute) and method.attr in MUTATING:
+            changed.append(method.value)
+    return changed
+
+
+def _container(
+    node: ast.expr,
+    owner: str,
+    top: set[str],
+    classes: dict[str, tuple[set[str], set[str]]],
+) -> str | None:
+    """The module's name for the container ``node`` is, or None."""
+    if isinstance(node, ast.Name):
+        return node.id if node.id in top else None
+    if not isinstance(node, ast.Attribute) or not isinstance(node.value, ast.Name):
+        return None
+    holder = node.value.id
+    cls = owner if holder in ("cls", "self") else holder
+    if cls not in classes:
+        return None
+    kept, on_self = classes[cls]
+    if node.attr not in kept or (holder == "self" and node.attr in on_self):
+        return None
+    return f"{cls}.{node.attr}"
 
 
 def _targets(node: ast.AST) -> list[ast.expr]:
@@ -111,24 +238,30 @@ def restoring(
     rebinds: Mapping[Span, tuple[str, ...]],
     argv: Sequence[Span] = (),
     prog: str = "",
+    changes: Mapping[Span, tuple[str, ...]] | None = None,
 ) -> list[CallResult]:
     """``results``, each call that ran a function rebinding module globals given their
-    names as ``restore`` (in the order the module's functions rebind them), and each
-    that ran one reading ``sys.argv`` given ``prog``, the command line it ran with."""
+    names as ``restore`` (in the order the module's functions rebind them), each that
+    ran one changing a container of the module in place (``mutated_containers``) given
+    its names as ``copied``, and each that ran one reading ``sys.argv`` given ``prog``,
+    the command line it ran with."""
     out = []
     for result in results:
-        lines = {line for arc in result.arcs for line in arc if line > 0}
-        names = tuple(
-            dict.fromkeys(
-                name for span, rebound in rebinds.items() if _ran(span, lines) for name in rebound
-            )
-        )
+        lines = {line for arc in result.arcs | result.setup for line in arc if line > 0}
+        names = _ran_names(rebinds, lines)
+        copied = _ran_names(changes or {}, lines)
         reads = any(_ran(span, lines) for span in argv)
-        if names or reads:
-            call = replace(result.call, restore=names, argv=prog if reads else "")
+        if names or copied or reads:
+            call = replace(result.call, restore=names, copied=copied, argv=prog if reads else "")
             result = replace(result, call=call)
         out.append(result)
     return out
+
+
+def _ran_names(found: Mapping[Span, tuple[str, ...]], lines: set[int]) -> tuple[str, ...]:
+    return tuple(
+        dict.fromkeys(name for span, names in found.items() if _ran(span, lines) for name in names)
+    )
 
 
 def _ran(span: Span, lines: set[int]) -> bool:

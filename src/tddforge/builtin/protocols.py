@@ -40,6 +40,10 @@ RETURNED_FUNCTION_ARGS: tuple[tuple[str, ...], ...] = (
     ("1",),
     ("'a'",),
 )
+#: failures a returned function is given before it is called again: the call after them
+#: is the third (a retry's usual limit) and the sixth (past a circuit breaker's 5); the
+#: wrapper refuses the next failure once it trips, so a step past its threshold fails
+FAILURES_BEFORE = (5, 2)
 CALLS_PER_INSTANCE = 40  # calls planned on one returned instance
 MAX_SOURCE = 120  # the longest expression an instance is taken from
 
@@ -177,4 +181,35 @@ def calls_of_returned_functions(
         for maker, sources in by_maker.items()
         for source in sources
         for args in RETURNED_FUNCTION_ARGS
+    ]
+
+
+def calls_after_failures(seen: Iterable[CallResult], per_maker: int = PER_MAKER) -> list[Call]:
+    """Each returned function (``calls_of_returned_functions``) seen raising an exception a
+    test can expect, called again after that failure repeated each of ``FAILURES_BEFORE``
+    times: a decorator's wrapper that counts failures (a circuit breaker opens, a retry
+    gives up) behaves otherwise from then on, which one call never shows. Its first failing
+    arguments, per returned function, both as the steps and as the call after them;
+    ``per_maker`` returned functions per callable that returns them."""
+    failures: dict[str, Step] = {}
+    makers: dict[str, list[str]] = {}
+    calls: dict[str, Call] = {}
+    for result in seen:
+        call, outcome = result.call, result.outcome
+        if call.via is None or call.before or not call.target.endswith(f".{CALL}"):
+            continue
+        if not result.deterministic or outcome.kind != "raise" or not outcome.type:
+            continue
+        if outcome.denied or call.via in failures:
+            continue
+        maker = call.via.partition("(")[0]
+        if len(makers.setdefault(maker, [])) >= per_maker:
+            continue
+        makers[maker].append(call.via)
+        failures[call.via] = Step(CALL, call.args, call.kwargs, (outcome.type, outcome.type_module))
+        calls[call.via] = call
+    return [
+        Call(calls[source].target, step.args, step.kwargs, via=source, before=(step,) * times)
+        for source, step in failures.items()
+        for times in FAILURES_BEFORE
     ]

@@ -44,6 +44,7 @@ from tddforge.builtin.explore import (
     run_calls,
 )
 from tddforge.builtin.protocols import (
+    calls_after_failures,
     calls_of_returned_functions,
     calls_on_returned,
     returned_instances,
@@ -370,7 +371,12 @@ def search(
             list[Call](),
         )
         functions_done.update(c.via for c in of_functions if c.via is not None)
-        on_returned = [*on_returned, *of_functions]
+        after_failures = guard(  # a wrapper that counts failures: a circuit breaker, a retry
+            "planning calls after repeated failures",
+            partial(calls_after_failures, seen),
+            list[Call](),
+        )
+        on_returned = [*on_returned, *of_functions, *after_failures]
         varied: list[Call] = []
         if environ:
             kept_now = keep_new_coverage(seen)[0]

@@ -293,6 +293,10 @@ def _test(
     env = (*call.pinned, *call.env, *((variable, None) for variable in call.unset))
     imports.update(call.restore)  # each global's value as imported, to put back
     kept_as_imported = [(f"{module.module}.{global_}", global_) for global_ in call.restore]
+    imports.update(dotted.split(".")[0] for dotted in call.copied)  # changed on a copy
+    kept_as_imported += [
+        (f"{module.module}.{dotted}", f"copy.copy({dotted})") for dotted in call.copied
+    ]
     if call.argv:  # the command line and streams the runner called it with, not pytest's
         streams = [("sys.stdin", "io.StringIO()"), ("sys.stdout", "io.StringIO()")]
         kept_as_imported += [("sys.argv", repr([call.argv])), *streams]

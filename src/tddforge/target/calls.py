@@ -298,6 +298,7 @@ def run_call(
     random.seed()
     sys.stdout = sys.stderr = io.StringIO()  # the call's prints must not flood the sandbox
     tracer = Tracer(module.__file__)
+    setup = Tracer(module.__file__)  # building the instance: what its test does first
 
     def alarm(signum: int, frame: Any) -> None:
         raise CallTimeout
@@ -308,16 +309,18 @@ def run_call(
     # in a directory of its own when it writes where it runs (``workdir.py``)
     place = own_directory() if call.get("workdir") else writes_noticed()
     with place as wrote:
-        outcome, read = _outcome(module, call, tracer if trace else None)
+        outcome, read = _outcome(module, call, tracer if trace else None, setup)
         set_environment(saved)
     found: dict[str, Any] = {"arcs": sorted(tracer.arcs), "outcome": outcome, **read}
+    if setup.arcs:
+        found["setup"] = sorted(setup.arcs)
     if wrote[0]:
         found["writes"] = True
     return found
 
 
 def _outcome(
-    module: Any, call: dict[str, Any], tracer: Tracer | None
+    module: Any, call: dict[str, Any], tracer: Tracer | None, setup: Tracer | None = None
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """Make the call and describe what it did, and what it read of the machine: the
     environment variables (with the values found), whether it asked who runs it,
@@ -331,7 +334,7 @@ def _outcome(
             identity = noticing.enter_context(identity_read())
             network = noticing.enter_context(network_used())
             lent = noticing.enter_context(descriptors_borrowed())
-            value, taken, instance, shown = _called(module, call, tracer)
+            value, taken, instance, shown = _called(module, call, tracer, setup)
         outcome = describe_value(value)
         if taken:  # a test must take as many, or never end
             outcome["taken"] = taken
@@ -354,10 +357,19 @@ def _outcome(
     return outcome, read
 
 
-def _called(module: Any, call: dict[str, Any], tracer: Tracer | None) -> tuple[Any, int, Any, str]:
+def _called(
+    module: Any, call: dict[str, Any], tracer: Tracer | None, setup: Tracer | None = None
+) -> tuple[Any, int, Any, str]:
     """Make the call (traced by ``tracer`` when given): its value, how many items were
-    taken of a generator cut short (0: all), the instance and what it showed before."""
-    func, instance = resolve(module, call)
+    taken of a generator cut short (0: all), the instance and what it showed before.
+    Building the instance is traced by ``setup`` (when given, with ``tracer``): its
+    arcs are not the call's, yet its test runs them (a registry written to)."""
+    if tracer is not None and setup is not None:
+        sys.settrace(setup)
+    try:
+        func, instance = resolve(module, call)
+    finally:
+        sys.settrace(None)
     args = [literal(a, module) for a in call["args"]]
     kwargs = {k: literal(v, module) for k, v in call["kwargs"].items()}
     if tracer is not None:

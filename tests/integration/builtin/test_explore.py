@@ -144,6 +144,24 @@ def test_arcs_follow_the_branch_taken(project: Path) -> None:
     assert not zero.arcs <= negative.arcs
 
 
+def test_the_arcs_of_building_the_instance_are_kept_apart(project: Path) -> None:
+    """A method's test builds its instance (``Box(1.0)``, or the expression ``via``)
+    before the call: those arcs are not the call's, but what they do (a registry
+    written to) is known of its test."""
+    built, via, plain = run(
+        project,
+        Call("Box.grow", init_args=("1.0",)),
+        Call("Box.grow", via="Box(2.0)"),
+        Call("classify", ("1",)),
+    )
+    init = 48  # ``self.size = size``
+    for result in (built, via):
+        assert any(init in arc for arc in result.setup)
+        assert not any(init in arc for arc in result.arcs)
+    assert (built.outcome.repr, via.outcome.repr) == ("2.0", "3.0")
+    assert plain.setup == frozenset() and plain.arcs
+
+
 def test_values_that_vary_are_kept_as_their_type(project: Path) -> None:
     """A clock, a random number and a set's order differ between the two runs: what
     stays is the type, which is what their tests assert."""

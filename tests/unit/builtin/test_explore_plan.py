@@ -210,6 +210,31 @@ def test_a_value_that_varies_in_a_stable_type_is_kept_as_its_type(
     assert not found.readable_repr
 
 
+@pytest.mark.parametrize(
+    ("second", "kept"),
+    [
+        ({"kind": "raise", "type": "E", "message": "OPEN until 17:55:21"}, True),
+        ({"kind": "raise", "type": "F", "message": "OPEN until 17:55:21"}, False),  # other type
+        ({"kind": "return", "repr": "1", "literal": True}, False),
+        (
+            {"kind": "raise", "type": "E", "message": "OPEN until 17:55:21", "denied": True},
+            False,
+        ),
+    ],
+)
+def test_an_exception_whose_message_varies_is_kept_as_its_type(
+    second: dict[str, Any], kept: bool
+) -> None:
+    """A circuit breaker's error names the time it opened: what a test can assert is the
+    exception's type, with no ``match=``."""
+    first = {"kind": "raise", "type": "E", "type_module": "m", "message": "OPEN until 17:55:20"}
+    second = {"type_module": "m", **second}
+    [found] = merge_runs([Call("f")], {0: row(first)}, {0: row(second)})
+    assert found.deterministic is kept
+    if kept:
+        assert found.outcome == Outcome("raise", "E", "m")
+
+
 def test_merge_runs_drops_calls_the_first_run_never_finished() -> None:
     ok = row({"kind": "return", "repr": "1", "literal": True})
     assert [r.call for r in merge_runs([Call("a"), Call("b")], {1: ok}, {1: ok})] == [Call("b")]

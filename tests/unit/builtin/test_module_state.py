@@ -10,6 +10,7 @@ from tddforge.builtin.explore import Call, CallResult, Outcome
 from tddforge.builtin.module_state import (
     argv_readers,
     clock_lines,
+    mutated_containers,
     rebound_globals,
     restoring,
     unclocked,
@@ -68,6 +69,64 @@ ARGV = [
 def test_argv_readers(case: str, source: str, expected: list[tuple[int, int]]) -> None:
     ast.parse(source)
     assert argv_readers(source) == expected
+
+
+MUTATED = [
+    (
+        "a registry in a class, through cls",
+        "class Monitor:\n    seen = {}\n    @classmethod\n    def register(cls, b):\n"
+        "        cls.seen[b.name] = b\n",
+        {(4, 5): ("Monitor.seen",)},  # from its def line
+    ),
+    (
+        "a module's list and set, by their methods, and an item deleted",
+        "HOOKS = []\nSEEN = set()\nCACHE = dict()\n\ndef add(f):\n    HOOKS.append(f)\n"
+        "    SEEN.add(f)\n    del CACHE[f]\n",
+        {(5, 8): ("HOOKS", "SEEN", "CACHE")},
+    ),
+    (
+        "a class's container named by the class, from a function",
+        "class K:\n    items = []\n\ndef put(x):\n    K.items.insert(0, x)\n",
+        {(4, 5): ("K.items",)},
+    ),
+    (
+        "through self, unless self has one of its own",
+        "class K:\n    shared = []\n    own = {}\n    def __init__(self):\n        self.own = {}\n"
+        "    def m(self, x):\n        self.shared.append(x)\n        self.own[x] = 1\n",
+        {(6, 8): ("K.shared",)},
+    ),
+    ("only read", "CACHE = {}\n\ndef get(k):\n    return CACHE.get(k)\n", {}),
+    ("a local of the same name", "A = []\n\ndef f():\n    A = []\n    A.append(1)\n", {}),
+    ("a parameter of the same name", "A = []\n\ndef f(A):\n    A.append(1)\n", {}),
+    ("not a container", "P = Parser()\n\ndef f():\n    P.update(1)\n", {}),
+    ("an import", "import sys\n\ndef f():\n    sys.path.append('x')\n", {}),
+    ("a file that does not compile", "def f(:\n", {}),
+]
+
+
+@pytest.mark.parametrize(("case", "source", "expected"), MUTATED, ids=[c[0] for c in MUTATED])
+def test_mutated_containers(
+    case: str, source: str, expected: dict[tuple[int, int], tuple[str, ...]]
+) -> None:
+    assert mutated_containers(source) == expected
+
+
+def test_a_call_that_changes_a_registry_runs_on_a_copy_of_it() -> None:
+    """``CircuitBreakerMonitor.register`` adds to a class's dict: every test after it
+    would see the breaker; its test patches in a copy, which pytest puts back."""
+    changes = {(3, 5): ("Monitor.seen",)}
+    results = [_result(Call("register", ("1",)), (4,)), _result(Call("other"), (9,))]
+    found = restoring(results, {}, changes=changes)
+    assert [r.call.copied for r in found] == [("Monitor.seen",), ()]
+    source = write_module("mon", found)
+    assert "import copy\n" in source
+    assert "from mon import Monitor, other, register\n" in source
+    assert (
+        "    monkeypatch.setattr('mon.Monitor.seen', copy.copy(Monitor.seen))\n"
+        "    assert register(1) is None\n"
+    ) in source
+    cases = write_module("mon", found, framework="unittest")
+    assert "with unittest.mock.patch('mon.Monitor.seen', copy.copy(Monitor.seen)):" in cases
 
 
 def _result(call: Call, lines: tuple[int, ...]) -> CallResult:

@@ -7,7 +7,9 @@ import pytest
 
 from tddforge.builtin.explore import Call, CallResult, Outcome, Step
 from tddforge.builtin.protocols import (
+    FAILURES_BEFORE,
     call_source,
+    calls_after_failures,
     calls_of_returned_functions,
     calls_on_returned,
     returned_instances,
@@ -136,6 +138,54 @@ def test_a_returned_function_is_called_in_its_turn() -> None:
     assert ("autoparams()", ("lambda *args: args",)) in called
     assert ("bind(1)", ("1",)) in called and ("bind(1)", ()) in called
     assert {c.target for c in calls} == {"autoparams.__call__", "bind.__call__"}
+
+
+def test_a_returned_function_that_failed_is_called_again_after_repeated_failures() -> None:
+    """circuitbreaker's wrapper opens after five failures: the call after them raises
+    ``CircuitBreakerError``, which no single call shows."""
+    fail = ("TypeError", "builtins")
+    wrapper = "circuit(failure_threshold=len)"
+    seen = [
+        result(Call("circuit.__call__", ("1",), via=wrapper), *fail, kind="raise"),
+        result(Call("circuit.__call__", ("'a'",), via=wrapper), *fail, kind="raise"),  # 2nd
+        result(Call("circuit.__call__", ("'a'",), via="circuit(len)"), "int", "builtins"),
+        result(Call("cache.__call__", via="cache(len)"), *fail, kind="raise", ok=False),
+        result(Call("parse", ("1",)), *fail, kind="raise"),  # not a returned function
+        result(Call("Box.__call__", init_args=()), *fail, kind="raise"),
+        result(Call("circuit.__call__", via="w", before=(Step("__call__"),)), *fail, kind="raise"),
+        result(
+            Call("denied.__call__", via="denied()"), "PermissionError", "builtins", kind="raise"
+        ),
+    ]
+    seen[-1] = CallResult(
+        seen[-1].call,
+        frozenset(),
+        Outcome("raise", "PermissionError", "builtins", denied=True),
+        True,
+    )
+    calls = calls_after_failures(seen)
+    assert {c.via for c in calls} == {wrapper}
+    step = Step("__call__", ("1",), (), fail)
+    assert {c.before for c in calls} == {(step,) * times for times in FAILURES_BEFORE}
+    assert calls == [
+        Call("circuit.__call__", ("1",), via=wrapper, before=(step,) * times)
+        for times in FAILURES_BEFORE
+    ]
+
+
+def test_a_call_after_repeated_failures_is_written_as_a_loop() -> None:
+    step = Step("__call__", ("1",), (), ("TypeError", "builtins"))
+    call = Call("circuit.__call__", ("1",), via="circuit(len)", before=(step,) * 5)
+    outcome = Outcome("raise", "CircuitBreakerError", "m")
+    source = write_module("m", [CallResult(call, frozenset(), outcome, True)])
+    assert (
+        "    returned = circuit(len)\n"
+        "    for _ in range(5):\n"
+        "        with pytest.raises(TypeError):\n"
+        "            returned(1)\n"
+        "    with pytest.raises(CircuitBreakerError):\n"
+        "        returned(1)\n"
+    ) in source
 
 
 def test_a_returned_function_is_written_as_called() -> None:
