@@ -67,6 +67,9 @@ def file_fingerprints(project: Path, test_file: Path) -> dict[str, str]:
     - ``path::Class::*``: every test method of a ``Test*`` class, inherited ones
       included; hashed with every ``Test*`` class of the file, since a class can
       inherit its tests from another one;
+    - ``path::Class::method``: one test method, hashed with its class but not with its
+      sibling tests (``_method_prints``), when no class of the file inherits another
+      of the file's classes: a pruned unittest suite keeps its verdicts;
     - ``path``: what collecting the file runs (everything at top level except
       test function bodies: imports, helpers, decorators, defaults, class
       bodies), for verdicts decided at collection time. Adding a plain test
@@ -90,12 +93,49 @@ def file_fingerprints(project: Path, test_file: Path) -> dict[str, str]:
     classes = [n for n in tree.body if isinstance(n, ast.ClassDef) and _is_test(n)]
     all_classes = _sha(shared, *(segment(c) for c in classes), *_bound(classes, bindings))
     found = {rel: _sha(exact, *(segment(c) for c in classes), *_import_time_parts(tree, segment))}
+    local = {c.name for c in tree.body if isinstance(c, ast.ClassDef)}
+    inherited = any(_name(base) in local for c in classes for base in c.bases)
     for node in tree.body:
         if isinstance(node, ast.ClassDef) and _is_test(node):
             found[f"{rel}::{node.name}::*"] = all_classes
+            if not inherited:
+                found.update(_method_prints(f"{rel}::{node.name}", node, shared, segment, bindings))
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and _is_test(node):
             found[f"{rel}::{node.name}"] = _sha(shared, segment(node), *_bound([node], bindings))
     return found
+
+
+def _method_prints(
+    prefix: str,
+    cls: ast.ClassDef,
+    shared: str,
+    segment: Callable[[ast.AST], str],
+    bindings: dict[str, str],
+) -> dict[str, str]:
+    """``path::Class::method`` for each test method of ``cls``: hashed with the class
+    without its other test methods (its bases, decorators, attributes, ``setUp`` and
+    helpers stay), so that dropping or adding a sibling test leaves it unchanged. Each
+    test runs on an instance of its own; a sibling can reach it only through what the
+    class holds, which is part of every method's hash."""
+    methods = [n for n in cls.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    tests = [n for n in methods if n.name.startswith("test")]
+    rest = [n for n in cls.body if n not in tests]
+    header = _sha(
+        *(segment(d) for d in cls.decorator_list),
+        cls.name,
+        *(segment(b) for b in [*cls.bases, *cls.keywords]),
+        *(segment(n) for n in rest),
+    )
+    return {
+        f"{prefix}::{test.name}": _sha(
+            shared, header, segment(test), *_bound([*rest, test, *cls.bases], bindings)
+        )
+        for test in tests
+    }
+
+
+def _name(node: ast.expr) -> str:
+    return node.id if isinstance(node, ast.Name) else ""
 
 
 class Segments:

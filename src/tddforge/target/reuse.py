@@ -55,9 +55,18 @@ def is_unchanged(nodeid: str, unchanged: set[str]) -> bool:
     """Whether a test (or a collection-time verdict's file) is provably unchanged.
 
     Keys as ``fingerprints.file_fingerprints`` makes them: ``path::func``,
-    ``path::Class::*`` for any method of a class, ``path`` for a file.
+    ``path::Class::*`` for any method of a class, ``path::Class::method`` for one
+    method on its own (where no class of the file inherits another), ``path`` for a
+    file.
     """
-    return test_key(nodeid) in unchanged
+    return test_key(nodeid) in unchanged or method_key(nodeid) in unchanged
+
+
+def method_key(nodeid: str) -> str:
+    """The fingerprint key of one test method on its own (``path::Class::method``), or ""
+    for anything else."""
+    parts = nodeid.split("[", 1)[0].split("::")
+    return "::".join(parts[:3]) if len(parts) == 3 and not nodeid.startswith(_COLLECTION) else ""
 
 
 def test_key(nodeid: str) -> str:

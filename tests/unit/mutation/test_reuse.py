@@ -160,6 +160,61 @@ def test_collection_key_covers_only_import_time_code(
     assert (before != after) is collection_changes
 
 
+CASES = """import unittest
+
+from m import f, g
+
+
+class TestF(unittest.TestCase):
+    LIMIT = 3
+
+    def setUp(self):
+        self.x = 1
+
+    def test_one(self):
+        self.assertEqual(f(self.x), 1)
+
+    def test_two(self):
+        self.assertEqual(g(self.LIMIT), 2)
+
+
+class TestG(unittest.TestCase):
+    def test_three(self):
+        self.assertTrue(g(1))
+"""
+
+
+def test_a_method_has_its_own_fingerprint_when_no_class_inherits_another(
+    tmp_path: Path,
+) -> None:
+    """A pruned unittest suite keeps the verdicts of the tests it kept: dropping
+    ``test_two`` leaves ``test_one``'s fingerprint as it was, while an edit to what the
+    class holds (``setUp``, an attribute) changes each of its methods'."""
+    before = _prints(tmp_path, CASES)
+    keys = {k for k in before if k.count("::") == 2 and not k.endswith("*")}
+    assert keys == {
+        "tests/test_x.py::TestF::test_one",
+        "tests/test_x.py::TestF::test_two",
+        "tests/test_x.py::TestG::test_three",
+    }
+    dropped = CASES.replace(
+        "\n    def test_two(self):\n        self.assertEqual(g(self.LIMIT), 2)\n", ""
+    )
+    after = _prints(tmp_path, dropped)
+    unchanged = set(fp.unchanged(before, after))
+    assert {"tests/test_x.py::TestF::test_one", "tests/test_x.py::TestG::test_three"} <= unchanged
+    assert "tests/test_x.py::TestF::*" not in unchanged  # the class as a whole changed
+    assert is_unchanged("tests/test_x.py::TestF::test_one", unchanged)
+    assert not is_unchanged("tests/test_x.py::TestF::test_two", unchanged)
+    for edit in (("self.x = 1", "self.x = 2"), ("LIMIT = 3", "LIMIT = 4")):
+        edited = set(fp.unchanged(before, _prints(tmp_path, CASES.replace(*edit))))
+        assert "tests/test_x.py::TestF::test_one" not in edited
+        assert "tests/test_x.py::TestG::test_three" in edited
+    # a class that inherits another of the file's: its methods go by the class only
+    inheriting = CASES.replace("class TestG(unittest.TestCase)", "class TestG(TestF)")
+    assert not any(k.endswith("::test_one") for k in _prints(tmp_path, inheriting))
+
+
 def test_conftest_edits_change_every_fingerprint(tmp_path: Path) -> None:
     before = _prints(tmp_path, SOURCE)
     (tmp_path / "tests" / "conftest.py").write_text("import pytest\n")
