@@ -21,6 +21,7 @@ from itertools import zip_longest
 
 from tddforge.builtin.discover import CallableInfo, ModuleInfo
 from tddforge.builtin.explore import Call, CallResult, Step
+from tddforge.builtin.sequences import as_step
 from tddforge.builtin.values import literal_value
 from tddforge.builtin.writer import call_arguments, method_call
 from tddforge.target.probe import CALL, ROUND_TRIPS, STATEMENTS
@@ -191,9 +192,8 @@ def calls_after_failures(seen: Iterable[CallResult], per_maker: int = PER_MAKER)
     gives up) behaves otherwise from then on, which one call never shows. Its first failing
     arguments, per returned function, both as the steps and as the call after them;
     ``per_maker`` returned functions per callable that returns them."""
-    failures: dict[str, Step] = {}
-    makers: dict[str, list[str]] = {}
-    calls: dict[str, Call] = {}
+    failures: dict[str, tuple[str, Step]] = {}  # returned function → its target, its failure
+    makers: dict[str, int] = {}
     for result in seen:
         call, outcome = result.call, result.outcome
         if call.via is None or call.before or not call.target.endswith(f".{CALL}"):
@@ -203,13 +203,12 @@ def calls_after_failures(seen: Iterable[CallResult], per_maker: int = PER_MAKER)
         if outcome.denied or call.via in failures:
             continue
         maker = call.via.partition("(")[0]
-        if len(makers.setdefault(maker, [])) >= per_maker:
+        if makers.get(maker, 0) >= per_maker:
             continue
-        makers[maker].append(call.via)
-        failures[call.via] = Step(CALL, call.args, call.kwargs, (outcome.type, outcome.type_module))
-        calls[call.via] = call
+        makers[maker] = makers.get(maker, 0) + 1
+        failures[call.via] = (call.target, as_step(result))
     return [
-        Call(calls[source].target, step.args, step.kwargs, via=source, before=(step,) * times)
-        for source, step in failures.items()
+        Call(target, step.args, step.kwargs, via=source, before=(step,) * times)
+        for source, (target, step) in failures.items()
         for times in FAILURES_BEFORE
     ]

@@ -338,7 +338,7 @@ def _observed(
             continue
         methods = calls.setdefault(owner, {})
         if call.before:
-            chain = (*call.before, _step(result))
+            chain = (*call.before, as_step(result))
             found = chains.setdefault(owner, [])
             usable = (
                 _returned(result)
@@ -352,7 +352,7 @@ def _observed(
         if len(targets) == 1 and _returned(result) and not _returned(targets[0]):
             targets.append(result)  # raising alone, it may return once the instance holds data
         if _usable_step(result, changers[owner]):
-            step = _step(result)
+            step = as_step(result)
             # a failure is kept apart: prefixes of its own, after the others
             kinds = (failing if step.raises else steps).setdefault(owner, {})
             own = kinds.setdefault(method, [])
@@ -407,7 +407,7 @@ def _usable_step(result: CallResult, changers: Collection[str]) -> bool:
     )
 
 
-def _step(result: CallResult) -> Step:
+def as_step(result: CallResult) -> Step:
     """``result``'s call as a step, expecting the exception it raised."""
     call, outcome = result.call, result.outcome
     raises = (outcome.type, outcome.type_module) if outcome.kind == "raise" else ()

@@ -27,7 +27,7 @@ from typing import Any
 
 from tddforge.mutation.shapes import import_shape
 from tddforge.target.protocol import BaselineRecord, PriorVerdict
-from tddforge.target.reuse import method_key, test_key
+from tddforge.target.reuse import test_keys
 
 
 def cache_key(python: str, pytest_args: list[str], modules: Iterable[str]) -> str:
@@ -87,7 +87,7 @@ def unchanged_tests(
             return []
         touched.add(rel)
     ran_touched = [n for n, r in prior.baseline.items() if touched.intersection(r["lines"])]
-    changed = {key for n in ran_touched for key in (test_key(n), method_key(n)) if key}
+    changed = {key for n in ran_touched for key in test_keys(n)}
     same = [n for n, digest in prints.items() if prior.fingerprints.get(n) == digest]
     return sorted(n for n in same if n not in changed)
 

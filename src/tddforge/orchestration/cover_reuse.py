@@ -28,7 +28,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, replace
 
 from tddforge.mutation.report import MutantResult, MutationReport
-from tddforge.target.reuse import method_key, test_key
+from tddforge.target.reuse import test_keys
 
 
 @dataclass(frozen=True)
@@ -88,11 +88,7 @@ def _reused(result: MutantResult, verdict: str, ran: tuple[str, ...]) -> MutantR
 
 def _unchanged(nodeid: str, before: Mapping[str, str], now: Mapping[str, str]) -> bool:
     """Whether the test's fingerprint is the same: its class's, or its own as a method."""
-    return any(
-        key in before and before[key] == now.get(key)
-        for key in (test_key(nodeid), method_key(nodeid))
-        if key
-    )
+    return any(key in before and before[key] == now.get(key) for key in test_keys(nodeid))
 
 
 def _report(

@@ -59,14 +59,17 @@ def is_unchanged(nodeid: str, unchanged: set[str]) -> bool:
     method on its own (where no class of the file inherits another), ``path`` for a
     file.
     """
-    return test_key(nodeid) in unchanged or method_key(nodeid) in unchanged
+    return any(key in unchanged for key in test_keys(nodeid))
 
 
-def method_key(nodeid: str) -> str:
-    """The fingerprint key of one test method on its own (``path::Class::method``), or ""
-    for anything else."""
+def test_keys(nodeid: str) -> tuple[str, ...]:
+    """Every fingerprint key a test is known by: ``test_key``'s, and for a method of a
+    class also its own (``path::Class::method``)."""
+    key = test_key(nodeid)
     parts = nodeid.split("[", 1)[0].split("::")
-    return "::".join(parts[:3]) if len(parts) == 3 and not nodeid.startswith(_COLLECTION) else ""
+    if len(parts) == 3 and not nodeid.startswith(_COLLECTION):
+        return (key, "::".join(parts))
+    return (key,)
 
 
 def test_key(nodeid: str) -> str:
