@@ -115,6 +115,9 @@ class ModuleInfo(_Frozen):
     functions: tuple[CallableInfo, ...]
     classes: tuple[ClassInfo, ...]
     instances: tuple[InstanceInfo, ...] = ()
+    #: classes of the package the module imports and names in a hint, with their
+    #: constructors only: what builds those arguments (never tested here themselves)
+    imported: tuple[ClassInfo, ...] = ()
 
     def held(self, class_name: str) -> list[str]:
         """The module-level names bound to instances of ``class_name``."""

@@ -689,12 +689,14 @@ def plan_calls(
 
 
 def constructor_calls(info: ModuleInfo, mined: Mapping[str, tuple[Constant, ...]]) -> list[Call]:
-    """The planned calls of every class's constructor (run first, to find working instances)."""
+    """The planned calls of every class's constructor (run first, to find working instances),
+    given the objects their hints name (``Limiter(RequestRate(0, 0))``)."""
+    objects = object_sources(info, mined)
     return [
         call
         for cls in info.classes
         if cls.constructor is not None and not cls.is_abstract and not cls.hidden
-        for call in _variants(cls.constructor, mined, 8, {})
+        for call in _variants(cls.constructor, mined, 8, objects)
     ]
 
 
@@ -719,6 +721,12 @@ def object_sources(
         known = list((working or {}).get(cls.name, ()))
         ctor = (known or _variants(cls.constructor, mined, per_class, {}))[:per_class]
         found[cls.name] = [f"{cls.name}({_arguments(c)})" for c in ctor]
+    for cls in info.imported:  # the package's classes a hint names: the module binds them
+        if cls.name in found:
+            continue
+        planned = _variants(cls.constructor, mined, per_class, {}) if cls.constructor else []
+        arguments = [_arguments(c) for c in planned[:per_class]] if cls.constructor else [""]
+        found[cls.name] = [f"{cls.name}({a})" for a in arguments]
     for cls in info.classes:
         found[callback_key(cls.name)] = callback_sources(cls, mined)
     return {name: sources for name, sources in found.items() if sources}
@@ -893,7 +901,7 @@ def _variants(
         return []
     base = {p.name: options[p.name][0] for p in required}
     calls = [_call(func, base)]
-    calls += _star_calls(func, calls[0], constants, per_param)
+    calls += _star_calls(func, calls[0], constants, per_param, options)
     calls += _keyword_calls(func, calls[0])
     calls += _together(func, base, options)
     for param in func.parameters:
@@ -907,9 +915,14 @@ def _variants(
 
 
 def _star_calls(
-    func: CallableInfo, base: Call, constants: Sequence[Constant], per_param: int
+    func: CallableInfo,
+    base: Call,
+    constants: Sequence[Constant],
+    per_param: int,
+    options: Mapping[str, Sequence[Value]],
 ) -> list[Call]:
-    """``*args`` given one, then two values (when every positional before it is required)."""
+    """``*args`` given one, then two values (when every positional before it is required):
+    the objects its hint names first (``*rates: RequestRate``), then literals."""
     star = next((p for p in func.parameters if p.kind == "var_positional"), None)
     if star is None:
         return []
@@ -917,7 +930,9 @@ def _star_calls(
     if any(not _required(p) for p in before):
         return []  # extra values would fill the optional parameters first
     element = star.model_copy(update={"kind": "positional_only"})
-    values = [v.source for v in candidates(element, constants, limit=per_param)]
+    built = [v.source for v in options.get(star.name, ())]
+    literal = [v.source for v in candidates(element, constants, limit=per_param)]
+    values = list(dict.fromkeys([*built, *literal]))[:per_param]
     calls = [replace(base, args=(*base.args, value)) for value in values]
     calls += [replace(base, args=(*base.args, a, b)) for a, b in itertools.pairwise(values)]
     if len(values) >= 2:  # the values as one list: ``merge([d1, d2])`` style APIs

@@ -23,6 +23,7 @@ import inspect
 import json
 import math
 import os
+import re
 import sys
 import traceback
 from typing import Any
@@ -319,7 +320,39 @@ def describe_module(module: Any) -> dict[str, Any]:
             continue
         if defined_in(obj, module):
             described["classes"].append(dict(describe_class(name, obj), hidden=True))
+    described["imported"] = imported_classes(module, described)
     return described
+
+
+def _hints(described: dict[str, Any]) -> str:
+    """Every parameter hint of the described functions, constructors and methods, as text."""
+    callables = list(described["functions"])
+    for cls in described["classes"]:
+        callables += [*([cls["constructor"]] if cls["constructor"] else []), *cls["methods"]]
+    return " ".join(p["annotation"] or "" for c in callables for p in c["parameters"])
+
+
+def imported_classes(module: Any, described: dict[str, Any]) -> list[dict[str, Any]]:
+    """Classes of the module's own package that it imports by name and names in a hint
+    (pyrate-limiter's ``Limiter(*rates: RequestRate)``, ``RequestRate`` from
+    ``.request_rate``): their constructors build the arguments those hints ask for. Only
+    the constructor is described; their methods are another module's to test."""
+    package = module.__name__.split(".")[0]
+    if "." not in module.__name__:
+        return []
+    hints = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", _hints(described)))
+    found = []
+    for name in sorted(hints):
+        obj = getattr(module, name, None)
+        if not inspect.isclass(obj) or obj.__name__ != name or defined_in(obj, module):
+            continue
+        home = getattr(obj, "__module__", None) or ""
+        if home.split(".")[0] != package or inspect.isabstract(obj):
+            continue
+        if issubclass(obj, (BaseException, enum.Enum)):
+            continue
+        found.append(dict(describe_class(name, obj), methods=[], properties=[]))
+    return found
 
 
 def _described(module: Any, names: list[str]) -> dict[str, Any]:

@@ -219,6 +219,55 @@ def test_package_module_and_all(tmp_path: Path) -> None:
     assert [f.name for f in info.functions] == ["visible", "not_listed"]
 
 
+def test_a_class_of_the_package_a_hint_names_is_described_by_its_constructor(
+    tmp_path: Path,
+) -> None:
+    # pyrate-limiter's ``Limiter(*rates: RequestRate)``: ``RequestRate`` comes from a
+    # sibling module, and nothing built one, so the limiter was never made
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/rate.py": """
+            import enum
+
+            class Rate:
+                def __init__(self, limit: int, interval: int):
+                    self.limit = limit
+
+                def describe(self):
+                    return str(self.limit)
+
+            class Unused:
+                pass
+
+            class Kind(enum.Enum):
+                FIXED = 1
+
+            class Full(Exception):
+                pass
+            """,
+        "pkg/limiter.py": """
+            from collections import OrderedDict
+            from .rate import Full, Kind, Rate, Unused
+
+            class Limiter:
+                def __init__(self, *rates: Rate, kind: Kind = Kind.FIXED, table: OrderedDict = None):
+                    self.rates = rates
+
+                def check(self, error: Full = None):
+                    return len(self.rates)
+            """,
+    }
+    info = run_discover(project_with(tmp_path, files), "pkg/limiter.py")
+    assert [c.name for c in info.classes] == ["Limiter"]
+    # only the package's plain class a hint names: not the unnamed one, the enum, the
+    # exception or the stdlib's class
+    assert [c.name for c in info.imported] == ["Rate"]
+    (rate,) = info.imported
+    assert rate.constructor is not None
+    assert [p.name for p in rate.constructor.parameters] == ["limit", "interval"]
+    assert rate.methods == () and rate.properties == ()
+
+
 def test_objects_a_package_says_live_elsewhere_are_still_the_modules(tmp_path: Path) -> None:
     # cbor2 5.9.0's package sets ``__module__ = "cbor2"`` on what it re-exports from
     # ``cbor2._decoder``: the decoder module then seemed to define nothing, and cover wrote

@@ -333,6 +333,34 @@ def test_a_parameter_hinted_with_a_module_class_gets_instances_built_by_its_cons
     assert {c.args for c in pays} == {("Money(0)",), ("Money(1)",)}  # never a literal price
 
 
+def test_a_parameter_hinted_with_a_class_the_module_imports_gets_instances_of_it() -> None:
+    # pyrate-limiter's ``Limiter(*rates: RequestRate)``, ``RequestRate`` from a sibling
+    limiter = klass(
+        "Limiter", func("Limiter", param("rates", "pkg.rate.Rate", kind="var_positional"))
+    )
+    info = module([], [limiter]).model_copy(
+        update={
+            "imported": (
+                ModuleInfo.model_validate(
+                    {
+                        **module([]).model_dump(),
+                        "classes": [klass("Rate", func("Rate", param("limit", "int")))],
+                    }
+                ).classes[0],
+                ModuleInfo.model_validate(
+                    {**module([]).model_dump(), "classes": [klass("Token", None)]}
+                ).classes[0],
+            )
+        }
+    )
+    built = {c.args for c in plan_calls(info, {}, per_param=3) if c.target == "Limiter"}
+    assert ("Rate(0)",) in built and ("Rate(1)",) in built
+    # an imported class is only an argument: neither it nor its methods are called
+    assert {c.target for c in plan_calls(info, {}, per_param=3)} == {"Limiter"}
+    # and the constructors run first, to find the instances methods are called on, get it
+    assert ("Rate(0)",) in {c.args for c in constructor_calls(info, {})}
+
+
 def test_writer_imports_the_classes_an_argument_builds() -> None:
     from tddforge.builtin.writer import module_names
 
