@@ -160,8 +160,9 @@ def bwrap_prefix(box: Confinement) -> list[str]:
     for path in box.readonly_paths:
         args += ["--ro-bind", str(path), str(path)]
     # After the tmpfs, so a work dir under /tmp stays visible and writable.
-    for path in (box.work_dir, *box.writable_paths):
-        args += ["--bind", str(path), str(path)]
+    args += ["--bind", str(box.work_dir), str(box.work_dir)]
+    for path in box.writable_paths:  # another run's scratch, which may be removed meanwhile
+        args += ["--bind-try", str(path), str(path)]
     if box.uid is None:
         args += ["--unshare-all", "--cap-drop", "ALL"] if os.geteuid() == 0 else ["--unshare-all"]
     else:

@@ -211,13 +211,23 @@ def _under(path: str, parent: str) -> bool:
 
 def _setup_mounts(config: dict[str, list[str]]) -> None:
     """Private /tmp and /dev/shm, fresh /proc, everything read-only but the writable paths."""
-    writable = [*config["work"], *config.get("writable", [])]
+    # Another run's scratch may be removed between our command line and now: it was only
+    # offered, and a run does not need it (its own stays open while it runs).
+    offered = [p for p in config.get("writable", []) if os.path.exists(p)]
+    writable = [*config["work"], *offered]
     readonly = config.get("readonly", [])
     _mount(None, "/", None, MS_REC | MS_PRIVATE)
     private = [p for p in PRIVATE_MOUNTS if os.path.isdir(p)]
     # Paths a private mount is about to hide: held open now, bound back afterwards.
     hidden = [p for p in (*writable, *readonly) if any(_under(p, m) for m in private)]
-    handles = {p: os.open(p, os.O_PATH) for p in dict.fromkeys(hidden) if os.path.exists(p)}
+    handles = {}
+    for path in dict.fromkeys(hidden):
+        try:
+            handles[path] = os.open(path, os.O_PATH)
+        except FileNotFoundError:
+            continue  # gone since: hidden by the private mount, it is not bound back
+    offered = [p for p in offered if p in handles or p not in hidden]
+    writable = [*config["work"], *offered]  # a missing work dir still fails, below
     for point in private:
         _mount("tmpfs", point, "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777")
     for path, fd in handles.items():

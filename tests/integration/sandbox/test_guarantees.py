@@ -77,6 +77,25 @@ def test_a_closed_scratch_is_not_writable_by_later_runs(backend: str, tmp_path: 
 
 
 @pytest.mark.parametrize("backend", ALL)
+def test_a_scratch_another_thread_removes_meanwhile_does_not_fail_a_run(
+    backend: str, tmp_path: Path
+) -> None:
+    # a run is given every open scratch; one closing (removed) while another thread's run
+    # starts made its mount fail: "mount /tmp/tddforge-run-...: No such file or directory",
+    # and ``cover`` stopped with "pytest produced no results" (found on inflection)
+    work = tmp_path / "work"
+    work.mkdir()
+    box = Sandbox(work, Limits(wall_seconds=30), backend=backend)
+    with box.scratch() as mine, box.scratch() as closing:
+        closing.rmdir()  # as its block's end does, between the run's command and its mounts
+        code = f"open({str(mine / 'a')!r}, 'w').write('1')"
+        done = box.run([sys.executable, "-c", code])
+        assert done.returncode == 0, done.stderr
+        assert (mine / "a").read_text() == "1"
+        closing.mkdir()  # for the block's own removal
+
+
+@pytest.mark.parametrize("backend", ALL)
 def test_home_and_tmpdir_leave_nothing_behind(backend: str, tmp_path: Path) -> None:
     work = tmp_path / "work"
     work.mkdir()
