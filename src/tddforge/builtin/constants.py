@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import ast
 import doctest
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -116,10 +116,11 @@ TEXTS_FIRST = 4
 
 
 def with_texts(
-    mined: dict[str, tuple[Constant, ...]], texts: dict[str, tuple[str, ...]]
+    mined: dict[str, tuple[Constant, ...]], texts: Mapping[str, Sequence[str | bytes]]
 ) -> dict[str, tuple[Constant, ...]]:
-    """``mined`` with each scope's composed texts (kind ``"text"``): a few first, so the
-    module's many short strings do not crowd them out, the others last."""
+    """``mined`` with each scope's composed texts (kind ``"text"``; ``bytes`` for binary
+    headers): a few first, so the module's many short strings do not crowd them out, the
+    others last."""
     merged = dict(mined)
     for scope, found in texts.items():
         composed = [Constant(text, "text") for text in found]

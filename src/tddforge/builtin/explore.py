@@ -34,7 +34,15 @@ from tddforge.analysis.project import import_name
 from tddforge.builtin.constants import Constant, constants_for
 from tddforge.builtin.discover import CallableInfo, ClassInfo, ModuleInfo, Param
 from tddforge.builtin.naming import instance_name
-from tddforge.builtin.values import Expr, Hint, Value, candidates, parse_hint, wants_file
+from tddforge.builtin.values import (
+    Expr,
+    Hint,
+    Value,
+    candidates,
+    parse_hint,
+    wants_bytes,
+    wants_file,
+)
 from tddforge.errors import InputError
 from tddforge.runner.pytest_run import project_paths
 from tddforge.runner.ship import entry_argv, ship
@@ -781,7 +789,12 @@ def param_options(
             *(Value(Expr(src), "callback") for key in handed for src in objects.get(key, ())),
             *(Value(Expr(src), "object") for name in named for src in objects.get(name, ())),
         ]
-        pool = (*texts, *constants) if wants_file(hint) else constants
+        if wants_file(hint):
+            pool = (*texts, *constants)
+        elif wants_bytes(hint):  # bytes are parsed by whatever reads them: every header
+            pool = (*(t for t in texts if isinstance(t.value, bytes)), *constants)
+        else:
+            pool = constants
         options[p.name] = (*built, *candidates(p, pool, limit=per_param))[:per_param]
     if func.name in ATTRIBUTE_METHODS and func.parameters:  # ``box.size``: names, not values
         first = func.parameters[0].name

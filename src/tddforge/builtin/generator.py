@@ -38,6 +38,7 @@ from tddforge.builtin.explore import (
     smallest_cover,
     without_subsumed,
 )
+from tddforge.builtin.file_headers import composed_headers
 from tddforge.builtin.from_tests import (
     TestInputs,
     ancestor_reexports,
@@ -193,6 +194,15 @@ class BuiltinSuiteGenerator:
             partial(composed_texts, target.source, _regex_examples(mined)),
             dict[str, tuple[str, ...]](),
         )
+        headers = guard(
+            "composing binary headers",
+            partial(composed_headers, target.source),
+            dict[str, tuple[bytes, ...]](),
+        )
+        composed: dict[str, tuple[str | bytes, ...]] = {
+            scope: (*texts.get(scope, ()), *headers.get(scope, ()))
+            for scope in dict.fromkeys([*texts, *headers])
+        }
         changers = guard(
             "finding methods that change state",
             partial(state_changers, target.source),
@@ -212,7 +222,7 @@ class BuiltinSuiteGenerator:
             target.project,
             module,
             info,
-            with_texts(mined, texts),
+            with_texts(mined, composed),
             python=self.python,
             sandbox=box,
             budget=self.budget * SEARCH_SHARE,

@@ -349,6 +349,15 @@ def wants_file(hint: Hint | None) -> bool:
     )
 
 
+def wants_bytes(hint: Hint | None) -> bool:
+    """Whether a hint is ``bytes`` (or ``bytearray``), or a union with one."""
+    if hint is None:
+        return False
+    if hint.name == "Union":
+        return any(wants_bytes(arg) for arg in hint.args)
+    return hint.name in ("bytes", "bytearray")
+
+
 def _file_type(hint: Hint) -> str | None:
     """The in-memory file a file hint is given (``io.StringIO``, ``io.BytesIO``), or None."""
     if hint.name == "IO" and hint.args and hint.args[0].name == "bytes":

@@ -134,7 +134,12 @@ def annotation_text(annotation: Any) -> str | None:
         return None
     if isinstance(annotation, str):
         return annotation
-    return inspect.formatannotation(annotation)
+    text = inspect.formatannotation(annotation)
+    if text.startswith("<class '") and text.endswith("'>"):
+        # a class of ``typing`` is written as its repr (``<class 'BinaryIO'>``, for
+        # ``typing.BinaryIO`` and ``typing.TextIO``): its name, as a hint is written
+        return text[len("<class '") : -len("'>")]
+    return text
 
 
 def describe_parameter(param: inspect.Parameter) -> dict[str, Any]:

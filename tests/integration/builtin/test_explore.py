@@ -22,6 +22,7 @@ from tddforge.builtin.explore import (
     run_against_mutants,
     run_calls,
 )
+from tddforge.builtin.file_headers import composed_headers
 from tddforge.builtin.from_tests import calls_from_tests, project_test_sources, read_tests
 from tddforge.builtin.search import OFF_HINT, Guard, search
 from tddforge.builtin.texts import composed_texts
@@ -429,6 +430,51 @@ def test_texts_composed_from_the_parser_reach_its_entries_without_any_test(
     assert len(shaped.covered) > len(plain.covered)
     kept_inputs = [ast.literal_eval(r.call.args[0]) for r in shaped.kept if r.call.args]
     assert any("\n    " in text for text in kept_inputs if isinstance(text, str))
+
+
+SNIFFER = """\
+import struct
+from typing import BinaryIO
+
+
+def _format(head):
+    if head[:6] in (b"GIF87a", b"GIF89a"):
+        return "gif"
+    if head.startswith(b"RIFF") and head[8:12] == b"WEBP":
+        return "webp"
+    return "unknown"
+
+
+def size(stream: BinaryIO):
+    head = stream.read(32)
+    kind = _format(head)
+    if kind == "gif":
+        return struct.unpack("<HH", head[6:10])
+    if kind == "webp":
+        return struct.unpack("<HH", head[12:16])
+    return -1, -1
+
+
+def kind(data: bytes) -> str:
+    return _format(data)
+"""
+
+
+def test_headers_composed_from_the_signatures_reach_each_format_without_any_test(
+    tmp_path: Path,
+) -> None:
+    # imagesize: the formats are told apart by their first bytes, in a private helper;
+    # no mutated short constant reaches the code that reads a GIF's or a WebP's size
+    project, module = sample(tmp_path, "sniffer.py", SNIFFER)
+    box = Sandbox(project, LIMITS)
+    info = discover(project, module, python=PY, sandbox=box)
+    mined = mine_constants(SNIFFER)
+    plain = search(project, module, info, mined, python=PY, sandbox=box, budget=10.0)
+    headers = with_texts(mined, composed_headers(SNIFFER))
+    shaped = search(project, module, info, headers, python=PY, sandbox=box, budget=10.0)
+    assert len(shaped.covered) > len(plain.covered)
+    returned = {(r.call.target, r.outcome.repr) for r in shaped.kept if r.outcome.kind == "return"}
+    assert {("size", "(0, 0)"), ("kind", "'gif'"), ("kind", "'webp'")} <= returned
 
 
 PACKAGE_INIT = """\

@@ -120,3 +120,18 @@ def test_a_private_class_the_public_calls_may_return_is_described_hidden() -> No
     assert list(classes) == ["_Injection"]  # not ``_Alias``: a builtin class, not defined here
     assert classes["_Injection"]["hidden"] is True
     assert [m["name"] for m in classes["_Injection"]["methods"]] == ["__call__"]
+
+
+def test_a_hint_naming_a_class_of_typing_is_written_as_its_name() -> None:
+    import typing
+
+    from tddforge.target.probe import annotation_text
+
+    # ``inspect.formatannotation`` gives ``<class 'BinaryIO'>``, which parses as no hint:
+    # a ``stream: BinaryIO`` parameter then never got an in-memory file
+    assert annotation_text(typing.BinaryIO) == "BinaryIO"
+    assert annotation_text(typing.TextIO) == "TextIO"
+    assert annotation_text(typing.IO[bytes]) == "IO[bytes]"
+    assert annotation_text(typing.Optional[typing.BinaryIO]) == "Optional[BinaryIO]"  # noqa: UP045
+    assert annotation_text(int) == "int"
+    assert annotation_text("Money") == "Money"
