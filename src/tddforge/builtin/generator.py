@@ -83,8 +83,9 @@ from tddforge.sandbox import Limits, Sandbox
 from tddforge.sandbox.sandbox import BASE_ENV
 from tddforge.types import Progress
 
-#: Of the budget left when the search starts (discovery and reading the project's tests
-#: come first); the mutant-directed phase gets the rest.
+#: Of the budget; the mutant-directed phase gets the rest. (Taking it of what is left
+#: when the search starts, after discovery and reading the project's tests, was tried:
+#: dnspython's search, cut from 10.5 s to about 8, reached 326 arcs instead of 567.)
 SEARCH_SHARE = 0.7
 #: At least this long (when left) for reading the module's tables with each mutant on:
 #: cheap, and often most of a module's mutants (inflection's 126 of 218 survivors take
@@ -239,7 +240,7 @@ class BuiltinSuiteGenerator:
             with_texts(mined, composed),
             python=self.python,
             sandbox=box,
-            budget=max(self._deadline - self.clock(), 0.0) * SEARCH_SHARE,
+            budget=self.budget * SEARCH_SHARE,
             clock=self.clock,
             seeded=seeded,
             changers=changers,
