@@ -325,7 +325,10 @@ def describe_module(module: Any) -> dict[str, Any]:
             continue
         if defined_in(obj, module):
             described["classes"].append(dict(describe_class(name, obj), hidden=True))
-    described["imported"] = imported_classes(module, described)
+    try:
+        described["imported"] = imported_classes(module, described)
+    except Exception:  # a module ``__getattr__`` raising: the arguments' makers are extras
+        described["imported"] = []
     return described
 
 
@@ -356,7 +359,10 @@ def imported_classes(module: Any, described: dict[str, Any]) -> list[dict[str, A
             continue
         if issubclass(obj, (BaseException, enum.Enum)):
             continue
-        found.append(dict(describe_class(name, obj), methods=[], properties=[]))
+        try:  # only an argument's maker: a class that cannot be described is left out
+            found.append(dict(describe_class(name, obj), methods=[], properties=[]))
+        except Exception:  # the module's own description must not fail for it
+            continue
     return found
 
 

@@ -135,3 +135,22 @@ def test_a_hint_naming_a_class_of_typing_is_written_as_its_name() -> None:
     assert annotation_text(typing.Optional[typing.BinaryIO]) == "Optional[BinaryIO]"  # noqa: UP045
     assert annotation_text(int) == "int"
     assert annotation_text("Money") == "Money"
+
+
+def test_a_module_getattr_that_raises_leaves_out_only_the_imported_classes() -> None:
+    module = types.ModuleType("pkg.limiter")
+
+    def limit(rate: Rate) -> int:  # noqa: F821 - a hint naming nothing the module binds
+        return 1
+
+    def refuse(name: str) -> object:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise RuntimeError(f"no {name}")  # a lazy loader failing on a name it does not know
+
+    limit.__module__ = module.__name__
+    module.limit = limit  # type: ignore[attr-defined]
+    module.__getattr__ = refuse  # type: ignore[method-assign]
+    described = describe_module(module)
+    assert [f["name"] for f in described["functions"]] == ["limit"]
+    assert described["imported"] == []
