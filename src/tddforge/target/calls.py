@@ -46,6 +46,7 @@ import sys
 from typing import Any
 
 from .capture import capture
+from .class_cell import binds_class_cell
 from .clock import install_clock
 from .descriptors import descriptors_borrowed, install_descriptors
 from .environ_reads import (
@@ -168,8 +169,8 @@ class Tracer:
         self.last: dict[Any, int] = {}
 
     def __call__(self, frame: Any, event: str, arg: Any) -> Any:
-        if frame.f_code.co_filename != self.filename:
-            return None
+        if frame.f_code.co_filename != self.filename or binds_class_cell(frame.f_code):
+            return None  # a class body binding ``__class__`` runs untraced (``tracing``)
         self.last[frame] = -frame.f_code.co_firstlineno
         return self.local
 

@@ -8,6 +8,8 @@ import os
 import sys
 from typing import Any, Callable, Optional
 
+from .class_cell import binds_class_cell
+
 TraceFunction = Callable[[Any, str, Any], Optional[Callable[..., Any]]]
 
 
@@ -81,6 +83,16 @@ class LineTracer:
                 return None
             if code.co_name == "<module>":
                 importing[0] += 1
+            if binds_class_cell(code):
+                # traced line by line, its ``__class__`` would be lost (see the function):
+                # its lines are taken as run, as a class body runs straight through
+                import dis  # only here: a start-up costs each sandboxed run
+
+                body = {line for _, line in dis.findlinestarts(code) if line is not None}
+                lines[hit].update(body)
+                if importing[0]:
+                    import_lines[hit].update(body)
+                return None
             lines[hit].add(frame.f_lineno)
             if importing[0]:
                 import_lines[hit].add(frame.f_lineno)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -365,3 +366,60 @@ def test_a_target_pytest_imported_for_itself_is_the_one_the_tests_run(
     mutants = [r.mutant for r in report.results]
     truth = run_ground_truth(job, settings, mutants, report=report)
     assert verdict_differences(report, truth) == []
+
+
+PROXY = """\
+class Proxy:
+    def __init__(self, wrapped):
+        object.__setattr__(self, "wrapped", wrapped)
+
+    @property
+    def __class__(self):
+        return self.wrapped.__class__
+
+    @__class__.setter
+    def __class__(self, value):
+        self.wrapped.__class__ = value
+
+    def name(self):
+        return type(self).__name__ + super().__repr__()[:0]
+
+
+def double(x):
+    return x * 2
+"""
+
+PROXY_TESTS = """\
+from sample import Proxy, double
+
+
+def test_double():
+    assert double(2) == 4
+
+
+def test_proxy_poses_as_what_it_wraps():
+    assert Proxy(3).__class__ is int
+    assert Proxy(3).name() == "Proxy"
+"""
+
+
+@pytest.mark.skipif(
+    sys.version_info >= (3, 11),
+    reason="CPython 3.10's defect (and older's): 3.11's frames keep a class body's __class__; "
+    "CI's second pass runs this under 3.10",
+)
+def test_a_class_body_binding_class_is_traced_without_losing_it(
+    tmp_path: Path, settings: Settings
+) -> None:
+    # wrapt's ObjectProxy: ``@property def __class__`` then ``@__class__.setter``, in a
+    # class whose methods use the ``__class__`` cell (``super()``). A Python trace function
+    # made its body lose its own ``__class__`` before 3.13: "NameError: name '__class__' is
+    # not defined" at import, and ``mutate`` said the tests cannot run
+    project = write_project(tmp_path / "proj", PROXY, PROXY_TESTS)
+    report = score(job_for(project), settings)
+    assert report.counts["error"] == 0
+    verdicts = _verdicts(report)
+    assert verdicts[(18, "*", "/")] == "killed"
+    assert verdicts[(18, "2", "3")] == "killed"
+    assert verdicts[(14, "+", "-")] == "killed"  # in the class, run from a graft
+    assert _differences_from_ground_truth(project, settings, report) == []
