@@ -85,7 +85,7 @@ def _placements(node: ast.expr) -> list[Placement]:
     if not isinstance(node, ast.Compare) or len(node.ops) != 1:
         return []
     left, right = node.left, node.comparators[0]
-    if isinstance(node.ops[0], ast.Eq):
+    if isinstance(node.ops[0], (ast.Eq, ast.NotEq)):  # ``!= b"IHDR"``: raises unless there
         if _byte_options(left) and not _byte_options(right):
             left, right = right, left
     elif not isinstance(node.ops[0], ast.In):
