@@ -91,6 +91,14 @@ def scoped_functions(tree: ast.Module) -> Iterator[tuple[str, Function]]:
                     yield f"{node.name}.{member.name}", member
 
 
+def scope_bodies(tree: ast.Module) -> Iterator[tuple[str, list[ast.AST]]]:
+    """What each scope's code is, by its name as ``mine_constants`` gives it: the module's
+    own statements (``MODULE_SCOPE``), then each top-level function and method whole."""
+    yield MODULE_SCOPE, [n for n in tree.body if not isinstance(n, (Function, ast.ClassDef))]
+    for name, node in scoped_functions(tree):
+        yield name, [node]
+
+
 def mine_constants(source: str) -> dict[str, tuple[Constant, ...]]:
     """The literals of ``source``, by scope, in source order, each (kind, value) once."""
     tree = ast.parse(source)

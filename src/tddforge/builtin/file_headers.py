@@ -18,14 +18,13 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from tddforge.builtin.constants import MODULE_SCOPE
+from tddforge.builtin.constants import scope_bodies
 
 #: Headers per scope, at most; and the shortest one (a parser reads past the signature).
 MAX_HEADERS = 16
 MIN_LENGTH = 32
 #: The longest header composed: a signature placed further in is left out.
 MAX_LENGTH = 4096
-_FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 #: One comparison: the value compared (its source), the offset, the bytes it may hold there.
 Placement = tuple[str, int, tuple[bytes, ...]]
@@ -39,23 +38,11 @@ def composed_headers(source: str) -> dict[str, tuple[bytes, ...]]:
     except SyntaxError:
         return {}
     found: dict[str, tuple[bytes, ...]] = {}
-    for scope, body in _scopes(tree):
+    for scope, body in scope_bodies(tree):
         headers = list(dict.fromkeys(_headers(body)))
         if headers:
             found[scope] = tuple(headers[:MAX_HEADERS])
     return found
-
-
-def _scopes(tree: ast.Module) -> Iterator[tuple[str, list[ast.AST]]]:
-    """Each top-level function and method (its whole body), as ``mine_constants`` names them."""
-    yield MODULE_SCOPE, [n for n in tree.body if not isinstance(n, (*_FUNCS, ast.ClassDef))]
-    for node in tree.body:
-        if isinstance(node, _FUNCS):
-            yield node.name, [node]
-        elif isinstance(node, ast.ClassDef):
-            for member in node.body:
-                if isinstance(member, _FUNCS):
-                    yield f"{node.name}.{member.name}", [member]
 
 
 def _headers(body: list[ast.AST]) -> Iterator[bytes]:

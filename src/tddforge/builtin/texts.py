@@ -23,7 +23,7 @@ import ast
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from tddforge.builtin.constants import MODULE_SCOPE
+from tddforge.builtin.constants import MODULE_SCOPE, scope_bodies
 
 #: Texts per scope, at most; pieces of each kind used, at most.
 MAX_TEXTS = 16
@@ -31,7 +31,6 @@ MAX_PIECES = 5
 _LINE_METHODS = {"startswith", "endswith", "strip", "lstrip", "rstrip", "removeprefix"}
 _SPLITTERS = {"split", "rsplit", "partition", "rpartition"}
 _INDENT_CALLS = {"lstrip", "isspace", "expandtabs"}
-_FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _RULES = "-=~*#_+"  # what underlines a header (``---``, ``===``)
 
 
@@ -57,25 +56,13 @@ def composed_texts(
     except SyntaxError:
         return {}
     found: dict[str, tuple[str, ...]] = {}
-    for scope, body in _scopes(tree):
+    for scope, body in scope_bodies(tree):
         pieces = _pieces(body)
         matches = [*(examples or {}).get(scope, ()), *(examples or {}).get(MODULE_SCOPE, ())]
         pieces.matches = _useful(matches)
         if pieces.by_line and (pieces.keys or pieces.separators or pieces.matches):
             found[scope] = tuple(_compose(pieces))[:MAX_TEXTS]
     return found
-
-
-def _scopes(tree: ast.Module) -> Iterator[tuple[str, list[ast.AST]]]:
-    """Each top-level function and method (its whole body), as ``mine_constants`` names them."""
-    yield MODULE_SCOPE, [n for n in tree.body if not isinstance(n, (*_FUNCS, ast.ClassDef))]
-    for node in tree.body:
-        if isinstance(node, _FUNCS):
-            yield node.name, [node]
-        elif isinstance(node, ast.ClassDef):
-            for member in node.body:
-                if isinstance(member, _FUNCS):
-                    yield f"{node.name}.{member.name}", [member]
 
 
 def _pieces(body: list[ast.AST]) -> Pieces:
