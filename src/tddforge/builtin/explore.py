@@ -732,9 +732,11 @@ def object_sources(
     for cls in info.imported:  # the package's classes a hint names: the module binds them
         if cls.name in found:
             continue
-        planned = _variants(cls.constructor, mined, per_class, {}) if cls.constructor else []
-        arguments = [_arguments(c) for c in planned[:per_class]] if cls.constructor else [""]
-        found[cls.name] = [f"{cls.name}({a})" for a in arguments]
+        if cls.constructor is None:
+            found[cls.name] = [f"{cls.name}()"]
+            continue
+        planned = _variants(cls.constructor, mined, per_class, {})[:per_class]
+        found[cls.name] = [f"{cls.name}({_arguments(c)})" for c in planned]
     for cls in info.classes:
         found[callback_key(cls.name)] = callback_sources(cls, mined)
     return {name: sources for name, sources in found.items() if sources}
