@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tddforge.builtin.generator import DATA_SECONDS, data_seconds
+from tddforge.builtin.generator import DATA_SECONDS, data_seconds, phase_seconds
 
 
 @pytest.mark.parametrize(
@@ -27,3 +27,26 @@ def test_the_tables_get_their_share_a_third_or_a_floor(
     left: float, in_data: int, survivors: int, expected: float
 ) -> None:
     assert data_seconds(left, in_data, survivors) == pytest.approx(expected)
+
+
+@pytest.mark.parametrize(
+    ("budget", "spent", "phase_spent", "expected"),
+    [
+        # what is left of the budget, when the search kept to its share
+        (15.0, 10.5, 0.0, 4.5),
+        (20.0, 5.0, 0.0, 15.0),
+        # the search overran by confirming what it kept: the phase still gets its share
+        # (the README's example on Python 3.10 without bubblewrap: 12.0 s spent)
+        (15.0, 12.0, 0.0, 4.5),
+        (15.0, 16.0, 0.0, 4.5),
+        # a later attempt's phase: the share is for all the phases together
+        (15.0, 14.0, 3.0, 1.5),
+        (15.0, 16.5, 4.5, 0.0),
+        # never negative
+        (15.0, 30.0, 10.0, 0.0),
+    ],
+)
+def test_a_phase_gets_what_is_left_and_at_least_the_phases_share(
+    budget: float, spent: float, phase_spent: float, expected: float
+) -> None:
+    assert phase_seconds(budget, spent, phase_spent) == pytest.approx(expected)
