@@ -114,7 +114,7 @@ def data_seconds(left: float, in_data: int, survivors: int) -> float:
     tables, for ``in_data`` of its ``survivors`` mutants: their share of the time, a third
     at least, and ``DATA_SECONDS`` when that much is left."""
     share = left * in_data / survivors if survivors else 0.0
-    return min(left, max(left / 3, share, min(left, DATA_SECONDS)))
+    return max(left / 3, share, min(left, DATA_SECONDS))  # none of them is more than left
 
 
 class BuiltinSuiteGenerator:

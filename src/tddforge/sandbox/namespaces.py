@@ -214,12 +214,12 @@ def _setup_mounts(config: dict[str, list[str]]) -> None:
     # Another run's scratch may be removed between our command line and now: it was only
     # offered, and a run does not need it (its own stays open while it runs).
     offered = [p for p in config.get("writable", []) if os.path.exists(p)]
-    writable = [*config["work"], *offered]
     readonly = config.get("readonly", [])
     _mount(None, "/", None, MS_REC | MS_PRIVATE)
     private = [p for p in PRIVATE_MOUNTS if os.path.isdir(p)]
     # Paths a private mount is about to hide: held open now, bound back afterwards.
-    hidden = [p for p in (*writable, *readonly) if any(_under(p, m) for m in private)]
+    seen = (*config["work"], *offered, *readonly)
+    hidden = [p for p in seen if any(_under(p, m) for m in private)]
     handles = {}
     for path in dict.fromkeys(hidden):
         try:
