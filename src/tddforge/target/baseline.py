@@ -111,10 +111,13 @@ class BaselinePlugin:
         """Run every test once, traced (or reuse its record); send the baseline; end."""
         items = session.items
         tests = {}
-        for index, item in enumerate(items):
-            nextitem = items[index + 1] if index + 1 < len(items) else None
+        # the next test that runs, not the next collected: pytest tears down what the next
+        # item does not share, and one whose record is reused never sets anything up
+        ran = [item for item in items if item.nodeid not in self.reusable]
+        following = dict(zip(ran, [*ran[1:], None]))
+        for item in items:
             known = self.reusable.get(item.nodeid)
-            tests[item.nodeid] = record = known or self._run(item, nextitem)
+            tests[item.nodeid] = record = known or self._run(item, following[item])
             for target, lines in record["imports"].items():  # a test imported it, or reloaded it
                 self.import_lines.setdefault(target, set()).update(lines)
         result = BaselineResult(

@@ -205,6 +205,30 @@ def test_editing_a_test_body_under_the_same_name_changes_verdicts(
     assert _verdicts(third)[(23, "+=", "-=")] == "timeout"
 
 
+def test_new_tests_between_reused_ones_in_other_classes_run_their_baseline(
+    project: Path, settings: Settings
+) -> None:
+    # A cover attempt adds tests to an earlier suite: the baseline reuses the unchanged
+    # tests' records and runs only the new ones. A new test followed by a reused one of
+    # its class must still be torn down as the next test *run* needs: pytest stopped the
+    # next class's test with "previous item was not torn down properly", which failed
+    # the baseline and lost the attempt's score.
+    cache = VerdictCache(project / ".tddforge" / "mutation-cache")
+    suite = project / "tests" / "test_sample.py"
+    low = "    def test_low(self):\n        assert clamp(-5) == 0\n"
+    high = "    def test_high(self):\n        assert clamp(10) == 3\n"
+    head = "from sample import clamp\n\n\n"
+    suite.write_text(f"{head}class TestLow:\n{low}\n\nclass TestHigh:\n{high}")
+    first = score(job_for(project), settings, cache=cache)
+    assert _verdicts(first)[(12, "value", "None")] == "no-coverage"
+    new_low = "    def test_inside(self):\n        assert clamp(2) == 2\n\n"
+    new_high = "\n    def test_one(self):\n        assert clamp(1) == 1\n"
+    suite.write_text(f"{head}class TestLow:\n{new_low}{low}\n\nclass TestHigh:\n{high}{new_high}")
+    second = score(job_for(project), settings, cache=cache)
+    assert any(r.reused for r in second.results)
+    assert _verdicts(second)[(12, "value", "None")] == "killed"
+
+
 def test_warm_worker_matches_a_cold_run_and_rescores_after_a_test_change(
     project: Path, settings: Settings
 ) -> None:
