@@ -62,9 +62,11 @@ def progress_note(critique: Critique) -> str | None:
     (progress, or a first attempt with nothing to compare)."""
     if made_progress(critique):
         return None
+    # an attempt whose score is unavailable gained nothing known, not minus the last score
+    mutation = None if critique.mutation_score is None else critique.mutation_delta
     return (
         f"gains below the progress threshold ({_signed(critique.coverage_delta)} coverage,"
-        f" {_signed(critique.mutation_delta)} mutation; needs +{COVERAGE_PROGRESS:.1f} or"
+        f" {_signed(mutation)} mutation; needs +{COVERAGE_PROGRESS:.1f} or"
         f" +{MUTATION_PROGRESS:.1f})"
     )
 

@@ -316,6 +316,15 @@ def test_progress_note_says_what_was_gained(cov_delta, mut_delta, note) -> None:
     assert progress_note(crit(coverage_delta=cov_delta, mutation_delta=mut_delta)) == note
 
 
+def test_progress_note_of_an_attempt_without_a_score_shows_no_loss() -> None:
+    # the score could not be measured: the critique's delta counts it as 0, which is no
+    # progress, but the attempt did not lose the previous score
+    unscored = crit(coverage_delta=0.0, mutation_delta=-60.5, mutation_score=None)
+    assert progress_note(unscored) == (
+        "gains below the progress threshold (+0.0 coverage, n/a mutation; needs +1.0 or +2.0)"
+    )
+
+
 @pytest.mark.parametrize(
     ("changes", "reason", "detail"),
     [
