@@ -19,7 +19,7 @@ from typing import Any, Callable
 
 import pytest
 
-from .hosting import Starter, run_items
+from .hosting import Starter, run_items, settle
 from .processes import Pool, quiet
 from .protocol import ChildVerdict, WorkerConfig
 
@@ -37,6 +37,7 @@ class FloorPlugin:
     def pytest_runtestloop(self, session: Any) -> bool:
         """Fork the children one at a time, then ``workers`` at a time; write the figures."""
         items = list(session.items)
+        settle(items)
         gc.collect()
         gc.freeze()
         alone = _per_child(items, 1)

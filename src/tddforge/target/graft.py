@@ -25,7 +25,7 @@ import pytest
 
 from .blocks import Blocks, find_code, replace_code
 from .fresh import CodeFinder, MutatedFinder
-from .hosting import Hosted, Starter, hand_back, run_items
+from .hosting import Hosted, Starter, hand_back, run_items, settle
 from .order import Neighbours, schedule
 from .processes import Pool, limit_cpu, wall_limit
 from .protocol import ChildVerdict, MutantRecord
@@ -148,6 +148,7 @@ class GraftPlugin:
         targets = Targets(self.request.targets)
         self.lazy = set(self.request.targets) - set(targets.imported())
         live = live_functions(targets)
+        settle(session.items)
         gc.collect()
         gc.freeze()  # grandchildren share the collected heap instead of copying it
         pool: Pool[Key] = Pool(self.request.workers, self.request.slots)
