@@ -39,7 +39,9 @@ from tddforge.builtin.values import (
     Hint,
     Value,
     candidates,
+    file_contents,
     parse_hint,
+    unique_values,
     wants_bytes,
     wants_file,
 )
@@ -797,7 +799,10 @@ def param_options(
             pool = (*(t for t in texts if isinstance(t.value, bytes)), *constants)
         else:
             pool = constants
-        options[p.name] = (*built, *candidates(p, pool, limit=per_param))[:per_param]
+        planned = (*built, *candidates(p, pool, limit=per_param))[:per_param]
+        if wants_file(hint):  # each composed content is a shape its parser was written for
+            planned = unique_values([*planned, *file_contents(hint, texts)])
+        options[p.name] = planned
     if func.name in ATTRIBUTE_METHODS and func.parameters:  # ``box.size``: names, not values
         first = func.parameters[0].name
         options[first] = attribute_names(constants)[:per_param]

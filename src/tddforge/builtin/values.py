@@ -349,6 +349,25 @@ def wants_file(hint: Hint | None) -> bool:
     )
 
 
+def file_contents(hint: Hint | None, texts: Sequence[Constant]) -> list[Value]:
+    """An in-memory file of each file type in ``hint`` (itself, or a union's members) per
+    text of ``texts`` it can hold (the module's composed texts and binary headers).
+
+    A parameter's planned candidates are few, and a union of five types shares them out:
+    imagesize's ``get(filepath)`` had room for 3 of its 14 headers. A parser is written
+    for each of these shapes, so a file parameter gets every one of them besides.
+    """
+    if hint is None:
+        return []
+    members = hint.args if hint.name == "Union" else (hint,)
+    return [v for member in members if _file_type(member) for v in _file_values(member, texts)]
+
+
+def unique_values(values: Iterable[Value]) -> tuple[Value, ...]:
+    """``values`` without repeats (the same type and repr), in their order."""
+    return tuple(_unique(values))
+
+
 def wants_bytes(hint: Hint | None) -> bool:
     """Whether a hint is ``bytes`` (or ``bytearray``), or a union with one."""
     if hint is None:

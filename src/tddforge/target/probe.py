@@ -257,7 +257,8 @@ def describe_class(name: str, cls: type) -> dict[str, Any]:
         "constructor": constructor,
         "methods": methods,
         "properties": properties,
-        "is_abstract": inspect.isabstract(cls),
+        # a typing.Protocol (its own ``_is_protocol``) cannot be instantiated either
+        "is_abstract": inspect.isabstract(cls) or vars(cls).get("_is_protocol") is True,
         "is_exception": issubclass(cls, BaseException),
         "lines": source_lines(cls),
     }

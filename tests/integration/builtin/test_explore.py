@@ -477,6 +477,65 @@ def test_headers_composed_from_the_signatures_reach_each_format_without_any_test
     assert {("size", "(0, 0)"), ("kind", "'gif'"), ("kind", "'webp'")} <= returned
 
 
+FORMATS = """\
+import os
+from typing import BinaryIO, Protocol, Union, runtime_checkable
+
+
+@runtime_checkable
+class Readable(Protocol):
+    def read(self, size: int = -1) -> bytes: ...
+
+
+Source = Union[str, bytes, os.PathLike, BinaryIO, Readable]
+
+
+def _format(head):
+    if head[:6] in (b"GIF87a", b"GIF89a"):
+        return "gif"
+    if head.startswith(b"\\x89PNG\\r\\n\\x1a\\n"):
+        return "png"
+    if head[:2] == b"BM":
+        return "bmp"
+    if head[:4] in (b"MM\\x00*", b"II*\\x00"):
+        return "tiff"
+    if head.startswith(b"RIFF") and head[8:12] == b"WEBP":
+        return "webp"
+    if head[4:8] == b"ftyp":
+        return "heif"
+    if head[:2] == b"\\xff\\xd8":
+        return "jpeg"
+    if head[:2] in (b"P1", b"P4"):
+        return "pnm"
+    return "unknown"
+
+
+def kind(source: Source) -> str:
+    if isinstance(source, (str, bytes, os.PathLike)):
+        with open(source, "rb") as handle:
+            return _format(handle.read(32))
+    return _format(source.read(32))
+"""
+
+
+def test_a_file_in_a_union_gets_every_header_and_a_protocol_is_never_built(
+    tmp_path: Path,
+) -> None:
+    # imagesize's get(filepath: Union[str, bytes, PathLike, BinaryIO, ReadSeekBinary]):
+    # five types shared the parameter's few candidates, and a file held 3 of 14 headers;
+    # two more went to building the Protocol, which cannot be instantiated
+    project, module = sample(tmp_path, "formats.py", FORMATS)
+    box = Sandbox(project, LIMITS)
+    info = discover(project, module, python=PY, sandbox=box)
+    assert [c.is_abstract for c in info.classes if c.name == "Readable"] == [True]
+    headers = with_texts(mine_constants(FORMATS), composed_headers(FORMATS))
+    found = search(project, module, info, headers, python=PY, sandbox=box, budget=10.0)
+    returned = {r.outcome.repr for r in found.kept if r.outcome.kind == "return"}
+    formats = {"gif", "png", "bmp", "tiff", "webp", "heif", "jpeg", "pnm"}
+    assert {repr(f) for f in formats} <= returned
+    assert not [r for r in found.kept if "Readable(" in repr(r.call)]
+
+
 PACKAGE_INIT = """\
 from pkg.decoder import Decoder
 

@@ -14,9 +14,11 @@ from tddforge.builtin.values import (
     Hint,
     Value,
     candidates,
+    file_contents,
     fits,
     mutations,
     parse_hint,
+    unique_values,
     values_for_hint,
 )
 
@@ -273,3 +275,36 @@ def test_a_file_is_an_in_memory_file_holding_the_modules_texts(
     ]
     found = candidates(param(annotation), constants, limit=4)
     assert [v.source for v in found] == expected
+
+
+HEADERS = [Constant(b"GIF87a\x00", "text"), Constant(b"BM\x00", "text"), Constant("[s]", "text")]
+
+
+@pytest.mark.parametrize(
+    ("annotation", "expected"),
+    [
+        (None, []),
+        ("int", []),
+        ("BinaryIO", ["io.BytesIO(b'GIF87a\\x00')", "io.BytesIO(b'BM\\x00')", "io.BytesIO(b'')"]),
+        ("TextIO", ["io.StringIO('[s]')", "io.StringIO('')"]),
+        (
+            "Union[str, bytes, os.PathLike, BinaryIO, Reader]",
+            ["io.BytesIO(b'GIF87a\\x00')", "io.BytesIO(b'BM\\x00')", "io.BytesIO(b'')"],
+        ),
+    ],
+)
+def test_file_contents_is_a_file_per_text_for_each_file_type_of_a_hint(
+    annotation: str | None, expected: list[str]
+) -> None:
+    found = file_contents(parse_hint(annotation), HEADERS)
+    assert [v.source for v in found][: len(expected)] == expected
+    assert all(v.source.startswith("io.") for v in found)
+
+
+def test_unique_values_keeps_the_first_of_each_type_and_repr() -> None:
+    values = [Value(1, "a"), Value(True, "b"), Value(1, "c"), Value("1", "d")]
+    assert [(v.value, v.origin) for v in unique_values(values)] == [
+        (1, "a"),
+        (True, "b"),
+        ("1", "d"),
+    ]
