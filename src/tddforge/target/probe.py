@@ -207,6 +207,26 @@ def describe_callable(name: str, qualname: str, kind: str, func: Any) -> dict[st
     }
 
 
+def hint_from_init(constructor: dict[str, Any], cls: type) -> None:
+    """Give the constructor's unhinted parameters the hints ``__init__`` writes for them.
+
+    ``inspect.signature`` reads a class that defines ``__new__`` from it, and ``__new__``
+    often takes its arguments bare while ``__init__`` hints them (multimethod's
+    ``__new__(cls, func)`` and ``__init__(self, func: Callable)``).
+    """
+    init = getattr(cls, "__init__", None)
+    if not inspect.isfunction(init):
+        return
+    try:
+        found = inspect.signature(init).parameters
+    except (TypeError, ValueError):
+        return
+    for param in constructor["parameters"]:
+        other = found.get(param["name"])
+        if param["annotation"] is None and other is not None:
+            param["annotation"] = annotation_text(other.annotation)
+
+
 def method_kind(raw: Any) -> str | None:
     """What a class attribute is, as a callable: method, static, class; else None."""
     if isinstance(raw, staticmethod):
@@ -250,6 +270,8 @@ def describe_class(name: str, cls: type) -> dict[str, Any]:
     constructor = None
     if "__init__" in vars(cls) or "__new__" in vars(cls) or _inherits_init(cls):
         constructor = describe_callable(name, name, "constructor", cls)
+        if constructor is not None:
+            hint_from_init(constructor, cls)
     return {
         "name": name,
         "docstring": inspect.getdoc(cls),

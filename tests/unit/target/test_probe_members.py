@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import functools
 import types
+from collections.abc import Callable
+from typing import Protocol, runtime_checkable
 
 from tddforge.target.probe import describe_class, describe_module
 
@@ -149,8 +151,48 @@ def test_a_module_getattr_that_raises_leaves_out_only_the_imported_classes() -> 
         raise RuntimeError(f"no {name}")  # a lazy loader failing on a name it does not know
 
     limit.__module__ = module.__name__
-    module.limit = limit  # type: ignore[attr-defined]
-    module.__getattr__ = refuse  # type: ignore[method-assign]
+    module.limit = limit
+    module.__getattr__ = refuse
     described = describe_module(module)
     assert [f["name"] for f in described["functions"]] == ["limit"]
     assert described["imported"] == []
+
+
+class Dispatcher(dict):
+    def __new__(cls, func, table=None):
+        return dict.__new__(cls)
+
+    def __init__(self, func: Callable[..., int], table=None) -> None:
+        self.func = func
+
+
+class Plain:
+    def __new__(cls, size: int):
+        return object.__new__(cls)
+
+
+@runtime_checkable
+class Readable(Protocol):
+    def read(self, size: int = -1) -> bytes: ...
+
+
+class File(Readable):
+    def read(self, size: int = -1) -> bytes:
+        return b""
+
+
+def test_a_constructor_read_from_new_takes_the_hints_init_writes() -> None:
+    # multimethod: __new__(cls, func) bare, __init__(self, func: Callable): the generator
+    # passed func a string
+    params = describe_class("Dispatcher", Dispatcher)["constructor"]["parameters"]
+    assert [(p["name"], p["annotation"]) for p in params] == [
+        ("func", "Callable[..., int]"),
+        ("table", None),
+    ]
+    plain = describe_class("Plain", Plain)["constructor"]["parameters"]
+    assert [(p["name"], p["annotation"]) for p in plain] == [("size", "int")]
+
+
+def test_a_protocol_is_abstract_and_a_class_implementing_it_is_not() -> None:
+    assert describe_class("Readable", Readable)["is_abstract"] is True
+    assert describe_class("File", File)["is_abstract"] is False
