@@ -45,7 +45,10 @@ _WRITTEN_MODULES = {
     "os": re.compile(r"\bos\.(?:environ|chdir)\b"),
     "tempfile": re.compile(r"\btempfile\.TemporaryDirectory\("),
     "itertools": re.compile(r"\bitertools\.islice\("),
+    "operator": re.compile(r"\boperator\.(?:eq|ne)\("),
 }
+# ``x == None`` tests ``__eq__`` against None, and is what linters reject (E711, E712)
+_SINGLETON_COMPARISONS = {"__eq__": "operator.eq", "__ne__": "operator.ne"}
 _FIXTURE_TYPES = {"monkeypatch": "pytest.MonkeyPatch", "tmp_path": "pathlib.Path"}
 #: a unittest body's start for a call that writes where it runs (pytest: ``tmp_path``)
 _OWN_DIRECTORY = (
@@ -448,6 +451,9 @@ def method_call(instance: str, step: Step) -> str:
         return f"{'del ' if step.method == '__delattr__' else ''}{instance}.{name}{value}"
     if step.method == CALL:  # ``query(document)``, not ``query.__call__(document)``
         return f"{instance}({call_arguments(step.args, step.kwargs)})"
+    compare = _SINGLETON_COMPARISONS.get(step.method)
+    if compare and not step.kwargs and list(step.args)[:1] in (["None"], ["True"], ["False"]):
+        return f"{compare}({instance}, {step.args[0]})"  # the same as ``==``, lint-clean
     if step.method in OPERATORS and not step.kwargs:
         template, args = OPERATORS[step.method], list(step.args)
         if "{self}[{0}]" in template:  # ``box[0:2]``, not ``box[slice(0, 2)]``

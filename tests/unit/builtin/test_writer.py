@@ -318,6 +318,23 @@ def test_special_methods_are_written_as_operators() -> None:
     assert "def test_money_add_returns_6()" in source and "__" not in source.split("import")[-1]
 
 
+def test_an_equality_against_a_singleton_is_written_as_operator_eq() -> None:
+    # ``(line == None)`` is what ``__eq__`` was run as, and what linters reject (E711)
+    source = write_module(
+        "shapes",
+        [
+            returned(Call("Line.__eq__", ("None",), init_args=("0",)), "False"),
+            returned(Call("Line.__ne__", ("True",), init_args=("0",)), "True"),
+            returned(Call("Line.__eq__", ("Line(0)",), init_args=("0",)), "True"),
+        ],
+    )
+    assert "import operator\n\nfrom shapes import Line\n" in source
+    assert "    assert operator.eq(line, None) is False\n" in source
+    assert "    assert operator.ne(line, True) is True\n" in source
+    assert "    assert (line == Line(0)) is True\n" in source
+    assert "== None" not in source and "!= True" not in source
+
+
 def test_a_slice_is_written_as_a_subscript_writes_it() -> None:
     source = write_module(
         "shop",
