@@ -421,7 +421,7 @@ def _call_expression(
     built = call.via if call.via is not None else f"{parts[0]}({init})"
     setup = [] if held else [f"{instance} = {built}"]
     for step, run in itertools.groupby(call.before):  # state first: a sequence
-        line, times = method_call(instance, step), len(list(run))
+        line, times = _written_call(instance, step), len(list(run))
         lines = [expect(step), f"    {line}"] if step.raises else [line]
         if times >= _LOOPED:  # the same failure, again and again: a loop
             setup += [f"for _ in range({times}):", *(f"    {x}" for x in lines)]
@@ -429,7 +429,7 @@ def _call_expression(
             setup += lines * times
     if call.attribute:  # a property of the instance: ``entry.key``
         return setup, f"{instance}.{parts[1]}"
-    return setup, method_call(instance, Step(parts[1], call.args, call.kwargs))
+    return setup, _written_call(instance, Step(parts[1], call.args, call.kwargs))
 
 
 def _held(call: Call) -> str | None:
@@ -451,15 +451,22 @@ def method_call(instance: str, step: Step) -> str:
         return f"{'del ' if step.method == '__delattr__' else ''}{instance}.{name}{value}"
     if step.method == CALL:  # ``query(document)``, not ``query.__call__(document)``
         return f"{instance}({call_arguments(step.args, step.kwargs)})"
-    compare = _SINGLETON_COMPARISONS.get(step.method)
-    if compare and not step.kwargs and list(step.args)[:1] in (["None"], ["True"], ["False"]):
-        return f"{compare}({instance}, {step.args[0]})"  # the same as ``==``, lint-clean
     if step.method in OPERATORS and not step.kwargs:
         template, args = OPERATORS[step.method], list(step.args)
         if "{self}[{0}]" in template:  # ``box[0:2]``, not ``box[slice(0, 2)]``
             args[0] = _as_slice(args[0])
         return template.format(*args, self=instance)
     return f"{instance}.{step.method}({call_arguments(step.args, step.kwargs)})"
+
+
+def _written_call(instance: str, step: Step) -> str:
+    """``method_call`` as a test file writes it: a comparison with a singleton as
+    ``operator.eq(line, None)``, the same comparison (``method_call``'s text also runs in
+    the target, where ``operator`` is not imported)."""
+    compare = _SINGLETON_COMPARISONS.get(step.method)
+    if compare and not step.kwargs and list(step.args)[:1] in (["None"], ["True"], ["False"]):
+        return f"{compare}({instance}, {step.args[0]})"
+    return method_call(instance, step)
 
 
 def _attribute_name(step: Step) -> str | None:
