@@ -288,7 +288,10 @@ def _test(
         if result.readable_repr and outcome.kind == "return":
             checks.append(style.equal.format("repr(result)", repr(outcome.repr)))
     instance = setup[0].split(" = ")[0] if setup else _held(call) or ""
-    effects = [_compare(style, f"{instance}.{name}", text) for name, text in outcome.after]
+    effects = [
+        _compare(style, f"{instance}{name}" if name.startswith("[") else f"{instance}.{name}", text)
+        for name, text in outcome.after  # ``box.size``, or an item read back: ``box[0]``
+    ]
     if instance and outcome.after_repr:  # what the call changed in it, as it shows itself
         effects.append(style.equal.format(f"repr({instance})", repr(outcome.after_repr)))
     body = [*setup, *checks, *effects]

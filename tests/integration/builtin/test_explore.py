@@ -960,6 +960,34 @@ def test_an_attribute_set_is_read_back_when_the_instance_keeps_it_elsewhere(
     assert an_object.after == () and private.after == ()
 
 
+SLOTS = """\
+class Slots:
+    def __init__(self):
+        self._items = [None, None]
+
+    def __setitem__(self, index, value):
+        self._items[index] = value
+
+    def __getitem__(self, index):
+        return self._items[index]
+"""
+
+
+def test_an_item_set_is_read_back_by_its_key(tmp_path: Path) -> None:
+    """``slots[0] = 5`` changes no attribute: only ``slots[0]`` read back tells what the
+    statement did (svg.path's ``path[0] = None`` was a test asserting nothing)."""
+    project, module = sample(tmp_path, "slots.py", SLOTS)
+    calls = [
+        Call("Slots.__setitem__", ("0", "5"), init_args=()),
+        Call("Slots.__setitem__", ("1", "Slots()"), init_args=()),  # not a literal
+        Call("Slots.__setitem__", ("slice(0, 1)", "[7]"), init_args=()),  # a slice
+    ]
+    results = run_calls(project, module, calls, python=PY, sandbox=Sandbox(project, LIMITS))
+    stored, an_object, sliced = (r.outcome for r in results)
+    assert (stored.kind, stored.after) == ("return", (("[0]", "5"),))
+    assert an_object.after == () and sliced.after == ()
+
+
 GENERATORS = """\
 import itertools
 
@@ -1023,7 +1051,7 @@ class Bag:
 
 def test_what_a_call_changed_in_an_object_is_seen_through_its_repr(tmp_path: Path) -> None:
     """A mapping keeping its rows in a private attribute has no public state: its repr
-    shows what ``t["a"] = 1`` did. A read leaves the repr as it was, and a set's repr,
+    shows what ``t["a"] = 1`` did (and ``t["a"]`` read back). A read leaves the repr as it was, and a set's repr,
     whose order the two runs' hash seeds may change, is not kept unless they agree."""
     project, module = sample(tmp_path, "tables.py", TABLES)
     calls = [
@@ -1034,7 +1062,7 @@ def test_what_a_call_changed_in_an_object_is_seen_through_its_repr(tmp_path: Pat
     ]
     results = run_calls(project, module, calls, python=PY, sandbox=Sandbox(project, LIMITS))
     stored, read, added, two = (r.outcome for r in results)
-    assert (stored.after, stored.after_repr) == ((), "Table({'a': 1})")
+    assert (stored.after, stored.after_repr) == ((("['a']", "1"),), "Table({'a': 1})")
     assert (read.repr, read.after_repr) == ("2", "")
     assert added.after_repr == "Bag({'x'})"  # one item: the same in every hash order
     assert two.after_repr == ""  # two strings: their order is the hash seed's

@@ -335,6 +335,21 @@ def test_an_equality_against_a_singleton_is_written_as_operator_eq() -> None:
     assert "== None" not in source and "!= True" not in source
 
 
+def test_an_item_read_back_is_asserted_by_its_key() -> None:
+    set_item = Call("Slots.__setitem__", ("0", "5"), init_args=())
+    cleared = Call("Slots.__setitem__", ("'a'", "None"), init_args=())
+
+    def done(call: Call, after: tuple[tuple[str, str], ...]) -> CallResult:
+        outcome = Outcome("return", "NoneType", "builtins", "None", True, after=after)
+        return CallResult(call, frozenset(), outcome, True)
+
+    source = write_module(
+        "store", [done(set_item, (("[0]", "5"),)), done(cleared, (("['a']", "None"),))]
+    )
+    assert "    slots[0] = 5\n    assert slots[0] == 5\n" in source
+    assert "    slots['a'] = None\n    assert slots['a'] is None\n" in source
+
+
 def test_a_slice_is_written_as_a_subscript_writes_it() -> None:
     source = write_module(
         "shop",
