@@ -793,14 +793,15 @@ def param_options(
             *(Value(Expr(src), "callback") for key in handed for src in objects.get(key, ())),
             *(Value(Expr(src), "object") for name in named for src in objects.get(name, ())),
         ]
-        if wants_file(hint):
+        files = wants_file(hint)
+        if files:
             pool = (*texts, *constants)
         elif wants_bytes(hint):  # bytes are parsed by whatever reads them: every header
             pool = (*(t for t in texts if isinstance(t.value, bytes)), *constants)
         else:
             pool = constants
         planned = (*built, *candidates(p, pool, limit=per_param))[:per_param]
-        if wants_file(hint):  # each composed content is a shape its parser was written for
+        if files:  # each composed content is a shape its parser was written for
             planned = unique_values([*planned, *file_contents(hint, texts)])
         options[p.name] = planned
     if func.name in ATTRIBUTE_METHODS and func.parameters:  # ``box.size``: names, not values

@@ -253,7 +253,7 @@ def candidates(
         found += fitting + generic
     for seed in [*found[:1], *fitting]:
         found += [Value(v, "mutation") for v in mutations(seed.value) if fits(hint, v)]
-    return tuple(_unique(found))[:limit]
+    return unique_values(found)[:limit]
 
 
 def fits(hint: Hint | None, value: object) -> bool:
@@ -363,11 +363,6 @@ def file_contents(hint: Hint | None, texts: Sequence[Constant]) -> list[Value]:
     return [v for member in members if _file_type(member) for v in _file_values(member, texts)]
 
 
-def unique_values(values: Iterable[Value]) -> tuple[Value, ...]:
-    """``values`` without repeats (the same type and repr), in their order."""
-    return tuple(_unique(values))
-
-
 def wants_bytes(hint: Hint | None) -> bool:
     """Whether a hint is ``bytes`` (or ``bytearray``), or a union with one."""
     if hint is None:
@@ -447,13 +442,12 @@ def mutations(value: object) -> list[object]:
     return []
 
 
-def _unique(values: Iterable[Value]) -> Iterator[Value]:
-    seen: set[tuple[str, str]] = set()
+def unique_values(values: Iterable[Value]) -> tuple[Value, ...]:
+    """``values`` without repeats (the same type and repr), in their order."""
+    seen: dict[tuple[str, str], Value] = {}
     for value in values:
-        key = (type(value.value).__name__, repr(value.value))
-        if key not in seen:
-            seen.add(key)
-            yield value
+        seen.setdefault((type(value.value).__name__, repr(value.value)), value)
+    return tuple(seen.values())
 
 
 def _same(value: object, member: object) -> bool:

@@ -467,7 +467,7 @@ def _written_call(instance: str, step: Step) -> str:
     ``operator.eq(line, None)``, the same comparison (``method_call``'s text also runs in
     the target, where ``operator`` is not imported)."""
     compare = _SINGLETON_COMPARISONS.get(step.method)
-    if compare and not step.kwargs and list(step.args)[:1] in (["None"], ["True"], ["False"]):
+    if compare and not step.kwargs and len(step.args) == 1 and step.args[0] in _SINGLETONS:
         return f"{compare}({instance}, {step.args[0]})"
     return method_call(instance, step)
 

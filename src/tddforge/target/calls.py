@@ -258,33 +258,27 @@ def read_back(module: Any, instance: Any, call: dict[str, Any]) -> dict[str, str
     """After ``box.size = 3``: the attribute read back, when its value is a literal. An
     object keeping its attributes elsewhere than in its ``__dict__`` (a mapping read
     through ``__getattr__``) shows nothing in ``public_state``. After ``box[0] = 3``: the
-    item read back (named ``[0]``), which no attribute shows."""
-    if call["target"].endswith(".__setitem__") and len(call["args"]) == 2:
-        return _item_read_back(module, instance, call["args"][0])
-    if not call["target"].endswith(".__setattr__") or not call["args"]:
-        return {}
+    item read back (named ``[0]``, for a literal key, not a slice), which no attribute
+    shows."""
+    target, args = call["target"], call["args"]
     try:
-        name = literal(call["args"][0], module)
-        if not isinstance(name, str) or not name.isidentifier() or keyword.iskeyword(name):
+        if target.endswith(".__setitem__") and len(args) == 2:
+            key = literal(args[0], module)
+            if isinstance(key, slice) or not is_literal(key):
+                return {}
+            name, value = "[" + args[0] + "]", instance[key]
+        elif target.endswith(".__setattr__") and args:
+            name = literal(args[0], module)
+            if not isinstance(name, str) or not name.isidentifier() or keyword.iskeyword(name):
+                return {}
+            if name.startswith("_"):  # private: not asserted on
+                return {}
+            value = getattr(instance, name)
+        else:
             return {}
-        if name.startswith("_"):  # private: not asserted on
-            return {}
-        value = getattr(instance, name)
     except Exception:
         return {}
     return {name: repr(value)} if is_literal(value) else {}
-
-
-def _item_read_back(module: Any, instance: Any, key_source: str) -> dict[str, str]:
-    """``{"[key]": repr(box[key])}`` for a literal key (not a slice) and a literal value."""
-    try:
-        key = literal(key_source, module)
-        if isinstance(key, slice) or not is_literal(key):
-            return {}
-        value = instance[key]
-    except Exception:
-        return {}
-    return {"[" + key_source + "]": repr(value)} if is_literal(value) else {}
 
 
 #: What the file system answered a write the sandbox keeps out (read-only, not
