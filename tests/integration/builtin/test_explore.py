@@ -240,6 +240,27 @@ def test_explore_keeps_one_call_per_new_branch(project: Path) -> None:
     assert not list(project.rglob("__pycache__"))
 
 
+LOADS = """\
+import sys
+
+
+def loaded(name):
+    return name in sys.modules
+"""
+
+
+def test_the_modules_an_argument_may_name_are_loaded_before_the_children_fork(
+    tmp_path: Path,
+) -> None:
+    # loaded in each child instead, they cost several times a call (``uuid`` imports
+    # ``platform``); nothing the module imports loads them here
+    project, module = sample(tmp_path, "loads.py", LOADS)
+    calls = [Call("loaded", (repr(name),)) for name in ("fractions", "uuid", "decimal")]
+    box = Sandbox(project, LIMITS)
+    results = run_calls(project, module, calls, python=PY, sandbox=box)
+    assert [r.outcome.repr for r in results] == ["True", "True", "True"]
+
+
 OLD_PYTHONS = sorted(Path.home().glob(".pyenv/versions/3.8*/bin/python"))
 
 
