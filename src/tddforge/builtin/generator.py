@@ -98,6 +98,14 @@ PER_MUTANT_CALLS = 64  # calls made from one mutant's line literals or its helpe
 MAX_NEW_CALLS = 600
 
 
+def search_seconds(budget: float, spent: float) -> float:
+    """What the coverage search may take, ``spent`` seconds into the generator's run
+    (discovery, reading the project's tests, capturing its API's calls): its share of
+    the budget less what is spent, and half its share at least."""
+    share = budget * SEARCH_SHARE
+    return max(share - spent, share / 2)
+
+
 def phase_seconds(budget: float, spent: float, phase_spent: float) -> float:
     """What a mutant-directed phase may take: what is left of the budget, and at least what
     is left of the phases' own share (``1 - SEARCH_SHARE`` of it, over all attempts). The
@@ -253,7 +261,7 @@ class BuiltinSuiteGenerator:
             with_texts(mined, composed),
             python=self.python,
             sandbox=box,
-            budget=self.budget * SEARCH_SHARE,
+            budget=search_seconds(self.budget, self.clock() - started),
             clock=self.clock,
             seeded=seeded,
             changers=changers,

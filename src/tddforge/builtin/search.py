@@ -252,6 +252,8 @@ def search(
     off_hint_done = False
     sequenced: dict[str, Known] = {}  # class → the steps its sequences were planned from
     guard = Guard()
+    timings: list[tuple[int, float]] = []  # each round's calls run and seconds
+    kept_count = 0  # calls reaching something new, all unconfirmed until the end
 
     def result(stopped: str) -> SearchResult:
         # the rounds ran each call once: confirm what is kept, with the second seed
@@ -322,7 +324,8 @@ def search(
     pending = list(dict.fromkeys(c for c in [*seeded, *planned] if c not in tried))
 
     while rounds < MAX_ROUNDS:
-        left = deadline - clock()
+        # what confirming the calls kept so far will take comes out of the budget too
+        left = deadline - clock() - confirm_reserve(timings, kept_count)
         if left <= 0:
             return result("budget spent")
         if not pending:
@@ -332,6 +335,7 @@ def search(
         rounds += 1
         # once each, unconfirmed (``result`` confirms the calls kept); each round gets at
         # most half of what is left
+        began = clock()
         results = run_calls(
             project,
             module,
@@ -341,8 +345,10 @@ def search(
             timeout=max(left / 2, 1.0),
             confirm=False,
         )
+        timings.append((len(results), clock() - began))
         seen += results
         new, covered = keep_new_coverage(results, covered)
+        kept_count += len(new)
         # re-planned as more state-changing calls work; more prefixes while time is plenty
         per_method = PER_METHOD * 2 if deadline - clock() > budget / 2 else PER_METHOD
         plan = partial(plan_sequences, seen, changers or {}, (), per_method, sequenced, tried)
@@ -410,6 +416,33 @@ def search(
         fresh = [c for c in near if c not in tried]
         pending = list(dict.fromkeys([*sequences, *fresh, *pending]))  # sequences: a few
     return result("round limit")
+
+
+def confirm_reserve(timings: Sequence[tuple[int, float]], unconfirmed: int) -> float:
+    """Seconds to keep for confirming ``unconfirmed`` kept calls when the search ends,
+    from the rounds run so far (calls run, seconds each; a confirming run costs as a
+    round of as many calls does).
+
+    A round costs a start (the processes, the module's import) and a time per call:
+    the least-squares line through the rounds, its start no more than the quickest
+    round took. Where no line rises (one round, rounds of one size, noise), the
+    largest round's time, scaled up to ``unconfirmed`` calls when they are more, which
+    over-estimates. Without a reserve, toolz's search ended 1.4 s past its share of the
+    budget, confirming 48 calls.
+    """
+    if not unconfirmed or not timings:
+        return 0.0
+    calls = [float(n) for n, _ in timings]
+    seconds = [t for _, t in timings]
+    mean_n, mean_t = sum(calls) / len(calls), sum(seconds) / len(seconds)
+    spread = sum((n - mean_n) ** 2 for n in calls)
+    if spread:
+        per_call = sum((n - mean_n) * (t - mean_t) for n, t in timings) / spread
+        if per_call > 0:
+            start = min(max(mean_t - per_call * mean_n, 0.0), min(seconds))
+            return start + per_call * unconfirmed
+    most, took = max(timings)
+    return took * max(unconfirmed / most, 1.0) if most else took
 
 
 def confirmed_cover(

@@ -381,6 +381,27 @@ def test_search_respects_the_budget(tmp_path: Path) -> None:
     assert [r.call for r in found.kept] == [Call("slow", ("1",))]
 
 
+def test_the_search_stops_in_time_to_confirm_what_it_kept(tmp_path: Path) -> None:
+    project, module, box, info = searched(tmp_path)
+    # start, then round 1 (before it, as it begins, as it ends): 6 of 10 s, with 7's
+    # neighbours still to try. Confirming the kept call may take what round 1 took,
+    # which leaves nothing; without that reserve, round 2 would run with 4 s left.
+    ticks = itertools.chain([0.0, 0.0, 0.0], itertools.repeat(6.0))
+    found = search(
+        project,
+        module,
+        info,
+        {},
+        python=PY,
+        sandbox=box,
+        budget=10.0,
+        first=[Call("f", ("7",))],
+        clock=lambda: next(ticks),
+    )
+    assert (found.rounds, found.stopped) == (1, "budget spent")
+    assert [r.call for r in found.kept] == [Call("f", ("7",))]
+
+
 def test_a_failing_step_of_the_search_is_noted_and_stepped_over(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tddforge.builtin.generator import DATA_SECONDS, data_seconds, phase_seconds
+from tddforge.builtin.generator import DATA_SECONDS, data_seconds, phase_seconds, search_seconds
 
 
 @pytest.mark.parametrize(
@@ -50,3 +50,20 @@ def test_a_phase_gets_what_is_left_and_at_least_the_phases_share(
     budget: float, spent: float, phase_spent: float, expected: float
 ) -> None:
     assert phase_seconds(budget, spent, phase_spent) == pytest.approx(expected)
+
+
+@pytest.mark.parametrize(
+    ("budget", "spent", "expected"),
+    [
+        (15.0, 0.0, 10.5),  # its share
+        # less what discovery, the project's tests and the API's calls took (toolz: 2.9 s)
+        (15.0, 2.9, 7.6),
+        # half its share at least, however long they took
+        (15.0, 9.0, 5.25),
+        (20.0, 30.0, 7.0),
+    ],
+)
+def test_the_search_gets_its_share_less_what_came_before_and_half_of_it_at_least(
+    budget: float, spent: float, expected: float
+) -> None:
+    assert search_seconds(budget, spent) == pytest.approx(expected)

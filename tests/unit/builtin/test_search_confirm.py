@@ -7,7 +7,7 @@ from dataclasses import replace
 import pytest
 
 from tddforge.builtin.explore import Call, CallResult, Outcome
-from tddforge.builtin.search import MAX_HEIRS, confirmed_cover
+from tddforge.builtin.search import MAX_HEIRS, confirm_reserve, confirmed_cover
 
 
 def once(name: str, *arcs: tuple[int, int], confirmed: bool = False) -> CallResult:
@@ -66,3 +66,28 @@ def test_a_table_of_varying_calls_is_confirmed_in_a_few_runs() -> None:
     cover, _, _ = confirmed_cover(seen, confirm)
     assert [r.call.target for r in cover] == ["r99"]
     assert runs == [1, 1 + MAX_HEIRS, 100 - 2 - MAX_HEIRS]  # r0; r1 and heirs; the rest
+
+
+@pytest.mark.parametrize(
+    ("timings", "unconfirmed", "expected"),
+    [
+        ([], 10, 0.0),  # no round yet: nothing to go by
+        ([(100, 1.0)], 0, 0.0),  # nothing kept
+        # a line: 0.2 s to start, 4 ms a call (toolz's rounds, about)
+        ([(100, 0.6), (200, 1.0), (400, 1.8)], 50, 0.2 + 0.004 * 50),
+        # the start is never put above the quickest round (the line starts at 1.28 s)
+        ([(300, 1.9), (350, 1.0), (400, 2.0)], 50, 1.0 + 0.001 * 50),
+        # one round: its time, as many calls cost no more, twice as many twice as much
+        ([(100, 1.0)], 50, 1.0),
+        ([(100, 1.0)], 200, 2.0),
+        # rounds of one size, or noise that slopes down: the largest round's time
+        ([(100, 1.0), (100, 1.4)], 30, 1.4),
+        ([(100, 2.0), (400, 1.0)], 30, 1.0),
+        # a round whose every call ran out of time: its time
+        ([(0, 1.5)], 3, 1.5),
+    ],
+)
+def test_the_search_keeps_what_confirming_its_kept_calls_will_take(
+    timings: list[tuple[int, float]], unconfirmed: int, expected: float
+) -> None:
+    assert confirm_reserve(timings, unconfirmed) == pytest.approx(expected)
