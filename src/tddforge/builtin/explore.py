@@ -330,6 +330,14 @@ def _remerged(result: CallResult, second: dict[str, Any] | None) -> CallResult:
 _SPLIT_FROM = 40  # fewer calls than this run in one process (a second one costs its start-up)
 
 
+def calls_per_process(calls: int, *, confirm: bool = False) -> int:
+    """How many of ``calls`` one runner process runs: a share of a split run (a round,
+    a confirmation), or all of them (``confirm``: each seed's process runs every call)."""
+    if confirm or calls < _SPLIT_FROM:
+        return calls
+    return -(-calls // _PARALLEL)
+
+
 def _run_split(
     project: Path,
     module: Path,

@@ -34,6 +34,7 @@ from tddforge.builtin.explore import (
     Arc,
     Call,
     CallResult,
+    calls_per_process,
     confirm_calls,
     constructor_calls,
     keep_new_coverage,
@@ -252,7 +253,7 @@ def search(
     off_hint_done = False
     sequenced: dict[str, Known] = {}  # class → the steps its sequences were planned from
     guard = Guard()
-    timings: list[tuple[int, float]] = []  # each round's calls run and seconds
+    timings: list[tuple[int, float]] = []  # each run's calls (in one process) and seconds
     kept_count = 0  # calls reaching something new, all unconfirmed until the end
 
     def result(stopped: str) -> SearchResult:
@@ -279,6 +280,7 @@ def search(
     seeded_classes = {c.target for c in seeded if c.init_args is None and c.target in classes}
     builders = list(dict.fromkeys([*(c for c in seeded if c.target in seeded_classes), *builders]))
     if builders:  # which instances can be built: methods are then called on those
+        began = clock()
         built = run_calls(
             project,
             module,
@@ -287,6 +289,7 @@ def search(
             sandbox=sandbox,
             timeout=max((deadline - clock()) / 4, 1.0),
         )
+        timings.append((calls_per_process(len(builders), confirm=True), clock() - began))
         tried.update(builders)
         seen += built
         covered = keep_new_coverage(built, covered)[1]
@@ -325,7 +328,7 @@ def search(
 
     while rounds < MAX_ROUNDS:
         # what confirming the calls kept so far will take comes out of the budget too
-        left = deadline - clock() - confirm_reserve(timings, kept_count)
+        left = deadline - clock() - confirm_reserve(timings, calls_per_process(kept_count))
         if left <= 0:
             return result("budget spent")
         if not pending:
@@ -345,7 +348,7 @@ def search(
             timeout=max(left / 2, 1.0),
             confirm=False,
         )
-        timings.append((len(results), clock() - began))
+        timings.append((calls_per_process(len(results)), clock() - began))
         seen += results
         new, covered = keep_new_coverage(results, covered)
         kept_count += len(new)
@@ -418,31 +421,33 @@ def search(
     return result("round limit")
 
 
-def confirm_reserve(timings: Sequence[tuple[int, float]], unconfirmed: int) -> float:
-    """Seconds to keep for confirming ``unconfirmed`` kept calls when the search ends,
-    from the rounds run so far (calls run, seconds each; a confirming run costs as a
-    round of as many calls does).
+def confirm_reserve(timings: Sequence[tuple[int, float]], calls: int) -> float:
+    """Seconds to keep for confirming the kept calls when the search ends, ``calls`` of
+    them in one runner process, from the runs so far (calls in one process, seconds).
 
-    A round costs a start (the processes, the module's import) and a time per call:
-    the least-squares line through the rounds, its start no more than the quickest
-    round took. Where no line rises (one round, rounds of one size, noise), the
-    largest round's time, scaled up to ``unconfirmed`` calls when they are more, which
-    over-estimates. Without a reserve, toolz's search ended 1.4 s past its share of the
-    budget, confirming 48 calls.
+    A run costs a start (the process, the module's import) and a time per call: the
+    least-squares line through the runs, its start no more than the quickest run took.
+    Where no line rises (one run, runs of one size, noise), twice the largest run's
+    time per call, start included, and no more than that run took for as many calls or
+    fewer. Without a reserve, toolz's search ended 1.4 s past its share of the budget,
+    confirming 48 calls; with the largest run's whole time for one, svg.path's search
+    stopped after one round of four.
     """
-    if not unconfirmed or not timings:
+    if not calls or not timings:
         return 0.0
-    calls = [float(n) for n, _ in timings]
+    sizes = [float(n) for n, _ in timings]
     seconds = [t for _, t in timings]
-    mean_n, mean_t = sum(calls) / len(calls), sum(seconds) / len(seconds)
-    spread = sum((n - mean_n) ** 2 for n in calls)
+    mean_n, mean_t = sum(sizes) / len(sizes), sum(seconds) / len(seconds)
+    spread = sum((n - mean_n) ** 2 for n in sizes)
     if spread:
         per_call = sum((n - mean_n) * (t - mean_t) for n, t in timings) / spread
         if per_call > 0:
             start = min(max(mean_t - per_call * mean_n, 0.0), min(seconds))
-            return start + per_call * unconfirmed
+            return start + per_call * calls
     most, took = max(timings)
-    return took * max(unconfirmed / most, 1.0) if most else took
+    if not most:
+        return took
+    return took * max(min(2 * calls / most, 1.0), calls / most)
 
 
 def confirmed_cover(

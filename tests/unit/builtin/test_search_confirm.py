@@ -6,7 +6,7 @@ from dataclasses import replace
 
 import pytest
 
-from tddforge.builtin.explore import Call, CallResult, Outcome
+from tddforge.builtin.explore import Call, CallResult, Outcome, calls_per_process
 from tddforge.builtin.search import MAX_HEIRS, confirm_reserve, confirmed_cover
 
 
@@ -69,25 +69,37 @@ def test_a_table_of_varying_calls_is_confirmed_in_a_few_runs() -> None:
 
 
 @pytest.mark.parametrize(
-    ("timings", "unconfirmed", "expected"),
+    ("timings", "calls", "expected"),
     [
-        ([], 10, 0.0),  # no round yet: nothing to go by
+        ([], 10, 0.0),  # no run yet: nothing to go by
         ([(100, 1.0)], 0, 0.0),  # nothing kept
         # a line: 0.2 s to start, 4 ms a call (toolz's rounds, about)
         ([(100, 0.6), (200, 1.0), (400, 1.8)], 50, 0.2 + 0.004 * 50),
-        # the start is never put above the quickest round (the line starts at 1.28 s)
+        # the start is never put above the quickest run (the line starts at 1.28 s)
         ([(300, 1.9), (350, 1.0), (400, 2.0)], 50, 1.0 + 0.001 * 50),
-        # one round: its time, as many calls cost no more, twice as many twice as much
+        # one run: twice its time per call, start included, and never more than it took
+        # for as many calls or fewer (svg.path: 62 kept after a round of 400 in 4 s)
+        ([(200, 4.0)], 31, 4.0 * 62 / 200),
         ([(100, 1.0)], 50, 1.0),
         ([(100, 1.0)], 200, 2.0),
-        # rounds of one size, or noise that slopes down: the largest round's time
-        ([(100, 1.0), (100, 1.4)], 30, 1.4),
-        ([(100, 2.0), (400, 1.0)], 30, 1.0),
-        # a round whose every call ran out of time: its time
+        # runs of one size, or noise that slopes down: the largest run, as for one
+        ([(100, 1.0), (100, 1.4)], 30, 1.4 * 60 / 100),
+        ([(100, 2.0), (400, 1.0)], 30, 1.0 * 60 / 400),
+        # a run whose every call ran out of time: its time
         ([(0, 1.5)], 3, 1.5),
     ],
 )
 def test_the_search_keeps_what_confirming_its_kept_calls_will_take(
-    timings: list[tuple[int, float]], unconfirmed: int, expected: float
+    timings: list[tuple[int, float]], calls: int, expected: float
 ) -> None:
-    assert confirm_reserve(timings, unconfirmed) == pytest.approx(expected)
+    assert confirm_reserve(timings, calls) == pytest.approx(expected)
+
+
+@pytest.mark.parametrize(
+    ("calls", "confirm", "expected"),
+    [(10, False, 10), (39, False, 39), (40, False, 20), (401, False, 201), (400, True, 400)],
+)
+def test_a_split_run_gives_each_process_a_share_and_a_confirming_one_every_call(
+    calls: int, confirm: bool, expected: int
+) -> None:
+    assert calls_per_process(calls, confirm=confirm) == expected
