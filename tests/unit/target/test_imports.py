@@ -33,6 +33,7 @@ EXPECTED = {
     "calls": [
         "importlib.import_module(config['module'])",
         "importlib.import_module(name)",  # a stdlib module (``STDLIB_MODULES``)
+        "importlib.import_module(name)",  # ... loaded before the children fork (``preload``)
         # the module's own package, for an argument it builds (``networkx.DiGraph(...)``)
         "importlib.import_module(top)",
     ],
