@@ -80,6 +80,9 @@ class Call:
     init_args: tuple[str, ...] | None = None  # an instance method: the constructor's arguments
     init_kwargs: tuple[tuple[str, str], ...] = ()
     consume: bool = False  # a generator function: collect what it yields
+    #: what it returns is a context manager: entered (``with f() as result``), and left,
+    #: and the value asserted is what it gave the ``with``
+    enter: bool = False
     attribute: bool = False  # not a call: the value of the module's data ``target``
     before: tuple[Step, ...] = ()  # an instance method: what runs on the instance first
     via: str | None = None  # an instance method on what this expression returns (``parse(t)``)
@@ -122,6 +125,7 @@ class Call:
             "kwargs": dict(self.kwargs),
             "init": init,
             "consume": self.consume,
+            "enter": self.enter,
             "attribute": self.attribute,
             "via": self.via,
             "env": [list(pair) for pair in self.env],
@@ -161,6 +165,9 @@ class Outcome:
     #: answer to a write outside the project, never a test's to assert (run elsewhere,
     #: the write would be made)
     denied: bool = False
+    #: the value is a context manager (its type has ``__enter__`` and ``__exit__``): a
+    #: ``contextlib.contextmanager`` function's body runs only once it is entered
+    context: bool = False
 
     def typed(self) -> Outcome:
         """The value asserted through its type only (it varies, or holds here and now only)."""
@@ -592,6 +599,7 @@ def _outcome(raw: dict[str, Any]) -> Outcome:
         "taken",
         "after_repr",
         "denied",
+        "context",
     )
     state = tuple(sorted(raw.get("state", {}).items()))
     after = tuple(sorted(raw.get("after", {}).items()))

@@ -29,6 +29,7 @@ from tddforge.target.probe import CALL, ROUND_TRIPS, STATEMENTS
 COMPARISONS = frozenset({"__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__"})
 PER_CLASS = 3  # returned instances used per class
 PER_MAKER = 2  # returned functions called per callable that returns them
+PER_ENTERED = 32  # calls entered per callable seen returning a context manager
 #: the types of a returned function that can be called in its turn: a closure or lambda
 #: (a decorator factory's decorator, a decorator's wrapper), or a partial
 FUNCTION_TYPES = frozenset({("builtins", "function"), ("functools", "partial")})
@@ -72,8 +73,11 @@ def call_source(call: Call) -> str | None:
     built in place or returned by another expression (``where('a') == 1``,
     ``Query().name``), so that what such a call returns is followed in its turn. Not a
     sequence (its steps are statements), a statement, a round trip, a call made with an
-    environment variable set, or a text longer than ``MAX_SOURCE``."""
-    if call.consume or call.before or call.env or (call.attribute and not call.on_instance):
+    environment variable set, a context manager entered (``with``), or a text longer
+    than ``MAX_SOURCE``."""
+    if call.consume or call.enter or call.before or call.env:
+        return None
+    if call.attribute and not call.on_instance:
         return None
     if not call.on_instance:
         return f"{call.target}({call_arguments(call.args, call.kwargs)})"
@@ -183,6 +187,31 @@ def calls_of_returned_functions(
         for source in sources
         for args in RETURNED_FUNCTION_ARGS
     ]
+
+
+def calls_entering(
+    seen: Iterable[CallResult], done: Collection[Call] = (), per_maker: int = PER_ENTERED
+) -> list[Call]:
+    """Each call seen returning a context manager, again with it entered and left (``with
+    atomic_write(path) as result``): a ``contextlib.contextmanager`` function, or a method
+    returning one, runs its body only then. ``per_maker`` calls per callable in all, in
+    the order seen; calls in ``done`` were planned already (and count).
+    Their neighbours (other arguments) are entered too, as the search's neighbours keep
+    the rest of a call."""
+    made: dict[str, int] = {}
+    entering: dict[Call, None] = {}
+    for result in seen:
+        call, outcome = result.call, result.outcome
+        if outcome.kind != "return" or not outcome.context or call.enter or call.consume:
+            continue
+        if call.attribute and not call.on_instance:  # the module's data, not a call
+            continue
+        entered = replace(call, enter=True)
+        if entered in entering or made.get(call.target, 0) >= per_maker:
+            continue
+        made[call.target] = made.get(call.target, 0) + 1  # planned before or now
+        entering[entered] = None
+    return [call for call in entering if call not in done]
 
 
 def calls_after_failures(seen: Iterable[CallResult], per_maker: int = PER_MAKER) -> list[Call]:

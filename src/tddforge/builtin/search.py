@@ -46,6 +46,7 @@ from tddforge.builtin.explore import (
 )
 from tddforge.builtin.protocols import (
     calls_after_failures,
+    calls_entering,
     calls_of_returned_functions,
     calls_on_returned,
     returned_instances,
@@ -385,7 +386,12 @@ def search(
             partial(calls_after_failures, seen),
             list[Call](),
         )
-        on_returned = [*on_returned, *of_functions, *after_failures]
+        entering = guard(  # a context manager returned: entered (``with f() as result``)
+            "planning calls entering what they return",
+            partial(calls_entering, seen, tried),
+            list[Call](),
+        )
+        on_returned = [*on_returned, *of_functions, *after_failures, *entering]
         varied: list[Call] = []
         if environ:
             kept_now = keep_new_coverage(seen)[0]

@@ -284,7 +284,7 @@ def _test(
     ):
         checks = [expr]  # run for its effect (``box[0] = 1``): assert the effect, not the None
     else:
-        checks = _assertions(expr, outcome, module, imports, call.consume, style)
+        checks = _assertions(expr, outcome, module, imports, call, style)
         if result.readable_repr and outcome.kind == "return":
             checks.append(style.equal.format("repr(result)", repr(outcome.repr)))
     instance = setup[0].split(" = ")[0] if setup else _held(call) or ""
@@ -522,26 +522,32 @@ def _as_slice(source: str) -> str:
 
 
 def _assertions(
-    expr: str, outcome: Outcome, module: Names, imports: set[str], consume: bool, style: Style
+    expr: str, outcome: Outcome, module: Names, imports: set[str], call: Call, style: Style
 ) -> list[str]:
+    consume = call.consume
     if outcome.kind == "raise":
         exc = _type_name(outcome, module, imports)
-        if consume:  # a generator raises as it is consumed, not when called
-            line = f"    {_listed(expr)}"
+        if call.enter:  # raised as it is entered or left
+            lines = [f"    with {expr}:", "        pass"]
+        elif consume:  # a generator raises as it is consumed, not when called
+            lines = [f"    {_listed(expr)}"]
         else:  # not a bare read
-            line = f"    _ = {expr}" if _reads_attribute(expr) else f"    {expr}"
+            lines = [f"    _ = {expr}" if _reads_attribute(expr) else f"    {expr}"]
         if outcome.message:
-            return [style.raises_matching.format(exc, _pattern(outcome.message)), line]
-        return [style.raises.format(exc), line]
-    if consume and outcome.taken:  # an endless generator: its first items, as the run took
+            return [style.raises_matching.format(exc, _pattern(outcome.message)), *lines]
+        return [style.raises.format(exc), *lines]
+    entered = [f"with {expr} as result:", "    pass"] if call.enter else []
+    if call.enter:  # what the ``with`` gave, asserted once it is left
+        value = "result"
+    elif consume and outcome.taken:  # an endless generator: its first items, as it took
         value = f"list(itertools.islice({expr}, {outcome.taken}))"
     else:
         value = _listed(expr) if consume else expr
     if outcome.literal:
-        return [_compare(style, value, outcome.repr)]
+        return [*entered, _compare(style, value, outcome.repr)]
     if outcome.type == "NoneType" and outcome.type_module == _BUILTINS:  # its one value
-        return [_compare(style, value, "None")]
-    lines = [f"result = {value}"]
+        return [*entered, _compare(style, value, "None")]
+    lines = entered or [f"result = {value}"]
     if outcome.state:
         return lines + [_compare(style, f"result.{name}", text) for name, text in outcome.state]
     if _importable_type(outcome, module):
@@ -619,7 +625,8 @@ def _unique_name(call: Call, outcome: Outcome, names: set[str]) -> str:
     if parts[-1] in ROUND_TRIPS:  # ``Box.__getstate__``: box_pickle_round_trip
         parts[-1] = _ROUND_TRIP_NAMES.get(parts[-1], "pickle_round_trip")
     target = "_".join(part.strip("_") for part in parts)  # Money.__add__: money_add
-    base = f"test_{snake(target)}_{_after(call.before)}{_scenario(call, outcome)}"
+    entered = "entered_" if call.enter else ""  # ``with f() as result``: gives, raises
+    base = f"test_{snake(target)}_{_after(call.before)}{entered}{_scenario(call, outcome)}"
     base += _environment(call.env)
     name = base
     if name in names:
@@ -654,9 +661,10 @@ def _scenario(call: Call, outcome: Outcome) -> str:
         return f"raises_{snake(outcome.type.split('.')[-1])}"
     if "." not in call.target and outcome.type == call.target:  # a class, not ``Parse()``
         return "builds"
+    verb = "gives" if call.enter else "returns"
     if not outcome.literal:
-        return f"returns_{snake(outcome.type.split('.')[-1])}"
-    return f"returns_{_value_slug(outcome.repr)}"
+        return f"{verb}_{snake(outcome.type.split('.')[-1])}"
+    return f"{verb}_{_value_slug(outcome.repr)}"
 
 
 def _value_slug(text: str) -> str:

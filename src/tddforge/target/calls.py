@@ -200,7 +200,7 @@ def describe_value(value: Any) -> dict[str, Any]:
     except Exception as exc:  # a broken __repr__ is the module's bug, not ours
         text = "<repr failed: " + type(exc).__name__ + ">"
     exact = is_literal(value) and len(text) <= MAX_REPR
-    return {
+    found = {
         "kind": "return",
         "type": type(value).__qualname__,
         "type_module": type(value).__module__,
@@ -208,6 +208,9 @@ def describe_value(value: Any) -> dict[str, Any]:
         "literal": exact,
         "state": {} if exact else public_state(value),
     }
+    if not exact and hasattr(type(value), "__enter__") and hasattr(type(value), "__exit__"):
+        found["context"] = True  # what a ``with`` enters: its entering runs more code
+    return found
 
 
 def public_state(value: Any) -> dict[str, str]:
@@ -406,6 +409,10 @@ def _called(
             value = list(itertools.islice(value, MAX_ITEMS + 1))
             if len(value) > MAX_ITEMS:
                 value, taken = value[:MAX_ITEMS], MAX_ITEMS
+        if call.get("enter"):  # a context manager: what its ``with`` gives, once left
+            with value as entered:
+                pass
+            value = entered
     finally:
         sys.settrace(None)
     return value, taken, instance, shown

@@ -15,6 +15,7 @@ and that is reported, not hidden. Keep it compatible with Python 3.8+.
 
 from __future__ import annotations
 
+import contextlib
 import doctest
 import enum
 import functools
@@ -202,9 +203,17 @@ def describe_callable(name: str, qualname: str, kind: str, func: Any) -> dict[st
         "docstring": doc,
         "doctests": doctest_examples(doc),
         "is_async": inspect.iscoroutinefunction(target) or inspect.isasyncgenfunction(target),
-        "is_generator": inspect.isgeneratorfunction(target),
+        "is_generator": inspect.isgeneratorfunction(target) and not made_by_contextlib(func),
         "lines": source_lines(func),
     }
+
+
+def made_by_contextlib(func: Any) -> bool:
+    """Whether ``func`` is ``contextlib.contextmanager``'s wrapper of a generator function:
+    it returns a context manager (entered, never iterated), though it unwraps to a
+    generator function as a decorator that keeps one does."""
+    code = getattr(func, "__code__", None)
+    return code is not None and code.co_filename == contextlib.__file__
 
 
 def hint_from_init(constructor: dict[str, Any], cls: type) -> None:

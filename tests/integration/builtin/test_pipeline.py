@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -917,3 +918,67 @@ def test_a_call_that_never_ends_is_tried_with_its_loop_bounded(tmp_path: Path) -
         line = next(i for i, t in enumerate(text, 1) if t.strip() == needle)
         assert line not in suite.missing_lines, (needle, suite.source)
     assert "tries=2" in suite.source or "tries=1" in suite.source
+
+
+SESSIONS = '''\
+"""Scratch files and sessions, each used through ``with``."""
+
+import contextlib
+import os
+
+
+@contextlib.contextmanager
+def scratch(name: str):
+    if not name:
+        raise ValueError("a scratch file needs a name")
+    path = name + ".tmp"
+    handle = open(path, "w")
+    try:
+        yield handle.name
+    finally:
+        handle.close()
+        os.remove(path)
+
+
+class Session:
+    def __init__(self, user: str) -> None:
+        self.user = user
+
+    def begin(self) -> "_Transaction":
+        return _Transaction(self.user)
+
+
+class _Transaction:
+    def __init__(self, user: str) -> None:
+        self.user = user
+
+    def __enter__(self) -> str:
+        if not self.user:
+            raise PermissionError("a transaction needs a user")
+        return self.user.upper()
+
+    def __exit__(self, *exc: object) -> bool:
+        return False
+'''
+
+
+def test_a_context_manager_a_call_returns_is_entered_and_what_it_gives_asserted(
+    tmp_path: Path,
+) -> None:
+    """``scratch`` runs its body only inside a ``with``, and ``begin``'s transaction
+    checks its user as it is entered: their tests enter them (``with ... as result``)
+    and assert what the ``with`` gave, or what entering raised."""
+    suite = generated_and_run(tmp_path, "sessions", SESSIONS, runs=2)
+    for line in (12, 13, 14, 15, 17, 18, 35, 36, 37):
+        assert line not in suite.missing_lines, (line, suite.source)
+    assert re.search(r'with scratch\("[^"]+"\) as result:\n        pass\n', suite.source)
+    assert re.search(r'assert result == "[^"]*\.tmp"', suite.source)
+    assert re.search(r"\(PermissionError, .*\n        with session\.begin\(\):", suite.source)
+    assert "list(scratch(" not in suite.source  # a generator function's wrapper, not iterated
+    lint = subprocess.run(
+        [str(RUFF), "check", "--isolated", "--select", "E,F,W,B", "-"],
+        input=suite.source,
+        capture_output=True,
+        text=True,
+    )
+    assert lint.returncode == 0, lint.stdout

@@ -10,6 +10,7 @@ from tddforge.builtin.protocols import (
     FAILURES_BEFORE,
     call_source,
     calls_after_failures,
+    calls_entering,
     calls_of_returned_functions,
     calls_on_returned,
     returned_instances,
@@ -47,6 +48,7 @@ def result(
         (Call("Entry.grow", init_args=(), before=(Step("push", ("1",)),)), None),  # steps
         (Call("Entry.copy", ("'" + "x" * 200 + "'",), init_args=()), None),  # too long
         (Call("parse", consume=True), None),  # a generator: its items, not one value
+        (Call("scratch", ("'a'",), enter=True), None),  # entered: what its ``with`` gives
         (Call("TABLE", attribute=True), None),
     ],
 )
@@ -194,3 +196,34 @@ def test_a_returned_function_is_written_as_called() -> None:
         "inj", [CallResult(call, frozenset(), Outcome("return", "int", "builtins", repr="3"), True)]
     )
     assert "    returned = autoparams()\n    result = returned(len)\n" in source
+
+
+def context(call: Call, *, ok: bool = True, kind: str = "return") -> CallResult:
+    """A call seen returning a context manager (or raising)."""
+    outcome = Outcome(kind, "_GeneratorContextManager", "contextlib", repr="<x>", context=True)
+    return CallResult(call, frozenset(), outcome, ok)
+
+
+def test_a_call_returning_a_context_manager_is_entered_up_to_a_cap_per_callable() -> None:
+    seen = [
+        context(Call("scratch", ("'a'",))),
+        result(Call("scratch", ("1",)), "str", "builtins"),  # no context manager
+        context(Call("scratch", ("''",)), kind="raise"),  # raised before returning one
+        context(Call("Session.begin", init_args=("'u'",))),
+        context(Call("scratch", ("'a'",))),  # seen twice: entered once
+        context(Call("scratch", ("'b'",), enter=True)),  # entered already
+        context(Call("scratch", ("'c'",), consume=True)),  # iterated, not entered
+        context(Call("scratch", ("'d'",))),
+        context(Call("scratch", ("'e'",))),
+        context(Call("OPENER", attribute=True)),  # the module's data: not a call
+    ]
+    done = {Call("scratch", ("'d'",), enter=True)}  # planned before: counts towards the cap
+    assert calls_entering(seen, done, per_maker=2) == [
+        Call("scratch", ("'a'",), enter=True),
+        Call("Session.begin", init_args=("'u'",), enter=True),
+    ]
+    assert calls_entering(seen, done, per_maker=3) == [
+        Call("scratch", ("'a'",), enter=True),
+        Call("Session.begin", init_args=("'u'",), enter=True),
+        Call("scratch", ("'e'",), enter=True),
+    ]

@@ -834,3 +834,40 @@ def test_a_value_asserted_through_its_type_has_no_repr_asserted_and_none_is_none
     assert "repr(" not in source
     assert "    assert release() is None\n" in source
     assert "    result = elapsed()\n    assert isinstance(result, float)\n" in source
+
+
+def test_an_entered_call_is_written_as_a_with_statement() -> None:
+    gives = Outcome("return", "str", "builtins", repr="'a.tmp'", literal=True)
+    opened = Outcome("return", "Handle", "files", repr="<Handle>", state=(("name", "'a'"),))
+    source = write_module(
+        "files",
+        [
+            CallResult(Call("scratch", ("'a'",), enter=True), frozenset(), gives, True),
+            CallResult(Call("Store.open", init_args=(), enter=True), frozenset(), opened, True),
+            CallResult(
+                Call("scratch", ("''",), enter=True),
+                frozenset(),
+                Outcome("raise", "ValueError", "builtins", message="no name"),
+                True,
+            ),
+        ],
+    )
+    assert (
+        "def test_scratch_entered_gives_a_tmp() -> None:\n"
+        "    with scratch('a') as result:\n"
+        "        pass\n"
+        "    assert result == 'a.tmp'\n"
+    ) in source
+    assert (
+        "    store = Store()\n"
+        "    with store.open() as result:\n"
+        "        pass\n"
+        "    assert result.name == 'a'\n"
+    ) in source
+    assert (
+        "def test_scratch_entered_raises_value_error() -> None:\n"
+        "    with pytest.raises(ValueError, match='no name'):\n"
+        "        with scratch(''):\n"
+        "            pass\n"
+    ) in source
+    assert "result = result" not in source
