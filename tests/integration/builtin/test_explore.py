@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import itertools
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
@@ -24,7 +25,7 @@ from tddforge.builtin.explore import (
 )
 from tddforge.builtin.file_headers import composed_headers
 from tddforge.builtin.from_tests import calls_from_tests, project_test_sources, read_tests
-from tddforge.builtin.search import OFF_HINT, Guard, search
+from tddforge.builtin.search import OFF_HINT, Guard, SearchResult, search
 from tddforge.builtin.texts import composed_texts
 from tddforge.sandbox import Limits, Sandbox
 
@@ -362,42 +363,39 @@ def test_search_widens_to_the_neighbours_of_calls_it_did_not_keep(tmp_path: Path
     assert found.stopped == "nothing left to try"  # None's neighbours all ran already
 
 
-def test_search_respects_the_budget(tmp_path: Path) -> None:
+def clocked_search(
+    tmp_path: Path, budget: float, first: Call, ticks: Iterable[float]
+) -> SearchResult:
+    """A search of ``SEARCHED`` from ``first`` whose clock reads ``ticks`` in turn."""
     project, module, box, info = searched(tmp_path)
-    # start, before round 0; from round 1 on (and while confirming): past the budget
-    ticks = itertools.chain([0.0, 0.0], itertools.repeat(5.0))
-    found = search(
+    clock = iter(ticks)
+    return search(
         project,
         module,
         info,
         {},
         python=PY,
         sandbox=box,
-        budget=2.0,
-        first=[Call("slow", ("1",))],
-        clock=lambda: next(ticks),
+        budget=budget,
+        first=[first],
+        clock=lambda: next(clock),
     )
+
+
+def test_search_respects_the_budget(tmp_path: Path) -> None:
+    # start, before round 0; from round 1 on (and while confirming): past the budget
+    ticks = itertools.chain([0.0, 0.0], itertools.repeat(5.0))
+    found = clocked_search(tmp_path, 2.0, Call("slow", ("1",)), ticks)
     assert (found.rounds, found.stopped) == (1, "budget spent")
     assert [r.call for r in found.kept] == [Call("slow", ("1",))]
 
 
 def test_the_search_stops_in_time_to_confirm_what_it_kept(tmp_path: Path) -> None:
-    project, module, box, info = searched(tmp_path)
     # start, then round 1 (before it, as it begins, as it ends): 6 of 10 s, with 7's
     # neighbours still to try. Confirming the kept call may take what round 1 took,
     # which leaves nothing; without that reserve, round 2 would run with 4 s left.
     ticks = itertools.chain([0.0, 0.0, 0.0], itertools.repeat(6.0))
-    found = search(
-        project,
-        module,
-        info,
-        {},
-        python=PY,
-        sandbox=box,
-        budget=10.0,
-        first=[Call("f", ("7",))],
-        clock=lambda: next(ticks),
-    )
+    found = clocked_search(tmp_path, 10.0, Call("f", ("7",)), ticks)
     assert (found.rounds, found.stopped) == (1, "budget spent")
     assert [r.call for r in found.kept] == [Call("f", ("7",))]
 
