@@ -282,7 +282,8 @@ def _test(
     if (statement and outcome.kind == "return") or (
         outcome.after and outcome.repr == "None" and outcome.literal
     ):
-        checks = [expr]  # run for its effect (``box[0] = 1``): assert the effect, not the None
+        # run for its effect (``box[0] = 1``): assert the effect, not the None
+        checks = [f"with {expr}:", "    pass"] if call.enter else [expr]
     else:
         checks = _assertions(expr, outcome, module, imports, call, style)
         if result.readable_repr and outcome.kind == "return":

@@ -871,3 +871,16 @@ def test_an_entered_call_is_written_as_a_with_statement() -> None:
         "            pass\n"
     ) in source
     assert "result = result" not in source
+
+
+def test_an_entered_call_run_for_its_effect_is_still_entered() -> None:
+    """Entering gave None and changed the instance: the effect is asserted after a
+    ``with`` that enters it, not after a bare call that never does."""
+    none = Outcome("return", "NoneType", "builtins", repr="None", literal=True)
+    effect = replace(none, after=(("open", "True"),))
+    source = write_module(
+        "files",
+        [CallResult(Call("Store.lock", init_args=(), enter=True), frozenset(), effect, True)],
+    )
+    assert "    store = Store()\n    with store.lock():\n        pass\n" in source
+    assert "    assert store.open is True\n" in source
