@@ -399,6 +399,7 @@ def _usable_step(result: CallResult, changers: Collection[str]) -> bool:
         method in changers
         and can_prefix(method)
         and not result.call.consume
+        and not result.call.enter  # a step is a bare call: what entering did, it would not
         and result.deterministic
         and (
             _returned(result)

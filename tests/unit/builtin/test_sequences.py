@@ -204,6 +204,7 @@ def test_plan_sequences_prefix_the_methods_with_steps_seen_returning() -> None:
         result(on("put", "'a'", "1")),
         result(on("put", "'b'", "1")),
         result(on("put", "'c'", "1"), deterministic=False),  # never a step
+        result(replace(on("put", "'e'", "1"), enter=True)),  # entered: nor this
         result(on("put", "'d'", "1", init=("9",))),  # another instance
         result(on("get", "'z'"), kind="raise"),
         result(on("get", "'y'")),  # the first that returned
