@@ -28,6 +28,7 @@ from tddforge.mutation.job import MutationJob, Prepared, prepare, worker_config
 from tddforge.mutation.project import ProjectReport
 from tddforge.mutation.report import MutationReport
 from tddforge.mutation.running import sandbox_for, worker_env, workspace
+from tddforge.runner.plugin_cache import warm_plugins
 from tddforge.runner.pytest_config import (
     NEUTRAL_INI,
     block_args,
@@ -136,6 +137,7 @@ def _score_cold(
         config = private / "config.json"
         config.write_text(json.dumps(worker_config(prep, results.path)), encoding="utf-8")
         argv = entry_argv(job.python, private, "worker", str(config))
+        warm_plugins(job.python, job.project)
         run = in_thread(
             lambda: sandbox.run(
                 argv, cwd=job.project, timeout=job.timeout, extra_env=worker_env(job)
@@ -164,6 +166,7 @@ class WarmWorker:
         self._private_cm = workspace(self._sandbox)
         self._private = self._private_cm.__enter__()
         argv = entry_argv(python, self._private, "worker", "--serve")
+        warm_plugins(python, project)
         self._proc = self._sandbox.start(argv, cwd=project, extra_env=worker_env(job))
         self._requests = 0
 

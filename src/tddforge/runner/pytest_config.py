@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tddforge.compat import tomllib
+from tddforge.runner.plugin_cache import warm_plugins
 from tddforge.runner.pytest_run import project_paths
 from tddforge.sandbox import Sandbox
 
@@ -100,6 +101,7 @@ def check_config(project: Path, python: Path, sandbox: Sandbox) -> ConfigCheck:
     directories), and ``--ignore-glob=*`` keeps it from importing any test module.
     """
     config = find_config(project)
+    warm_plugins(python, project)  # the first of the run's pytest starts, and the rest
     failure = _start_failure(project, python, sandbox, [])
     if failure is None:
         return ConfigCheck(config, True)

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from tddforge.errors import RunnerError
 from tddforge.runner.coverage_data import CoverageReport, read_coverage_json, with_context_arcs
+from tddforge.runner.plugin_cache import warm_plugins
 from tddforge.runner.results import (
     TestRun,
     collected_from_jsonl,
@@ -73,6 +74,7 @@ def run_pytest(
     """
     interpreter = _checked_python(python)
     project = _inside(project_dir, sandbox.work_dir)
+    warm_plugins(interpreter, project)
     with sandbox.scratch() as private:
         run_env = _prepared(project, private, env or {})
         if per_test and coverage_source is not None:
@@ -109,6 +111,7 @@ def run_pytest_orders(
     """
     interpreter = _checked_python(python)
     project = _inside(project_dir, sandbox.work_dir)
+    warm_plugins(interpreter, project)
     with sandbox.scratch() as private:
         run_env = _prepared(project, private, env or {})
         run_env["TDDFORGE_ORDERS"] = ",".join(orders)
