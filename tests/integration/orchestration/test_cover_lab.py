@@ -180,6 +180,38 @@ def test_a_test_that_leans_on_another_fails_alone(tmp_path: Path, parallel: bool
         suite.close()
 
 
+def test_a_test_checked_alone_before_and_unchanged_is_not_run_alone_again(
+    tmp_path: Path,
+) -> None:
+    suite = lab(tmp_path, parallel=False)
+    isolated: list[list[str]] = []
+    real = suite.pytest
+
+    def pytest_spied(paths: list[str], **kwargs: object) -> object:
+        if kwargs.get("isolate"):
+            isolated.append([p.split("::")[-1] for p in paths])
+        return real(paths, **kwargs)  # type: ignore[arg-type]
+
+    suite.pytest = pytest_spied  # type: ignore[method-assign]
+    try:
+        found = suite.measure(SUITE)
+        assert suite.alone(list(found.verdicts.values())) == {
+            "test_needs_first": "fails when run alone (depends on other tests)"
+        }
+        # a new test and another test's body changed, the rest unchanged (a new import
+        # would change them all: importing runs code)
+        again = SUITE.replace("STATE, ", "STATE or True, ")
+        found = suite.measure(again + "\n\ndef test_new():\n    assert double(3) == 6\n")
+        assert suite.alone(list(found.verdicts.values())) == {}  # test_needs_first passes
+        assert sorted(isolated[-1]) == ["test_needs_first", "test_new"]
+        # nothing changed: no run at all
+        runs = len(isolated)
+        assert suite.alone(list(found.verdicts.values())) == {}
+        assert len(isolated) == runs
+    finally:
+        suite.close()
+
+
 @pytest.mark.parametrize(("parallel", "reruns"), [(False, 1), (False, 5), (True, 4)])
 def test_every_rerun_counts(tmp_path: Path, parallel: bool, reruns: int) -> None:
     suite = lab(tmp_path, parallel=parallel, reruns=reruns)
