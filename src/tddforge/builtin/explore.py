@@ -109,6 +109,11 @@ class Call:
     workdir: bool = False
 
     @property
+    def module_data(self) -> bool:
+        """The module's data read (``PLURALS``): not a call, nor an instance's property."""
+        return self.attribute and not self.on_instance
+
+    @property
     def on_instance(self) -> bool:
         """A method called on an instance (built by its class, or returned by ``via``)."""
         return self.init_args is not None or self.via is not None

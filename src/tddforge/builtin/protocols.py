@@ -75,9 +75,7 @@ def call_source(call: Call) -> str | None:
     sequence (its steps are statements), a statement, a round trip, a call made with an
     environment variable set, a context manager entered (``with``), or a text longer
     than ``MAX_SOURCE``."""
-    if call.consume or call.enter or call.before or call.env:
-        return None
-    if call.attribute and not call.on_instance:
+    if call.consume or call.enter or call.before or call.env or call.module_data:
         return None
     if not call.on_instance:
         return f"{call.target}({call_arguments(call.args, call.kwargs)})"
@@ -202,9 +200,9 @@ def calls_entering(
     entering: dict[Call, None] = {}
     for result in seen:
         call, outcome = result.call, result.outcome
-        if outcome.kind != "return" or not outcome.context or call.enter or call.consume:
+        if outcome.kind != "return" or not outcome.context:
             continue
-        if call.attribute and not call.on_instance:  # the module's data, not a call
+        if call.enter or call.consume or call.module_data:  # entered, iterated, not a call
             continue
         entered = replace(call, enter=True)
         if entered in entering or made.get(call.target, 0) >= per_maker:

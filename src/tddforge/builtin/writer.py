@@ -283,7 +283,7 @@ def _test(
         outcome.after and outcome.repr == "None" and outcome.literal
     ):
         # run for its effect (``box[0] = 1``): assert the effect, not the None
-        checks = [f"with {expr}:", "    pass"] if call.enter else [expr]
+        checks = _entered(expr) if call.enter else [expr]
     else:
         checks = _assertions(expr, outcome, module, imports, call, style)
         if result.readable_repr and outcome.kind == "return":
@@ -408,7 +408,7 @@ def _call_expression(
     raises is written under the line ``expect`` gives it (``with pytest.raises(E):``)."""
     arguments = call_arguments(call.args, call.kwargs)
     parts = call.target.split(".")
-    if call.attribute and not call.on_instance:  # the module's data, read: ``PLURALS``
+    if call.module_data:  # read: ``PLURALS``
         return [], call.target
     if len(parts) == 1:
         return [], f"{parts[0]}({arguments})"
@@ -529,7 +529,7 @@ def _assertions(
     if outcome.kind == "raise":
         exc = _type_name(outcome, module, imports)
         if call.enter:  # raised as it is entered or left
-            lines = [f"    with {expr}:", "        pass"]
+            lines = [f"    {line}" for line in _entered(expr)]
         elif consume:  # a generator raises as it is consumed, not when called
             lines = [f"    {_listed(expr)}"]
         else:  # not a bare read
@@ -537,7 +537,7 @@ def _assertions(
         if outcome.message:
             return [style.raises_matching.format(exc, _pattern(outcome.message)), *lines]
         return [style.raises.format(exc), *lines]
-    entered = [f"with {expr} as result:", "    pass"] if call.enter else []
+    entered = _entered(expr, "result") if call.enter else []
     if call.enter:  # what the ``with`` gave, asserted once it is left
         value = "result"
     elif consume and outcome.taken:  # an endless generator: its first items, as it took
@@ -554,6 +554,12 @@ def _assertions(
     if _importable_type(outcome, module):
         return [*lines, style.instance.format("result", _type_name(outcome, module, imports))]
     return [*lines, style.equal.format("type(result).__name__", repr(outcome.type))]
+
+
+def _entered(expr: str, name: str = "") -> list[str]:
+    """``with expr:`` (``as name``), a context manager entered and left at once."""
+    bound = f" as {name}" if name else ""
+    return [f"with {expr}{bound}:", "    pass"]
 
 
 def _listed(expr: str) -> str:
@@ -656,7 +662,7 @@ def _after(steps: Sequence[Step]) -> str:
 
 
 def _scenario(call: Call, outcome: Outcome) -> str:
-    if call.attribute and not call.on_instance:  # the module's data; a property returns
+    if call.module_data:  # a property returns
         return "value"
     if outcome.kind == "raise":
         return f"raises_{snake(outcome.type.split('.')[-1])}"

@@ -39,6 +39,7 @@ from tddforge.runner import FileCoverage, TestRun, run_pytest, run_pytest_orders
 from tddforge.runner.pytest_config import ConfigCheck, check_config, neutral_args
 from tddforge.sandbox import Limits, Sandbox
 from tddforge.store.rundir import RunDir
+from tddforge.target.reuse import test_keys
 from tddforge.workspace.paths import write_file
 
 # coverage.py settings of our own, so the project's (its omit lists, its contexts) never apply
@@ -159,6 +160,7 @@ class SuiteLab:
         self._background = ThreadPoolExecutor(max_workers=1)
         self._alone: Future[dict[str, str]] | None = None
         self._alone_seen: dict[str, str | None] = {}  # fingerprint → why not alone (None: it is)
+        self._printed: tuple[str | None, dict[str, str]] = (None, {})  # a suite's text, prints
         self._runs = 0
         self._scorings: list[Scoring] = []  # the worker's, oldest first
 
@@ -343,22 +345,29 @@ class SuiteLab:
         return {key: why for key, why in {**known, **found}.items() if why is not None}
 
     def _fingerprints(self, verdicts: list[Stability]) -> dict[str, str]:
-        """Each test's fingerprint (its source, the file's shared code, the conftests): an
-        alone check's answer holds while it is unchanged, the module being unchanged."""
-        rel = Path(self.target.test_path).as_posix()
-        try:
-            prints = fp.file_fingerprints(self.project, self.project / self.target.test_path)
-        except (OSError, ValueError):
-            return {}
+        """Each test's fingerprint (its source, the file's shared code, the conftests),
+        its own as a method before its class's: an alone check's answer holds while it
+        is unchanged, the module being unchanged."""
+        prints = self._prints()
         found = {}
         for v in verdicts:
-            owner = v.key.split("::")[0]
-            mark = prints.get(f"{rel}::{v.key}") or (
-                prints.get(f"{rel}::{owner}::*") if "::" in v.key else None
-            )
+            keys = reversed(test_keys(v.nodeids[0])) if v.nodeids else ()
+            mark = next((prints[key] for key in keys if key in prints), None)
             if mark is not None:
                 found[v.key] = mark
         return found
+
+    def _prints(self) -> dict[str, str]:
+        """The fingerprints of the suite at the test path, computed once per suite written
+        (the alone check and the scoring both ask)."""
+        path = self.project / self.target.test_path
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return {}
+        if self._printed[0] != text:
+            self._printed = (text, fp.file_fingerprints(self.project, path))
+        return self._printed[1]
 
     def _alone_run(self, verdicts: list[Stability]) -> dict[str, str]:
         nodeids = [n for v in verdicts for n in v.nodeids]
@@ -453,7 +462,7 @@ class SuiteLab:
         scoring when that decides every verdict (``cover_reuse.derive``), else in the warm
         worker. Either way, one ``mutation`` event says how many mutants ran."""
         started = time.monotonic()
-        prints = fp.file_fingerprints(self.project, self.project / self.target.test_path)
+        prints = self._prints()
         tests = [n for v in found.stable_verdicts for n in v.nodeids]
         for before in reversed(self._scorings):
             derived = derive(before, tests, prints)

@@ -120,9 +120,13 @@ def warm_plugins(python: Path | str, project: Path) -> bool:
     missing, once per process and interpreter (a run beside it waits for it); whether
     this call made the warming run."""
     key = str(python)
-    wanted, left_out = plan(_plugins(key), Path(project).resolve())
+    if key in _WARMED:  # every later run: nothing to check
+        return False
     with _LOCK:
-        if not wanted or key in _WARMED:
+        if key in _WARMED:
+            return False
+        wanted, left_out = plan(_plugins(key), Path(project).resolve())
+        if not wanted:
             return False
         _WARMED.add(key)
         with tempfile.TemporaryDirectory(prefix="tddforge-plugins-") as empty:
