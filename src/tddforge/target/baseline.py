@@ -56,6 +56,7 @@ class BaselinePlugin:
         self.names: dict[str, str] = {}  # target -> the name its module was imported by
         self.fd = fd
         self.sources_fd = sources_fd
+        self.sent: Sources = Sources(modules=[], tests=[])  # what the collection imported
         self.reusable = reusable or {}  # nodeid -> a still-valid baseline record
         self.collect = LineTracer(self.targets)
         self.collect_started = time.perf_counter()
@@ -93,7 +94,8 @@ class BaselinePlugin:
         if rebindable:  # as the collector's children will find them, before any test runs
             self.drifted = drifted_targets(rebindable, self.replays)
         if self.sources_fd is not None:  # the parent compiles these while the tests run
-            send(self.sources_fd, imported_sources())
+            self.sent = imported_sources()
+            send(self.sources_fd, self.sent)
             os.close(self.sources_fd)
             self.sources_fd = None
 
@@ -130,6 +132,7 @@ class BaselinePlugin:
             drifted=self.drifted,
             checked=sorted(self.rebindable),
             names=self.names,
+            late_sources=later_sources(self.sent),
         )
         send(self.fd, result)
         os.close(self.fd)
@@ -156,6 +159,17 @@ class BaselinePlugin:
             imports=imports,
             imported=watch.imported(),
         )
+
+
+def later_sources(sent: Sources) -> Sources:
+    """The project files imported since ``sent`` was taken: those the tests import as they
+    run (``import`` inside a function), which every mutant's child would compile again."""
+    now = imported_sources()
+    modules, tests = set(sent["modules"]), set(sent["tests"])
+    return Sources(
+        modules=[path for path in now["modules"] if path not in modules],
+        tests=[path for path in now["tests"] if path not in tests],
+    )
 
 
 def run_baseline(

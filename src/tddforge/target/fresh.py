@@ -163,15 +163,29 @@ def _import_target(target: str, rootdir: str, name: str = "") -> None:
     """Import the (mutated) target unless it is imported already, by ``name`` (how the
     collection imported it: right in a namespace package too), else by the dotted name
     its ``__init__.py`` files give; deliver a kill if importing it fails."""
-    real = os.path.realpath(target)
-    for module in list(sys.modules.values()):
-        if os.path.realpath(getattr(module, "__file__", None) or "") == real:
-            return
+    if _imported(target):
+        return
     try:
         importlib.import_module(name or dotted_name(target))
     except BaseException as exc:
         killer = f"collection: {os.path.relpath(target, rootdir)}"
         deliver({"verdict": "killed", "killer": killer, "ran": 0, "detail": repr(exc)[:200]})
+
+
+def _imported(target: str) -> bool:
+    """Whether a module of ``target``'s file is imported. A file is resolved only when its
+    name is the target's or it is a link (only then can it resolve to the target):
+    resolving every module's file cost a fresh child more than its test did."""
+    real = os.path.realpath(target)
+    base = os.path.basename(real)
+    for module in list(sys.modules.values()):
+        path = getattr(module, "__file__", None)
+        if not isinstance(path, str) or not path:
+            continue
+        named = os.path.basename(path) == base or os.path.islink(path)
+        if named and os.path.realpath(path) == real:
+            return True
+    return False
 
 
 def package_parts(path: str) -> tuple[str, list[str]]:

@@ -254,6 +254,7 @@ class BaselineResult(TypedDict, total=False):
     drifted: list[str]  # targets whose data rebind must refuse (``rebind.drifted_targets``)
     checked: list[str]  # the targets checked for drift
     names: dict[str, str]  # target -> the name the collection imported its module by
+    late_sources: Sources  # project files first imported while the tests ran
     collect_seconds: float
     collect_errors: list[str]
     pytest_exit: int

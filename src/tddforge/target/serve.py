@@ -71,18 +71,26 @@ def _keep_compiled(results: str, starter: Starter | None) -> None:
 
 
 def _collected_sources(results: str) -> SourcesEvent | None:
-    """The request's sources event: written as its collection ended, so before its baseline
-    event (the mutants' verdicts after it need not be read)."""
+    """The request's sources events, merged: written as its collection ended and as its
+    tests did, so before its baseline event (the verdicts after it need not be read)."""
     found = None
     try:
         for event in read_events(results):
-            if event["event"] == SOURCES:
-                found = event
+            if event["event"] == SOURCES:  # the collection's, then what the tests imported
+                found = event if found is None else _merged(found, event)
             elif event["event"] == BASELINE:
                 break
     except OSError:
         return None
     return found
+
+
+def _merged(first: SourcesEvent, then: SourcesEvent) -> SourcesEvent:
+    return SourcesEvent(
+        event=first["event"],
+        modules=[*first["modules"], *then["modules"]],
+        tests=[*first["tests"], *then["tests"]],
+    )
 
 
 def _starter_for(config: WorkerConfig, starters: dict[str, Starter]) -> Starter | None:

@@ -66,13 +66,13 @@ def score(request: Request, starter: Starter) -> None:
     gc.freeze()  # every child shares this heap instead of copying it on its first collection
     sources = {t: module.source for t, module in request.modules.items()}
     ahead = CompiledAhead(request)
+    compile_ahead = _compile_ahead(request, starter)
     baseline = run_baseline(
-        request.config,
-        starter,
-        _compile_ahead(request, starter),
-        rebindable(request.config, sources),
-        ahead.steps(),
+        request.config, starter, compile_ahead, rebindable(request.config, sources), ahead.steps()
     )
+    late = baseline.get("late_sources")
+    if late and (late["modules"] or late["tests"]):
+        compile_ahead(late)  # imported by the tests as they ran: else every child compiles it
     timings = Timings(prepare=starter.prepared is not None, baseline=time.monotonic() - started)
     error = baseline_error(baseline)
     if error is not None:

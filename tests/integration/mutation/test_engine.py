@@ -10,6 +10,7 @@ import pytest
 
 from tddforge.config import Settings
 from tddforge.errors import BaselineError, InputError
+from tddforge.mutation import engine
 from tddforge.mutation.cache import VerdictCache
 from tddforge.mutation.engine import (
     WarmWorker,
@@ -18,6 +19,7 @@ from tddforge.mutation.engine import (
     verdict_differences,
 )
 from tddforge.mutation.report import MutationReport
+from tddforge.target.protocol import SOURCES
 from tddforge.workspace.git import Git
 
 from .conftest import TESTS, job_for, write_files, write_project
@@ -447,3 +449,47 @@ def test_a_class_body_binding_class_is_traced_without_losing_it(
     assert verdicts[(18, "2", "3")] == "killed"
     assert verdicts[(14, "+", "-")] == "killed"  # in the class, run from a graft
     assert _differences_from_ground_truth(project, settings, report) == []
+
+
+LAZY_TESTS = """\
+from sample import clamp
+
+
+def test_clamp_through_a_helper_imported_late():
+    from helpers.checks import within
+
+    assert within(clamp(10), 0, 3)
+"""
+
+
+def test_modules_the_tests_import_as_they_run_are_compiled_before_the_children_fork(
+    project: Path, settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A module imported inside a test function is not imported by the collection: the
+    baseline names it afterwards, so the mutants' children inherit it compiled."""
+    write_files(
+        project,
+        {
+            "helpers/__init__.py": "",
+            "helpers/checks.py": "def within(x, low, high):\n    return low <= x <= high\n",
+            "tests/test_sample.py": LAZY_TESTS,
+        },
+    )
+    seen: list[dict] = []
+    real_assemble = engine.assemble
+
+    def watching(prep, lines, *args, **kwargs):  # type: ignore[no-untyped-def]
+        seen.extend(lines)
+        return real_assemble(prep, lines, *args, **kwargs)
+
+    monkeypatch.setattr(engine, "assemble", watching)
+    report = score(job_for(project), settings)
+    compiled = [
+        Path(path).name
+        for event in seen
+        if event.get("event") == SOURCES
+        for path in event["modules"]
+    ]
+    assert "checks.py" in compiled
+    assert "sample.py" in compiled  # the collection's own, as before
+    assert _verdicts(report)[(11, "LIMIT", "None")] == "killed"  # judged through the helper
