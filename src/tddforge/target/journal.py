@@ -48,10 +48,13 @@ class Journal:
     def verdict(
         self, m: MutantRecord, nodeids: list[str], started: float, result: ChildVerdict
     ) -> None:
-        """A mutant's child's verdict; ``ran``: the tests it ran, of ``nodeids`` in order."""
+        """A mutant's child's verdict; ``ran``: the tests it ran, of ``nodeids`` in order,
+        after those a prior run found passing against it (``passed``) when it was judged."""
         verdict = result.get("verdict", "error")
         judged = verdict in ("killed", "survived")
         ran = nodeids[: int(result.get("ran", len(nodeids)))] if judged else nodeids
+        if judged:  # the tests it was already known to pass, which this child skipped
+            ran = [*m.get("passed", []), *ran]
         killer, detail = result.get("killer"), result.get("detail")
         duration = result.get("wall", time.monotonic() - started)
         event = MutantEvent(

@@ -22,7 +22,7 @@ from .observe import Observers
 from .protocol import Counts, MutantRecord, Reused, WorkerConfig
 from .rebind import data_lines
 from .request import called
-from .reuse import at_collection_fresh, reusable
+from .reuse import at_collection_fresh, reusable, still_passing
 
 
 @dataclass
@@ -80,10 +80,21 @@ def plan(config: WorkerConfig, sources: dict[str, str], measured: Measured) -> P
         if seeing is not None:
             covering = found.seeing[m["id"]] = seeing
         verdict = reusable(prior.get(m["id"]), covering, unchanged)
-        if verdict is None:
-            todo.append((m, covering))
-        else:
+        if verdict is not None:
             found.reused.append((m, verdict))
+            continue
+        passed = still_passing(prior.get(m["id"]), covering, unchanged)
+        if passed:
+            rest = [n for n in covering if n not in set(passed)]
+            if not _can_see(m, rest, measured):  # the new tests cannot reach it: it survives
+                found.reused.append((m, Reused(verdict="survived", ran=covering, duration=0.0)))
+                continue
+            m = m.copy()  # this request's record: the config's stays as the host wrote it
+            m["passed"] = passed
+            covering = rest
+            if m["strategy"] == "fresh":
+                found.seeing[m["id"]] = covering
+        todo.append((m, covering))
     rebind = config.get("rebind", True)
     data: dict[str, dict[int, set[int]]] = {}
     for m, covering in todo:
@@ -129,6 +140,16 @@ def _place(
         found.graft.append((m, covering))
     else:
         found.uncovered.append(m)
+
+
+def _can_see(m: MutantRecord, nodeids: list[str], measured: Measured) -> bool:
+    """Whether any of ``nodeids`` can see ``m``: for a target the tests import themselves,
+    only a test that imports it or runs its code can (``_place``)."""
+    target = measured.target(m)
+    if m["strategy"] == "fresh" and target in measured.lazy:
+        users = measured.tests_of(target)
+        return any(n in users for n in nodeids)
+    return bool(nodeids)
 
 
 def _likely_first(nodeids: list[str], likely: set[str]) -> list[str]:

@@ -50,6 +50,7 @@ class MutantRecord(_MutantRecordRequired, total=False):
     shared: bool
     reach: list[int]  # [first, last]: the lines running it shows in (default: its own)
     observe: Observe  # import-time code: what can see it (absent: every test can)
+    passed: list[str]  # tests a prior run found passing against it, unchanged: not run again
 
 
 class Observe(TypedDict):

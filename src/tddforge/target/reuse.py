@@ -43,6 +43,18 @@ def reusable(prior: PriorVerdict | None, covering: list[str], unchanged: set[str
     return None
 
 
+def still_passing(
+    prior: PriorVerdict | None, covering: list[str], unchanged: set[str]
+) -> list[str]:
+    """The covering tests a prior survivor is known to pass: unchanged, and run against it
+    then. Only the others (new or edited) can kill it now, and only they run; none when
+    the prior verdict was not a survival (a timeout runs whole again)."""
+    if not prior or prior.get("verdict") != "survived":
+        return []
+    ran = set(prior.get("ran", []))
+    return [n for n in covering if n in ran and is_unchanged(n, unchanged)]
+
+
 def _broke_the_module(killer: str, unchanged: set[str]) -> bool:
     """A kill no test made: the mutated module itself failed to run (``collection:
     TypeError``, from a rebind). Its verdict is kept with the module's text (an edited

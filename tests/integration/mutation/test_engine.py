@@ -493,3 +493,44 @@ def test_modules_the_tests_import_as_they_run_are_compiled_before_the_children_f
     assert "checks.py" in compiled
     assert "sample.py" in compiled  # the collection's own, as before
     assert _verdicts(report)[(11, "LIMIT", "None")] == "killed"  # judged through the helper
+
+
+SCALE = "def scale(x, factor=2):\n    return x * factor\n"
+FROM_CASES = """\
+import pathlib
+
+from sample import scale
+
+
+def test_scale_from_cases():
+    for row in (pathlib.Path(__file__).parent / "cases.txt").read_text().split():
+        x, want = map(int, row.split(","))
+        assert scale(x) == want
+"""
+
+
+def test_a_survivor_runs_only_the_tests_it_has_not_passed_yet(
+    tmp_path: Path, settings: Settings
+) -> None:
+    """A test added to a suite can kill a survivor; the unchanged tests that it already
+    passed cannot, and do not run again. The cache trusts an unchanged test, as when it
+    reuses a verdict whole: here its data file changes, to show which tests ran."""
+    project = write_files(
+        tmp_path / "proj",
+        {"sample.py": SCALE, "tests/test_sample.py": FROM_CASES, "tests/cases.txt": "0,0\n"},
+    )
+    cache = VerdictCache(project / ".tddforge" / "mutation-cache")
+    first = score(job_for(project), settings, cache=cache)
+    assert _verdicts(first)[(1, "2", "3")] == "survived"
+    (project / "tests" / "cases.txt").write_text("3,6\n")  # would kill it, were it run
+    added = "\n\ndef test_scale_zero():\n    assert scale(0) == 0\n"
+    (project / "tests" / "test_sample.py").write_text(FROM_CASES + added)
+    second = score(job_for(project), settings, cache=cache)
+    result = next(r for r in second.results if (r.mutant.line, r.mutant.replacement) == (1, "3"))
+    assert (result.verdict, result.reused) == ("survived", False)  # it ran, the new test only
+    assert set(result.ran) == {
+        "tests/test_sample.py::test_scale_from_cases",
+        "tests/test_sample.py::test_scale_zero",
+    }
+    third = score(job_for(project), settings, cache=cache)
+    assert all(r.reused for r in third.results if r.verdict == "survived")

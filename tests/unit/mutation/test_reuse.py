@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from tddforge.mutation import fingerprints as fp
-from tddforge.target.reuse import is_unchanged, reusable
+from tddforge.target.reuse import is_unchanged, reusable, still_passing
 
 A, B, C = "t.py::test_a", "t.py::test_b", "t.py::TestK::test_c[1]"
 UNCHANGED = {"t.py::test_a", "t.py::TestK::*", "t.py"}
@@ -45,6 +45,26 @@ UNCHANGED = {"t.py::test_a", "t.py::TestK::*", "t.py"}
 def test_reusable(prior: dict | None, covering: list[str], reused: str | None) -> None:
     verdict = reusable(prior, covering, UNCHANGED)
     assert (verdict or {}).get("verdict") == reused
+
+
+@pytest.mark.parametrize(
+    ("prior", "covering", "passed"),
+    [
+        (None, [A, C], []),
+        ({"verdict": "survived", "ran": [A]}, [A, C], [A]),  # C is new: only C runs
+        ({"verdict": "survived", "ran": [A, B]}, [A, B], [A]),  # B was edited: B runs
+        ({"verdict": "survived", "ran": [A, C]}, [C], [C]),  # A no longer covers it
+        ({"verdict": "survived", "ran": [A]}, [A, B], [A]),
+        ({"verdict": "survived", "ran": []}, [A, C], []),
+        # a kill, a timeout or an error proves nothing of the tests it ran
+        ({"verdict": "killed", "killer": B, "ran": [A, B]}, [A, B], []),
+        ({"verdict": "timeout", "ran": [A]}, [A, C], []),
+        ({"verdict": "error", "ran": [A]}, [A, C], []),
+        ({"verdict": "no-coverage", "ran": []}, [A], []),
+    ],
+)
+def test_still_passing(prior: dict | None, covering: list[str], passed: list[str]) -> None:
+    assert still_passing(prior, covering, UNCHANGED) == passed  # type: ignore[arg-type]
 
 
 def test_a_module_that_failed_to_run_is_not_reused_when_anything_else_changed() -> None:
