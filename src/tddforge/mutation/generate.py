@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tddforge.mutation.gates import NOT_EVALUATED, Gates, Interpreter, imported_names, same_value
-from tddforge.mutation.mutant import Mutant, mutant_id
+from tddforge.mutation.mutant import DefaultSlot, Mutant, mutant_id
 from tddforge.mutation.operators import OPERATORS, Edit, Source
 
 Scope = tuple[str, int] | None  # (function name, co_firstlineno) of the enclosing top-level def
@@ -34,6 +34,7 @@ class _Walk:
     gates: Gates | None = None
     gate: tuple[ast.expr, Any, bool] | None = None  # the gate being walked, its value, test?
     same_here: list[Mutant] = field(default_factory=list)
+    site: _Site | None = None  # the default being walked, of a def run at import
 
     def visit(self, node: ast.AST, scope: Scope, in_default: bool = False) -> None:
         if _is_docstring(node) or _sets_doc(node) or self._types_only(node):
@@ -146,13 +147,32 @@ class _Walk:
 
     def _function(self, node: ast.FunctionDef | ast.AsyncFunctionDef, scope: Scope) -> None:
         self._all(node.decorator_list, scope)
-        self._arguments(node.args, scope)
         first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+        self._arguments(node.args, scope, None if scope else (node, first))
         self.body(node.body, scope or (node.name, first))
 
-    def _arguments(self, args: ast.arguments, scope: Scope) -> None:
-        defaults = [d for d in (*args.defaults, *args.kw_defaults) if d is not None]
-        self._all(defaults, scope, in_default=True)
+    def _arguments(
+        self,
+        args: ast.arguments,
+        scope: Scope,
+        function: tuple[ast.FunctionDef | ast.AsyncFunctionDef, int] | None = None,
+    ) -> None:
+        """Each default; of a def run at import (``function``: it, and its first line), a
+        default's mutants carry where it lives, so that the worker can set it."""
+        slots: list[tuple[ast.expr, int | str]] = [(d, i) for i, d in enumerate(args.defaults)]
+        slots += [
+            (d, a.arg)
+            for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True)
+            if d is not None
+        ]
+        outer = self.site
+        for node, slot in slots:
+            self.site = None
+            if function is not None:
+                defined, first = function
+                self.site = _Site(defined, first, slot, len(args.defaults), self.src.span(node))
+            self.visit(node, scope, in_default=True)
+        self.site = outer
 
     def _apply(self, node: ast.AST, scope: Scope, in_default: bool) -> None:
         for operator in OPERATORS.get(type(node), ()):
@@ -164,6 +184,7 @@ class _Walk:
             return
         name = "default_argument" if in_default else edit.operator
         graft = scope is not None and not in_default
+        default = self.site.settable(self.src, edit) if in_default and self.site else None
         mutant = Mutant(
             id=mutant_id(name, edit.span, edit.replacement),
             operator=name,
@@ -177,11 +198,48 @@ class _Walk:
             graft_name=scope[0] if graft and scope else "",
             graft_firstlineno=scope[1] if graft and scope else 0,
             reach=edit.reach,
+            default=default,
         )
         if self.gate is not None and self._keeps_gate(edit):
             self.same_here.append(mutant)
         else:
             self.found[(edit.span, edit.replacement)] = mutant
+
+
+@dataclass(frozen=True)
+class _Site:
+    """A default of a def run at import: the function (its name and first line, decorators
+    included, as its code object knows them), its slot (an index into ``__defaults__``,
+    or a keyword-only parameter's name), how many positional defaults it has, and the
+    default's span."""
+
+    function: ast.FunctionDef | ast.AsyncFunctionDef
+    first: int
+    slot: int | str
+    count: int
+    span: tuple[int, int, int, int]
+
+    def settable(self, src: Source, edit: Edit) -> DefaultSlot | None:
+        """Where the worker sets the mutated default, when its mutated text is a literal
+        (evaluated the same whenever it is: no name to look up, nothing run); else None,
+        and the mutant is imported fresh."""
+        line, col, end_line, end_col = self.span
+        before = src.text_of((line, col, *edit.span[:2]))
+        after = src.text_of((*edit.span[2:], end_line, end_col))
+        text = before + edit.replacement + after
+        try:
+            ast.literal_eval(text.strip())
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            return None
+        body = self.function.body
+        return DefaultSlot(
+            name=self.function.name,
+            first=self.first,
+            slot=self.slot,
+            count=self.count,
+            value=text.strip(),
+            body=(body[0].lineno, self.function.end_lineno or body[-1].lineno),
+        )
 
 
 def _is_docstring(statement: ast.AST) -> bool:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from tddforge.target import source
-from tddforge.target.protocol import MutantRecord
+from tddforge.target.protocol import DefaultRecord, MutantRecord
 
 # How the worker switches a mutant on:
 #   graft - the mutant lies inside the body of a top-level function or of a method
@@ -23,6 +23,29 @@ from tddforge.target.protocol import MutantRecord
 #           decorators): a child forked before collection imports the mutated
 #           module through an import hook, then collects and runs tests.
 STRATEGIES = ("graft", "fresh")
+
+
+@dataclass(frozen=True)
+class DefaultSlot:
+    """Where a default argument of a def run at import lives, and its mutated value (a
+    literal): the worker sets it on the live function instead of importing afresh."""
+
+    name: str  # the function's co_name
+    first: int  # its co_firstlineno (first decorator line)
+    slot: int | str  # an index into ``__defaults__``, or a keyword-only parameter's name
+    count: int  # how many positional defaults the def has
+    value: str  # the mutated default's source text
+    body: tuple[int, int]  # the body's lines: a test that calls it runs one
+
+    def to_data(self) -> DefaultRecord:
+        return DefaultRecord(
+            name=self.name,
+            first=self.first,
+            slot=self.slot,
+            count=self.count,
+            value=self.value,
+            body=list(self.body),
+        )
 
 
 @dataclass(frozen=True)
@@ -41,6 +64,7 @@ class Mutant:
     graft_name: str = ""  # the function's co_name, for strategy "graft"
     graft_firstlineno: int = 0  # its code object's co_firstlineno (first decorator line)
     reach: tuple[int, int] | None = None  # lines running it shows in, when more than its own
+    default: DefaultSlot | None = None  # a default of a def run at import, settable in place
 
     def to_data(self) -> MutantRecord:
         """Plain data, as sent to the worker and stored in reports."""
@@ -59,6 +83,8 @@ class Mutant:
         )
         if self.reach is not None:
             record["reach"] = list(self.reach)
+        if self.default is not None:
+            record["default"] = self.default.to_data()
         return record
 
     @property

@@ -15,6 +15,7 @@ would, without collecting again.
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import gc
 import time
@@ -28,7 +29,7 @@ from .fresh import CodeFinder, MutatedFinder
 from .hosting import Hosted, Starter, hand_back, run_items, settle
 from .order import Neighbours, schedule
 from .processes import Pool, limit_cpu, wall_limit
-from .protocol import ChildVerdict, MutantRecord
+from .protocol import ChildVerdict, DefaultRecord, MutantRecord
 from .rebind import rebind
 from .tracing import Targets
 
@@ -62,7 +63,14 @@ class Served:
 
 # what a grandchild switches on: grafted code, a module to serve, a compile error to raise
 # there, or None: rebind
-Prepared = Union[types.CodeType, Served, Exception, None]
+class Default:
+    """A mutated default's value, made in the collector, set in a grandchild."""
+
+    def __init__(self, value: Any):
+        self.value = value
+
+
+Prepared = Union[types.CodeType, Served, "Default", Exception, None]
 
 
 def live_functions(targets: Targets) -> Live:
@@ -86,6 +94,26 @@ def graft(statement_code: types.CodeType, m: MutantRecord, target: str, live: Li
         raise LookupError(f"no live function {key[0]} at line {key[1]}")
     for function in functions:
         function.__code__ = code  # ValueError if the closure's shape changed
+
+
+def set_default(site: DefaultRecord, value: Any, target: str, live: Live) -> None:
+    """Give the live functions of ``site`` the mutated default (raises if they are not there
+    or their defaults do not have the shape the source gives)."""
+    functions = live.get((target, site["name"], site["first"]))
+    if not functions:
+        raise LookupError(f"no live function {site['name']} at line {site['first']}")
+    slot = site["slot"]
+    for function in functions:
+        if isinstance(slot, int):
+            defaults = function.__defaults__ or ()
+            if len(defaults) != site["count"]:
+                raise LookupError(f"{site['name']} has {len(defaults)} defaults")
+            function.__defaults__ = (*defaults[:slot], value, *defaults[slot + 1 :])
+        else:
+            keywords = function.__kwdefaults__ or {}
+            if slot not in keywords:
+                raise LookupError(f"{site['name']} has no default for {slot}")
+            function.__kwdefaults__ = {**keywords, slot: value}
 
 
 class CompiledAhead:
@@ -177,7 +205,8 @@ class GraftPlugin:
 
     def _extra(self, m: MutantRecord) -> float:
         """A rebound or served mutant's child also runs the module: collection's time is added."""
-        return self.measured.collect_seconds if m["strategy"] == "fresh" else 0.0
+        rebound = m["strategy"] == "fresh" and "default" not in m
+        return self.measured.collect_seconds if rebound else 0.0
 
     def _prepared(self, m: MutantRecord) -> Prepared:
         """Made here, in the parent's warm memory, while earlier children run: a compile in a
@@ -188,7 +217,8 @@ class GraftPlugin:
             if target in self.lazy:
                 return self._served(m, target)
             if m["strategy"] == "fresh":
-                return None
+                default = m.get("default")
+                return None if default is None else Default(ast.literal_eval(default["value"]))
             return self._compiled(m, target)
         except Exception as exc:  # raised again in the child, which decides its meaning
             return exc
@@ -226,6 +256,8 @@ class GraftPlugin:
                 rebind(self.request.mutated(m), target, source, self.request.replays(target))
             elif isinstance(code, Exception):
                 raise code
+            elif isinstance(code, Default):
+                set_default(m["default"], code.value, target, live)
             else:
                 graft(code, m, target, live)
         except (LookupError, ValueError, SyntaxError) as exc:

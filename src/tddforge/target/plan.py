@@ -113,6 +113,9 @@ def _place(
     measured: Measured,
 ) -> None:
     target = measured.target(m)
+    if "default" in m and (target in measured.lazy or _called_at_import(m, measured)):
+        m = m.copy()  # the default cannot be set in place: the mutant goes another way
+        del m["default"]
     if m["strategy"] == "fresh" and target in measured.lazy:
         # served to the tests' own import: only a test that imports the target (or runs its
         # code) can see it, since the collection never imported it
@@ -122,6 +125,12 @@ def _place(
             found.graft.append((m, seeing))
         else:
             found.uncovered.append(m)
+    elif m["strategy"] == "fresh" and "default" in m and covering:
+        # a literal default, set on the live function in the collector: the tests calling
+        # the function first, then every other test, as for a fresh import
+        first, last = m["default"]["body"]
+        likely = measured.tests_running(target, range(first, last + 1))
+        found.graft.append((m, _likely_first(covering, likely)))
     elif (
         m["strategy"] == "fresh"
         and m["line"] in data
@@ -140,6 +149,13 @@ def _place(
         found.graft.append((m, covering))
     else:
         found.uncovered.append(m)
+
+
+def _called_at_import(m: MutantRecord, measured: Measured) -> bool:
+    """Whether the function whose default ``m`` changes ran while its module was imported:
+    that call used the unmutated default, so only a fresh import shows the mutant."""
+    first, last = m["default"]["body"]
+    return bool(measured.imported_lines(m).intersection(range(first, last + 1)))
 
 
 def _can_see(m: MutantRecord, nodeids: list[str], measured: Measured) -> bool:

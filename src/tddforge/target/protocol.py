@@ -51,6 +51,19 @@ class MutantRecord(_MutantRecordRequired, total=False):
     reach: list[int]  # [first, last]: the lines running it shows in (default: its own)
     observe: Observe  # import-time code: what can see it (absent: every test can)
     passed: list[str]  # tests a prior run found passing against it, unchanged: not run again
+    default: DefaultRecord  # a default of a def run at import: set on the live function
+
+
+class DefaultRecord(TypedDict):
+    """A default argument of a def run at import, and its mutated value (a literal's text):
+    ``slot`` is an index into ``__defaults__`` (of ``count``) or a keyword-only name."""
+
+    name: str
+    first: int
+    slot: int | str
+    count: int
+    value: str
+    body: list[int]  # [first, last]: the body's lines
 
 
 class Observe(TypedDict):

@@ -16,6 +16,7 @@ from tddforge.mutation.engine import (
     WarmWorker,
     run_ground_truth,
     score,
+    score_project,
     verdict_differences,
 )
 from tddforge.mutation.report import MutationReport
@@ -534,3 +535,75 @@ def test_a_survivor_runs_only_the_tests_it_has_not_passed_yet(
     }
     third = score(job_for(project), settings, cache=cache)
     assert all(r.reused for r in third.results if r.verdict == "survived")
+
+
+DEFAULTS = """\
+import functools
+
+DEPTH = 2
+
+
+def pad(text, width=4, *, fill=" "):
+    return text.rjust(width, fill)
+
+
+class Box:
+    @functools.lru_cache(maxsize=None)
+    def label(self, prefix="box", sep=":"):
+        return prefix + sep + str(id(self) > 0)
+
+
+def lazy(n=DEPTH):
+    return n * 2
+
+
+def early(x=3):
+    return x + 1
+
+
+FIRST = early()
+"""
+
+DEFAULTS_TESTS = """\
+from sample import FIRST, Box, early, lazy, pad
+
+
+def test_pad():
+    assert pad("ab") == "  ab"
+
+
+def test_pad_fill():
+    assert pad("ab", fill="-") == "--ab"
+
+
+def test_label():
+    assert Box().label() == "box:True"
+
+
+def test_lazy():
+    assert lazy() == 4
+
+
+def test_early():
+    assert FIRST == 4 and early(1) == 2
+"""
+
+
+def test_literal_defaults_are_set_on_the_live_functions_with_the_verdicts_of_a_fresh_import(
+    tmp_path: Path, settings: Settings
+) -> None:
+    """A default of a def run at import, whose mutated text is a literal, is set on the
+    live function in the collector (counted as a rebind) rather than imported afresh;
+    a function called while its module was imported still goes fresh."""
+    project = write_project(tmp_path / "proj", DEFAULTS, DEFAULTS_TESTS)
+    whole = score_project(job_for(project), settings)
+    report = whole.single()
+    verdicts = _verdicts(report)
+    assert verdicts[(6, "4", "5")] == "killed"  # a positional default
+    assert verdicts[(6, '" "', "''")] == "killed"  # keyword-only: rjust("", ...) raises
+    assert verdicts[(12, '"box"', "''")] == "killed"  # a method under a decorator
+    assert verdicts[(12, '":"', "''")] == "killed"
+    assert verdicts[(20, "3", "4")] == "killed"  # FIRST = early() ran it at import
+    # pad's 4 (three mutants) and " ", label's "box" and ":": set in place, in the collector
+    assert whole.strategies["rebind"] >= 6
+    assert _differences_from_ground_truth(project, settings, report) == []
