@@ -21,7 +21,9 @@ from tddforge.target.protocol import DefaultRecord, MutantRecord
 #           ``__code__`` in a child forked after collection (fast path).
 #   fresh - anything evaluated at import time (module or class level, defaults,
 #           decorators): a child forked before collection imports the mutated
-#           module through an import hook, then collects and runs tests.
+#           module through an import hook, then collects and runs tests. The
+#           worker may switch some on in the collector instead: module data by
+#           rebind, a literal default (``default``) set on the live function.
 STRATEGIES = ("graft", "fresh")
 
 
