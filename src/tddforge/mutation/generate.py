@@ -222,15 +222,15 @@ class _Site:
     def settable(self, src: Source, edit: Edit) -> DefaultSlot | None:
         """Where the worker sets the mutated default, when its mutated text is a literal
         (evaluated the same whenever it is: no name to look up, nothing run); else None,
-        and the mutant is imported fresh."""
+        and the mutant is imported fresh. The original's text goes too when it is a
+        literal: the worker sets the default only where the live one is still that."""
         line, col, end_line, end_col = self.span
         before = src.text_of((line, col, *edit.span[:2]))
         after = src.text_of((*edit.span[2:], end_line, end_col))
         text = before + edit.replacement + after
-        try:
-            ast.literal_eval(text.strip())
-        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        if not _literal(text.strip()):
             return None
+        original = src.text_of(self.span).strip()
         body = self.function.body
         return DefaultSlot(
             name=self.function.name,
@@ -239,7 +239,17 @@ class _Site:
             count=self.count,
             value=text.strip(),
             body=(body[0].lineno, self.function.end_lineno or body[-1].lineno),
+            original=original if _literal(original) else "",
         )
+
+
+def _literal(text: str) -> bool:
+    """Whether ``text`` is a Python literal (``ast.literal_eval`` takes it)."""
+    try:
+        ast.literal_eval(text)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return False
+    return True
 
 
 def _is_docstring(statement: ast.AST) -> bool:

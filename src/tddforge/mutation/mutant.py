@@ -38,6 +38,7 @@ class DefaultSlot:
     count: int  # how many positional defaults the def has
     value: str  # the mutated default's source text
     body: tuple[int, int]  # the body's lines: a test that calls it runs one
+    original: str = ""  # the unmutated default's text, when it is a literal
 
     def to_data(self) -> DefaultRecord:
         return DefaultRecord(
@@ -47,6 +48,7 @@ class DefaultSlot:
             count=self.count,
             value=self.value,
             body=list(self.body),
+            original=self.original,
         )
 
 

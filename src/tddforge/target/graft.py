@@ -64,10 +64,16 @@ class Served:
 # what a grandchild switches on: grafted code, a module to serve, a compile error to raise
 # there, or None: rebind
 class Default:
-    """A mutated default's value, made in the collector, set in a grandchild."""
+    """A mutated default's value, made in the collector, set in a grandchild; and the
+    unmutated one (``MISSING`` when its text is not a literal), which the live
+    function's default must still be."""
 
-    def __init__(self, value: Any):
-        self.value = value
+    def __init__(self, site: DefaultRecord):
+        self.value = ast.literal_eval(site["value"])
+        self.original = ast.literal_eval(site["original"]) if site["original"] else MISSING
+
+
+MISSING = object()
 
 
 Prepared = Union[types.CodeType, Served, "Default", Exception, None]
@@ -96,9 +102,11 @@ def graft(statement_code: types.CodeType, m: MutantRecord, target: str, live: Li
         function.__code__ = code  # ValueError if the closure's shape changed
 
 
-def set_default(site: DefaultRecord, value: Any, target: str, live: Live) -> None:
-    """Give the live functions of ``site`` the mutated default (raises if they are not there
-    or their defaults do not have the shape the source gives)."""
+def set_default(site: DefaultRecord, default: Default, target: str, live: Live) -> None:
+    """Give the live functions of ``site`` the mutated default. Raises (the mutant is then
+    imported fresh) if they are not there, or their defaults are not what the source
+    gives: another number of them, or a literal default that is no longer its value (a
+    decorator or the module changed it after the ``def``)."""
     functions = live.get((target, site["name"], site["first"]))
     if not functions:
         raise LookupError(f"no live function {site['name']} at line {site['first']}")
@@ -108,12 +116,26 @@ def set_default(site: DefaultRecord, value: Any, target: str, live: Live) -> Non
             defaults = function.__defaults__ or ()
             if len(defaults) != site["count"]:
                 raise LookupError(f"{site['name']} has {len(defaults)} defaults")
-            function.__defaults__ = (*defaults[:slot], value, *defaults[slot + 1 :])
+            _still(default.original, defaults[slot], site)
+            function.__defaults__ = (*defaults[:slot], default.value, *defaults[slot + 1 :])
         else:
             keywords = function.__kwdefaults__ or {}
             if slot not in keywords:
                 raise LookupError(f"{site['name']} has no default for {slot}")
-            function.__kwdefaults__ = {**keywords, slot: value}
+            _still(default.original, keywords[slot], site)
+            function.__kwdefaults__ = {**keywords, slot: default.value}
+
+
+def _still(original: Any, live: Any, site: DefaultRecord) -> None:
+    """Raise unless the live default is the source's literal (when it is one)."""
+    if original is MISSING:
+        return
+    try:
+        same = type(live) is type(original) and bool(live == original)
+    except Exception:
+        same = False
+    if not same:
+        raise LookupError(f"{site['name']}'s default is no longer {site['original']}")
 
 
 class CompiledAhead:
@@ -218,7 +240,7 @@ class GraftPlugin:
                 return self._served(m, target)
             if m["strategy"] == "fresh":
                 default = m.get("default")
-                return None if default is None else Default(ast.literal_eval(default["value"]))
+                return None if default is None else Default(default)
             return self._compiled(m, target)
         except Exception as exc:  # raised again in the child, which decides its meaning
             return exc
@@ -257,7 +279,7 @@ class GraftPlugin:
             elif isinstance(code, Exception):
                 raise code
             elif isinstance(code, Default):
-                set_default(m["default"], code.value, target, live)
+                set_default(m["default"], code, target, live)
             else:
                 graft(code, m, target, live)
         except (LookupError, ValueError, SyntaxError) as exc:

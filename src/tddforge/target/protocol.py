@@ -64,6 +64,7 @@ class DefaultRecord(TypedDict):
     count: int
     value: str
     body: list[int]  # [first, last]: the body's lines
+    original: str  # the unmutated default's text when it is a literal, else ""
 
 
 class Observe(TypedDict):

@@ -117,25 +117,25 @@ def test_default_arguments_are_mutated_at_import_time() -> None:
     ("source", "change", "where"),
     [
         # a positional default: its index in __defaults__, of how many; the body's lines
-        ("def f(a, b=1, c=2):\n    return a\n", ("2", "3"), ("f", 1, 1, 2, "3", (2, 2))),
-        ("def f(a, b=1, c=2):\n    return a\n", ("1", "0"), ("f", 1, 0, 2, "0", (2, 2))),
+        ("def f(a, b=1, c=2):\n    return a\n", ("2", "3"), ("f", 1, 1, 2, "3", (2, 2), "2")),
+        ("def f(a, b=1, c=2):\n    return a\n", ("1", "0"), ("f", 1, 0, 2, "0", (2, 2), "1")),
         # keyword-only: its name
         (
             "def f(*, key='k'):\n    x = 1\n    return key\n",
             ("'k'", "''"),
-            ("f", 1, "key", 0, "''", (2, 3)),
+            ("f", 1, "key", 0, "''", (2, 3), "'k'"),
         ),
         # decorated: the code's first line is the decorator's
         (
             "@dec\ndef f(a=True):\n    return a\n",
             ("True", "False"),
-            ("f", 1, 0, 1, "False", (3, 3)),
+            ("f", 1, 0, 1, "False", (3, 3), "True"),
         ),
         # a method (a class body runs at import); a default's part mutated
         (
             "class K:\n    def m(self, n=(1, 2)):\n        return n\n",
             ("1", "0"),
-            ("m", 2, 0, 1, "(0, 2)", (3, 3)),
+            ("m", 2, 0, 1, "(0, 2)", (3, 3), "(1, 2)"),
         ),
         # not a literal once mutated: a name is looked up, at another time
         ("def f(a=X + 1):\n    return a\n", ("+", "-"), None),
@@ -151,7 +151,7 @@ def test_a_literal_default_of_a_def_run_at_import_says_where_it_lives(
     slot = mutant.default
     found = None
     if slot is not None:
-        found = (slot.name, slot.first, slot.slot, slot.count, slot.value, slot.body)
+        found = (slot.name, slot.first, slot.slot, slot.count, slot.value, slot.body, slot.original)
         assert mutant.to_data()["default"]["value"] == slot.value
     assert found == where
 
