@@ -85,7 +85,8 @@ def plan(config: WorkerConfig, sources: dict[str, str], measured: Measured) -> P
             continue
         passed = still_passing(prior.get(m["id"]), covering, unchanged)
         if passed:
-            rest = [n for n in covering if n not in set(passed)]
+            done = set(passed)
+            rest = [n for n in covering if n not in done]
             if not _can_see(m, rest, measured):  # the new tests cannot reach it: it survives
                 found.reused.append((m, Reused(verdict="survived", ran=covering, duration=0.0)))
                 continue
