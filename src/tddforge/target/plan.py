@@ -120,8 +120,7 @@ def _place(
     if m["strategy"] == "fresh" and target in measured.lazy:
         # served to the tests' own import: only a test that imports the target (or runs its
         # code) can see it, since the collection never imported it
-        users = measured.tests_of(target)
-        seeing = [n for n in covering if n in users]
+        seeing = _users(target, covering, measured)
         if seeing:
             found.graft.append((m, seeing))
         else:
@@ -129,8 +128,7 @@ def _place(
     elif m["strategy"] == "fresh" and "default" in m and covering:
         # a literal default, set on the live function in the collector: the tests calling
         # the function first, then every other test, as for a fresh import
-        first, last = m["default"]["body"]
-        likely = measured.tests_running(target, range(first, last + 1))
+        likely = measured.tests_running(target, _body(m))
         found.graft.append((m, _likely_first(covering, likely)))
     elif (
         m["strategy"] == "fresh"
@@ -155,8 +153,13 @@ def _place(
 def _called_at_import(m: MutantRecord, measured: Measured) -> bool:
     """Whether the function whose default ``m`` changes ran while its module was imported:
     that call used the unmutated default, so only a fresh import shows the mutant."""
+    return bool(measured.imported_lines(m).intersection(_body(m)))
+
+
+def _body(m: MutantRecord) -> range:
+    """The lines of the body of the function whose default ``m`` changes."""
     first, last = m["default"]["body"]
-    return bool(measured.imported_lines(m).intersection(range(first, last + 1)))
+    return range(first, last + 1)
 
 
 def _can_see(m: MutantRecord, nodeids: list[str], measured: Measured) -> bool:
@@ -164,9 +167,14 @@ def _can_see(m: MutantRecord, nodeids: list[str], measured: Measured) -> bool:
     only a test that imports it or runs its code can (``_place``)."""
     target = measured.target(m)
     if m["strategy"] == "fresh" and target in measured.lazy:
-        users = measured.tests_of(target)
-        return any(n in users for n in nodeids)
+        return bool(_users(target, nodeids, measured))
     return bool(nodeids)
+
+
+def _users(target: str, nodeids: list[str], measured: Measured) -> list[str]:
+    """Those of ``nodeids`` that import ``target`` or run its code."""
+    users = measured.tests_of(target)
+    return [n for n in nodeids if n in users]
 
 
 def _likely_first(nodeids: list[str], likely: set[str]) -> list[str]:
