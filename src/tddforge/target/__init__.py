@@ -20,6 +20,7 @@ Modules, by concern:
 - ``single_process``: pytest-xdist kept from sending tests elsewhere
 - ``pytest_plugin``: the test runner's plugin (JSON line per test phase)
 - ``probe``, ``calls``: the builtin generator's discovery and call runner
+- ``sourcecache``: project modules compiled once for the children forked after
 - ``compile_check``: compile files without writing bytecode
 - ``signatures``: the public signatures of named classes and functions
 - the mutation worker: ``hosting`` (pytest in a child), ``tracing``,

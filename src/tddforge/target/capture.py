@@ -207,8 +207,11 @@ def resolve_driver(path: str) -> Callable[..., Any]:
     raise ImportError(path)
 
 
-def capture_one(module: Any, driver: dict[str, Any], literal: Callable[[str], Any]) -> bytes:
-    """In a child: run one driver call under the recorder; the captured calls as JSON."""
+def capture_one(
+    module: Any, driver: dict[str, Any], literal: Callable[[str], Any]
+) -> dict[str, Any]:
+    """In a child: run one driver call under the recorder; the captured calls, under
+    ``rows``."""
     recorder = Recorder(entries(module), bare(module))
     function = resolve_driver(driver["path"])
     args = [literal(a) for a in driver["args"]]
@@ -224,8 +227,7 @@ def capture_one(module: Any, driver: dict[str, Any], literal: Callable[[str], An
         pass
     finally:
         sys.setprofile(None)
-    rows = [json.loads(t) for calls in recorder.seen.values() for t in calls]
-    return json.dumps(rows).encode()
+    return {"rows": [json.loads(t) for calls in recorder.seen.values() for t in calls]}
 
 
 def capture(
@@ -234,14 +236,18 @@ def capture(
     timeout: float,
     literal: Callable[[str], Any],
     out: Any,
+    reporting: Callable[[Callable[[], dict[str, Any]]], Callable[[], bytes]],
+    learn: Callable[[dict[str, Any]], dict[str, Any]],
 ) -> None:
-    """Each driver in a child of its own; one JSON line per captured call, each once."""
+    """Each driver in a child of its own; one JSON line per captured call, each once.
+    ``reporting`` makes a child's work report what it imported, and ``learn`` takes that
+    from its result (``calls.py``)."""
     written = set()
     for driver in drivers:
-        work = functools.partial(capture_one, module, driver, literal)
-        data, _ = in_fork(work, lambda exc: b"[]", timeout)
+        work = reporting(functools.partial(capture_one, module, driver, literal))
+        data, _ = in_fork(work, lambda exc: b"{}", timeout)
         try:
-            rows = json.loads(data) if data else []
+            rows = learn(json.loads(data)).get("rows", []) if data else []
         except ValueError:
             rows = []
         for row in rows:

@@ -656,6 +656,80 @@ def test_the_calls_the_packages_api_makes_of_the_module_are_captured(tmp_path: P
     assert outcomes[Call("Decoder.decode", ("'[1,2]'",), (), lenient)].repr == "[1, 2]"
 
 
+# a module the target imports on first use; compiling its source warns (an invalid
+# escape), which a call that turns warnings into errors sees only if it compiles it
+LAZY = 'VALUE = len("\\d")\n'
+ON_FIRST_USE = """\
+import warnings
+
+
+def load():
+    from pkg import lazy
+
+    return lazy.VALUE
+
+
+def strict_load():
+    warnings.simplefilter("error")
+    from pkg import lazy
+
+    return lazy.VALUE
+
+
+def scan(text):
+    return text
+"""
+LAZY_API = """\
+import warnings
+
+from pkg.loader import scan
+
+
+def plain():
+    from pkg import lazy
+
+    return scan(str(lazy.VALUE))
+
+
+def strict():
+    warnings.simplefilter("error")
+    from pkg import lazy
+
+    return scan("strict")
+"""
+
+
+def _on_first_use(tmp_path: Path) -> tuple[Path, Path]:
+    files = {"pkg/__init__.py": "", "pkg/lazy.py": LAZY, "pkg/loader.py": ON_FIRST_USE}
+    files["pkg/api.py"] = LAZY_API
+    return _package(tmp_path, "loader.py", files)
+
+
+def test_a_module_a_call_imports_is_compiled_once_for_the_calls_after(tmp_path: Path) -> None:
+    # the runner's parent compiles what a child imported from source, and the children
+    # after it get that code: ``strict_load`` then imports ``lazy`` without compiling it
+    project, module = _on_first_use(tmp_path)
+    box = Sandbox(project, LIMITS)
+    calls = [Call("load"), Call("strict_load")]
+    found = {
+        r.call.target: r.outcome for r in run_calls(project, module, calls, python=PY, sandbox=box)
+    }
+    assert (found["load"].kind, found["load"].repr) == ("return", "2")
+    assert (found["strict_load"].kind, found["strict_load"].repr) == ("return", "2")
+    # alone, the strict call compiles it, and the warning is an error
+    (alone,) = run_calls(project, module, [Call("strict_load")], python=PY, sandbox=box)
+    assert (alone.outcome.kind, alone.outcome.type) == ("raise", "SyntaxError")
+    # so do the mutant-directed phase's children (mutants 0 and 2 share a process)
+    mutants = [("a", ON_FIRST_USE, [0]), ("b", ON_FIRST_USE, [0]), ("c", ON_FIRST_USE, [1])]
+    outcomes = run_against_mutants(project, module, calls, mutants, python=PY, sandbox=box)
+    assert (outcomes["c"][1].kind, outcomes["c"][1].repr) == ("return", "2")
+    # and the children capturing the calls the package's API makes
+    drivers = [Call("pkg.api.plain"), Call("pkg.api.strict")]
+    captured = capture_calls(project, module, drivers, python=PY, sandbox=box)
+    assert Call("scan", ("'2'",)) in captured and Call("scan", ("'strict'",)) in captured
+    assert not list(project.rglob("__pycache__"))
+
+
 SPLITTER = """\
 class Splitter:
     marks = "."
