@@ -79,6 +79,9 @@ def run_pytest(
         run_env = _prepared(project, private, env or {})
         if per_test and coverage_source is not None:
             run_env["TDDFORGE_CONTEXTS"] = "1"
+        if coverage_source is not None:  # the plugin writes the report as pytest ends
+            run_env["TDDFORGE_COVERAGE_JSON"] = str(private / "coverage.json")
+            run_env["TDDFORGE_COVERAGE_INCLUDE"] = "\n".join(_include(coverage_include))
         argv = _pytest_argv(interpreter, project, paths, extra_args, coverage_source)
         result = sandbox.run(argv, cwd=project, timeout=timeout, extra_env=run_env)
         lines = _read_lines(private / "results.jsonl")
@@ -213,20 +216,29 @@ def _coverage_report(
     include: Sequence[Path] = (),
     per_test: bool = False,
 ) -> CoverageReport | None:
-    """Turn the run's coverage data into a report; None when nothing was measured."""
+    """The run's coverage report: the one our plugin wrote as pytest ended, else coverage.py's
+    command line turns the data into one; None when nothing was measured."""
     report = private / "coverage.json"
-    argv = [str(python), "-m", "coverage", "json", "-q", "-o", str(report)]
-    if per_test:
-        argv.append("--show-contexts")
-    if include and not any(set("*?[") & set(str(path)) for path in include):
-        # coverage.py reads --include as globs: a path with glob characters is reported
-        # with everything else rather than matched wrongly
-        argv.append("--include=" + ",".join(str(Path(path).resolve()) for path in include))
-    result = sandbox.run(argv, cwd=project, timeout=120.0, extra_env=env)
-    if result.returncode != 0 or not report.is_file():
-        return None  # "No data to report": no test ran any measured code
+    if not report.is_file():
+        argv = [str(python), "-m", "coverage", "json", "-q", "-o", str(report)]
+        if per_test:
+            argv.append("--show-contexts")
+        if _include(include):
+            argv.append("--include=" + ",".join(_include(include)))
+        result = sandbox.run(argv, cwd=project, timeout=120.0, extra_env=env)
+        if result.returncode != 0 or not report.is_file():
+            return None  # "No data to report": no test ran any measured code
     found = read_coverage_json(report)
     return with_context_arcs(found, private / "coverage.data", project) if per_test else found
+
+
+def _include(paths: Sequence[Path]) -> list[str]:
+    """The files a report covers, resolved; none (every measured file) when a path has glob
+    characters: coverage.py reads them as globs, and such a path is better reported with
+    everything else than matched wrongly."""
+    if any(set("*?[") & set(str(path)) for path in paths):
+        return []
+    return [str(Path(path).resolve()) for path in paths]
 
 
 def _test_run(result: SandboxResult, lines: list[str], coverage: CoverageReport | None) -> TestRun:

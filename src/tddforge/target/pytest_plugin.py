@@ -31,6 +31,10 @@ With ``TDDFORGE_CONTEXTS=1`` under coverage.py, each test's setup, call and
 teardown are measured in a coverage context named by its node id, so what
 the test ran is known exactly (fixtures included); code run outside a test
 (collection, imports) stays in the empty context.
+With ``TDDFORGE_COVERAGE_JSON=PATH`` under coverage.py, the run ends by writing
+coverage.py's JSON report there (of the files in ``TDDFORGE_COVERAGE_INCLUDE``,
+one per line, when given; with each line's contexts under ``TDDFORGE_CONTEXTS``):
+another interpreter would import coverage.py and read the data again for it.
 Line shapes::
 
     {"event": "collected", "nodeids": [...]}                the tests about to run
@@ -45,6 +49,8 @@ and ``location``, taken from the exception itself, never from pytest's text.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import random
@@ -68,6 +74,7 @@ _shuffle: str | None = None
 _results: str | None = None
 _orders: list[str] = []
 _order_timeout = 0.0
+_report: tuple[str, list[str], bool] | None = None  # where, of which files, with contexts
 
 
 def _write(record: dict[str, Any]) -> None:
@@ -84,7 +91,7 @@ def pytest_configure(config: pytest.Config) -> None:
     pytest-xdist for workers (``-n``): coverage contexts, shuffled orders and
     forked isolation all happen here.
     """
-    global _sink, _isolate, _after, _shuffle, _results, _orders, _order_timeout
+    global _sink, _isolate, _after, _shuffle, _results, _orders, _order_timeout, _report
     keep_in_process(config)
     _isolate = os.environ.pop("TDDFORGE_ISOLATE", "") == "1" and hasattr(os, "fork")
     _after = frozenset(n for n in os.environ.pop("TDDFORGE_AFTER", "").splitlines() if n)
@@ -96,10 +103,14 @@ def pytest_configure(config: pytest.Config) -> None:
     if path and _sink is None:
         _results = path
         _sink = open(path, "a", encoding="utf-8")  # noqa: SIM115 - open for the session
-    if os.environ.pop("TDDFORGE_CONTEXTS", "") == "1":
+    contexts = os.environ.pop("TDDFORGE_CONTEXTS", "") == "1"
+    if contexts:
         coverage = _running_coverage()
         if coverage is not None:
             config.pluginmanager.register(_Contexts(coverage), "tddforge_contexts")
+    report = os.environ.pop("TDDFORGE_COVERAGE_JSON", "")
+    include = os.environ.pop("TDDFORGE_COVERAGE_INCLUDE", "").splitlines()
+    _report = (report, [path for path in include if path], contexts) if report else None
 
 
 def _running_coverage() -> Any:
@@ -137,11 +148,31 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
-    """Close the results file."""
+    """Close the results file; write the coverage report when asked to."""
     global _sink
     if _sink is not None:
         _sink.close()
         _sink = None
+    if _report is not None:
+        write_coverage_report(*_report)
+
+
+def write_coverage_report(path: str, include: list[str], contexts: bool) -> None:
+    """Stop coverage.py and write its JSON report at ``path``; nothing there when it
+    cannot (no data measured, an older coverage.py): the caller then asks coverage.py's
+    command line, as before. What runs after this (other plugins' ends) is not measured,
+    as nothing after pytest returns is."""
+    coverage = _running_coverage()
+    if coverage is None:
+        return
+    try:
+        coverage.stop()
+        coverage.save()
+        with contextlib.redirect_stdout(io.StringIO()):  # "Wrote JSON report to ..."
+            coverage.json_report(outfile=path, include=include or None, show_contexts=contexts)
+    except Exception:
+        with contextlib.suppress(OSError):
+            os.remove(path)
 
 
 def original_exception(exc: BaseException) -> BaseException:

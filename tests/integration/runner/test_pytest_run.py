@@ -7,13 +7,15 @@ import subprocess
 import sys
 import textwrap
 import time
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tddforge.errors import RunnerError
 from tddforge.runner import TestRun, interpreter_for, run_pytest, run_pytest_orders
-from tddforge.sandbox import Limits, Sandbox
+from tddforge.sandbox import Limits, Sandbox, SandboxResult
 
 pytestmark = pytest.mark.integration
 
@@ -284,6 +286,39 @@ def test_per_test_coverage_names_each_test_by_node_id(project: Path, sandbox: Sa
     plain = run(project, sandbox, "ctx", coverage_source=["calc"])
     assert plain.coverage is not None
     assert plain.coverage.file("calc.py").arcs == {}  # type: ignore[union-attr]
+
+
+class Counting(Sandbox):
+    """The real sandbox, keeping the command line of each process it starts."""
+
+    def __init__(self, like: Sandbox) -> None:
+        super().__init__(like.work_dir, like.limits)
+        self.started: list[list[str]] = []
+
+    def run(self, argv: Sequence[str], **kwargs: Any) -> SandboxResult:
+        self.started.append(list(argv))
+        return super().run(argv, **kwargs)
+
+
+def test_the_report_is_written_as_pytest_ends(project: Path, sandbox: Sandbox) -> None:
+    counting = Counting(sandbox)
+    result = run(
+        project,
+        counting,
+        "ctx",
+        coverage_source=["calc"],
+        coverage_include=[project / "calc.py"],
+        per_test=True,
+    )
+    assert len(counting.started) == 1  # no second interpreter to read the data again
+    assert result.coverage is not None
+    calc = result.coverage.file("calc.py")
+    assert calc is not None and [f.path for f in result.coverage.files] == ["calc.py"]
+    assert set(calc.contexts[3]) == {"ctx/test_ctx.py::test_positive"}
+    assert (calc.num_branches, calc.covered_branches) == (2, 2)
+    # nothing measured: the plugin writes nothing, and coverage.py's command line says so
+    assert run(project, counting, "ctx", coverage_source=["nowhere"]).coverage is None
+    assert len(counting.started) == 3
 
 
 def test_the_tests_run_here_when_the_project_asks_xdist_for_workers(sandbox: Sandbox) -> None:
