@@ -32,6 +32,8 @@ bench/heldout14_targets.tsv is the fourteenth, chosen after the first thirteen w
 studied: ``--pins bench/heldout14_targets.tsv bench-targets-heldout14``.
 bench/heldout15_targets.tsv is the fifteenth, chosen after the first fourteen were measured and
 studied: ``--pins bench/heldout15_targets.tsv bench-targets-heldout15``.
+bench/heldout16_targets.tsv is the sixteenth, chosen after the first fifteen were measured and
+studied: ``--pins bench/heldout16_targets.tsv bench-targets-heldout16``.
 
 Each pinned sdist is fetched with this interpreter's pip into DEST/sdist (kept when its sha256
 already matches), checked against its pin and unpacked into DEST/src. Then DEST/targets.tsv is
