@@ -17,6 +17,7 @@ import pytest
 from .codecache import imported_sources
 from .hosting import Starter, run_protocol
 from .imports import ImportWatch
+from .preimported import running_targets
 from .processes import drain, quiet, read_all, send
 from .protocol import (
     BASELINE,
@@ -65,6 +66,7 @@ class BaselinePlugin:
         self.lazy: list[str] = []
         self.import_lines: dict[str, set[int]] = {t: set() for t in targets}
         self.skipped = False  # whether the running test's reports include a skip
+        self.running = running_targets(self.targets.names)  # pytest imported them itself
         untraced_rewriting()
         # No target line can run before a target is imported: trace from then on.
         self.watch = TraceFromImport(self.targets, self.collect.trace)
@@ -80,6 +82,8 @@ class BaselinePlugin:
         with contextlib.suppress(ValueError):
             sys.meta_path.remove(self.watch)
         for target in self.watch.missed():  # imported some other way: assume every line ran
+            if target in self.running:  # by pytest as it started: its bodies are grafted
+                continue
             self.collect.lines[target].update(range(1, line_count(target) + 1))
         imported = set(self.targets.imported())
         self.lazy = [t for t in self.targets.names if t not in imported]
@@ -88,7 +92,8 @@ class BaselinePlugin:
             if found is not None and name != "__main__":
                 self.names.setdefault(found, name)
         for target, lines in self.collect.lines.items():
-            self.import_lines[target].update(lines)
+            if target not in self.running:  # else pytest's own calls, not an import's
+                self.import_lines[target].update(lines)
         self.collect_seconds = time.perf_counter() - self.collect_started
         rebindable = {t: s for t, s in self.rebindable.items() if t in imported}
         if rebindable:  # as the collector's children will find them, before any test runs

@@ -345,7 +345,10 @@ def run_each_fresh(
         _note_killer(neighbours, key, result)
         request.journal.verdict(key[0], key[1], key[2], result)
 
+    from .preimported import NOT_SWITCHABLE, running_targets  # it imports this module
+
     limit = measured.fresh_limit()
+    running = set(running_targets(request.targets))
     for m in mutants:
         mutated = request.mutated(m)
         nodeids = neighbours.first(m, fresh_order(measured, m, seeing))
@@ -353,6 +356,8 @@ def run_each_fresh(
         def body(
             mutated: str = mutated, nodeids: list[str] = nodeids, target: str = request.target_of(m)
         ) -> ChildVerdict:
+            if target in running:  # no import of it is left to serve the mutant to
+                return {"verdict": "error", "detail": NOT_SWITCHABLE, "ran": 0}
             limit_cpu(limit)
             sys.meta_path.insert(0, MutatedFinder(target, mutated))
             plugin = FreshPlugin()

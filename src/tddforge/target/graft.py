@@ -80,8 +80,12 @@ Prepared = Union[types.CodeType, Served, "Default", Exception, None]
 
 
 def live_functions(targets: Targets) -> Live:
-    """Every live function object whose code comes from a target file."""
+    """Every live function object whose code comes from a target file. The heap frozen
+    before the collection (what pytest imported as it started: pluggy, when the project
+    is pluggy) is unfrozen first, or ``gc.get_objects`` would not list it; the collector
+    freezes it all again before its children fork."""
     index: Live = {}
+    gc.unfreeze()
     for obj in gc.get_objects():
         if isinstance(obj, types.FunctionType):
             target = targets(obj.__code__.co_filename)

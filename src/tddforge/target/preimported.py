@@ -33,6 +33,34 @@ def package_root(target: str) -> str:
     return os.path.join(folder, parts[0])
 
 
+def running_targets(targets: list[str]) -> list[str]:
+    """The targets loaded now from a package pytest runs on (``RUNNING``): the project is
+    pluggy, say, and pytest imported its copy as it started. Their code that ran at import
+    ran before anything of ours: a mutant there cannot be switched on for the tests alone.
+    A mutant in a function body can, in the live functions, which the tests call and pytest
+    too while they run (as mutmut's trampolines switch a mutant on after pytest started)."""
+    wanted = {os.path.realpath(t): t for t in targets}
+    names = {os.path.basename(t) for t in wanted}
+    found = []
+    for name, module in list(sys.modules.items()):
+        if name.partition(".")[0] not in RUNNING:
+            continue
+        path = getattr(module, "__file__", None)
+        if not path or (os.path.basename(path) not in names and not os.path.islink(path)):
+            continue  # a real path costs a stat per directory: only for a likely match
+        target = wanted.get(os.path.realpath(path))
+        if target is not None and target not in found:
+            found.append(target)
+    return found
+
+
+#: why a mutant of such a target's import-time code has no verdict
+NOT_SWITCHABLE = (
+    "pytest itself runs on this module, imported as it started: a mutant of its "
+    "import-time code cannot be switched on for the tests alone"
+)
+
+
 def forget_preimported(targets: list[str]) -> list[str]:
     """Drop from ``sys.modules`` every module loaded from a target's package (or from a
     target outside any package); the names dropped."""

@@ -16,7 +16,7 @@ import pytest
 
 from .fresh import MutatedFinder
 from .hosting import pytest_args
-from .preimported import forget_preimported
+from .preimported import NOT_SWITCHABLE, forget_preimported, running_targets
 from .processes import cpu_timer, limit_cpu, quiet
 from .protocol import ChildVerdict, WorkerConfig
 from .single_process import SingleProcess
@@ -76,6 +76,8 @@ def reference_child(
 ) -> ChildVerdict:
     """The ground truth's run: plain ``pytest -x`` over ``nodeids`` in file order, with
     ``target`` served as ``mutated``; nothing of ours but the CPU ``budget``."""
+    if running_targets([target]):  # pytest imported it as it started, before our hook
+        return {"verdict": "error", "detail": NOT_SWITCHABLE, "ran": 0}
     forget_preimported([target])  # else the tests reuse what pytest imported for itself
     sys.meta_path.insert(0, MutatedFinder(target, mutated))
     plugin = VerdictPlugin()

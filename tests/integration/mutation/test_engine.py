@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -393,6 +394,54 @@ def test_a_target_pytest_imported_for_itself_is_the_one_the_tests_run(
     mutants = [r.mutant for r in report.results]
     truth = run_ground_truth(job, settings, mutants, report=report)
     assert verdict_differences(report, truth) == []
+
+
+# pytest runs on pluggy: a project that *is* pluggy has its copy imported by pytest as it
+# starts, before anything of ours could watch, and it cannot be imported again (found on
+# pluggy 1.7.0, held-out set 16: every mutant survived in silence, 0.00%).
+PLUGGY_TESTS = """\
+import pytest
+from pluggy import PluginManager
+
+
+def test_unregister_needs_a_name_or_a_plugin():
+    with pytest.raises(AssertionError, match="one of name or plugin needs to be specified"):
+        PluginManager("project").unregister()
+
+
+def test_a_plugin_is_found_by_the_name_it_was_registered_under():
+    manager = PluginManager("project")
+    plugin = object()
+    assert manager.register(plugin, name="one") == "one"
+    assert manager.get_plugin("one") is plugin
+"""
+
+
+def test_a_module_pytest_runs_on_has_its_bodies_grafted_and_its_import_time_code_unjudged(
+    tmp_path: Path, settings: Settings
+) -> None:
+    import pluggy
+
+    project = tmp_path / "pluggy"
+    source = Path(pluggy.__file__).parent
+    shutil.copytree(source, project / "src/pluggy", ignore=shutil.ignore_patterns("__pycache__"))
+    write_files(project, {"tests/test_manager.py": PLUGGY_TESTS})
+    job = job_for(
+        project, module=project / "src/pluggy/_manager.py", tests=("tests/test_manager.py",)
+    )
+    report = score(job, settings)
+    message = '"one of name or plugin needs to be specified"'
+    (checked,) = [r for r in report.results if r.mutant.original == message]
+    assert (checked.verdict, checked.mutant.strategy) == ("killed", "graft")
+    # in a function body, each mutant has a verdict; code run at import has none, and why
+    grafted = [r for r in report.results if r.mutant.strategy == "graft"]
+    assert grafted and not [r for r in grafted if r.verdict == "error"]
+    unjudged = [r for r in report.results if r.verdict == "error"]
+    assert unjudged and all("pytest itself runs on this module" in r.detail for r in unjudged)
+    assert not [r for r in unjudged if r.mutant.strategy == "graft"]
+    # nor can the ground truth judge it: pytest imported the module before its hook
+    truth = run_ground_truth(job, settings, [checked.mutant], report=report)
+    assert truth == {checked.mutant.id: "error"}
 
 
 PROXY = """\
