@@ -813,6 +813,7 @@ def param_options(
         built = [
             *(Value(Expr(src), "callback") for key in handed for src in objects.get(key, ())),
             *(Value(Expr(src), "object") for name in named for src in objects.get(name, ())),
+            *(Value(Expr(src), "object") for src in held_in_lists(hint, objects)),
         ]
         files = wants_file(hint)
         if files:
@@ -841,6 +842,29 @@ def attribute_names(constants: Sequence[Constant]) -> tuple[Value, ...]:
     ]
     names = dict.fromkeys([*found, "a", "missing"])
     return tuple(Value(name, "attribute") for name in names)
+
+
+def held_in_lists(hint: Hint | None, objects: Mapping[str, list[str]], depth: int = 0) -> list[str]:
+    """Lists of the module's objects, written as source, for a hint of lists of one of its
+    classes, nested or not: openskill's ``rate(teams: List[List[Rating]])`` is given
+    ``[[Rating(...)], [Rating(...), Rating(...)]]``, two teams, where a literal list
+    can only be empty or hold plain values its checks reject. One holding one object and
+    one holding two, each of the first two objects built; none when no object is."""
+    if hint is None or depth > 2:
+        return []
+    if hint.name == "Union":
+        return [s for arg in hint.args for s in held_in_lists(arg, objects, depth)]
+    if hint.name != "list" or len(hint.args) != 1:
+        return []
+    (inner,) = hint.args
+    if inner.name == "list":
+        elements = held_in_lists(inner, objects, depth + 1)
+    else:
+        elements = list(objects.get(inner.name, ()))
+    if not elements:
+        return []
+    first, second = elements[0], elements[1] if len(elements) > 1 else elements[0]
+    return [f"[{first}]", f"[{first}, {second}]"]
 
 
 def _handed_names(hint: Hint | None) -> list[str]:

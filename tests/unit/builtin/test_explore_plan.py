@@ -14,12 +14,14 @@ from tddforge.builtin.explore import (
     CallResult,
     Outcome,
     constructor_calls,
+    held_in_lists,
     keep_new_coverage,
     merge_runs,
     plan_calls,
     smallest_cover,
     without_subsumed,
 )
+from tddforge.builtin.values import parse_hint
 
 
 def param(
@@ -359,6 +361,36 @@ def test_a_parameter_hinted_with_a_class_the_module_imports_gets_instances_of_it
     assert {c.target for c in plan_calls(info, {}, per_param=3)} == {"Limiter"}
     # and the constructors run first, to find the instances methods are called on, get it
     assert ("Rate(0)",) in {c.args for c in constructor_calls(info, {})}
+
+
+def test_a_parameter_hinted_with_lists_of_a_module_class_gets_lists_of_its_instances() -> None:
+    # openskill's ``rate(teams: List[List[Rating]])``: two teams of built ratings, where a
+    # literal list is empty or holds what its checks reject
+    rating = klass("Rating", func("Rating", param("mu", "float")))
+    info = module([func("rate", param("teams", "List[List[Rating]]"))], [rating])
+    rates = {c.args for c in plan_calls(info, {}, per_param=4) if c.target == "rate"}
+    assert ("[[Rating(0.0)]]",) in rates
+    assert ("[[Rating(0.0)], [Rating(0.0), Rating(1.5)]]",) in rates
+
+
+@pytest.mark.parametrize(
+    ("hint", "held"),
+    [
+        ("list[R]", ["[R(1)]", "[R(1), R(2)]"]),
+        ("List[List[R]]", ["[[R(1)]]", "[[R(1)], [R(1), R(2)]]"]),
+        ("Sequence[Sequence[R]]", ["[[R(1)]]", "[[R(1)], [R(1), R(2)]]"]),
+        ("Optional[List[M]]", ["[M()]", "[M(), M()]"]),  # one object: it twice
+        ("List[List[List[List[R]]]]", []),  # deeper than three lists: none
+        ("List[int]", []),  # literals are the values' business
+        ("List[Unknown]", []),  # no object built
+        ("Dict[str, R]", []),
+        ("R", []),  # the object itself is ``object_sources``'
+        (None, []),
+    ],
+)
+def test_held_in_lists(hint: str | None, held: list[str]) -> None:
+    objects = {"R": ["R(1)", "R(2)"], "M": ["M()"]}
+    assert held_in_lists(parse_hint(hint), objects) == held
 
 
 def test_writer_imports_the_classes_an_argument_builds() -> None:
