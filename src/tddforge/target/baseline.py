@@ -82,8 +82,6 @@ class BaselinePlugin:
         with contextlib.suppress(ValueError):
             sys.meta_path.remove(self.watch)
         for target in self.watch.missed():  # imported some other way: assume every line ran
-            if target in self.running:  # by pytest as it started: its bodies are grafted
-                continue
             self.collect.lines[target].update(range(1, line_count(target) + 1))
         imported = set(self.targets.imported())
         self.lazy = [t for t in self.targets.names if t not in imported]
@@ -92,7 +90,8 @@ class BaselinePlugin:
             if found is not None and name != "__main__":
                 self.names.setdefault(found, name)
         for target, lines in self.collect.lines.items():
-            if target not in self.running:  # else pytest's own calls, not an import's
+            if target not in self.running:  # pytest imported it as it started: its bodies
+                # are grafted, and what ran at collection is pytest's calls, not an import
                 self.import_lines[target].update(lines)
         self.collect_seconds = time.perf_counter() - self.collect_started
         rebindable = {t: s for t, s in self.rebindable.items() if t in imported}

@@ -18,7 +18,7 @@ import os
 import sys
 import time
 import types
-from typing import TYPE_CHECKING, Any, List, Tuple
+from typing import TYPE_CHECKING, Any, Collection, List, Tuple
 
 import pytest
 
@@ -177,15 +177,18 @@ def _imported(target: str) -> bool:
     name is the target's or it is a link (only then can it resolve to the target):
     resolving every module's file cost a fresh child more than its test did."""
     real = os.path.realpath(target)
-    base = os.path.basename(real)
+    bases = {os.path.basename(real)}
     for module in list(sys.modules.values()):
         path = getattr(module, "__file__", None)
-        if not isinstance(path, str) or not path:
-            continue
-        named = os.path.basename(path) == base or os.path.islink(path)
-        if named and os.path.realpath(path) == real:
+        if isinstance(path, str) and may_be(path, bases) and os.path.realpath(path) == real:
             return True
     return False
+
+
+def may_be(path: str, bases: Collection[str]) -> bool:
+    """Whether ``path`` may resolve to a file named one of ``bases``: it is named so, or
+    it is a link. Only then is its real path worth a stat per directory."""
+    return bool(path) and (os.path.basename(path) in bases or os.path.islink(path))
 
 
 def package_parts(path: str) -> tuple[str, list[str]]:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 import sys
 
-from .fresh import package_parts
+from .fresh import may_be, package_parts
 
 # The packages that run the tests: re-importing them under a running pytest would split
 # its classes and hooks in two, so a target among them is left as it is.
@@ -46,8 +46,8 @@ def running_targets(targets: list[str]) -> list[str]:
         if name.partition(".")[0] not in RUNNING:
             continue
         path = getattr(module, "__file__", None)
-        if not path or (os.path.basename(path) not in names and not os.path.islink(path)):
-            continue  # a real path costs a stat per directory: only for a likely match
+        if not isinstance(path, str) or not may_be(path, names):
+            continue
         target = wanted.get(os.path.realpath(path))
         if target is not None and target not in found:
             found.append(target)
