@@ -223,8 +223,9 @@ def _coverage_report(
         argv = [str(python), "-m", "coverage", "json", "-q", "-o", str(report)]
         if per_test:
             argv.append("--show-contexts")
-        if _include(include):
-            argv.append("--include=" + ",".join(_include(include)))
+        files = _include(include)
+        if files:
+            argv.append("--include=" + ",".join(files))
         result = sandbox.run(argv, cwd=project, timeout=120.0, extra_env=env)
         if result.returncode != 0 or not report.is_file():
             return None  # "No data to report": no test ran any measured code
