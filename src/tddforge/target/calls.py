@@ -44,7 +44,7 @@ import pickle
 import random
 import signal
 import sys
-from typing import Any, Callable
+from typing import Any
 
 from .capture import capture
 from .class_cell import binds_class_cell
@@ -59,7 +59,7 @@ from .environ_reads import (
 )
 from .probe import OPERATORS, STATEMENTS, is_literal
 from .processes import in_fork
-from .sourcecache import SourceCache, compiled_since
+from .sourcecache import LEARNING
 from .workdir import install_writes, own_directory, set_baseline, writes_noticed
 
 MAX_REPR = 2000
@@ -434,47 +434,16 @@ def set_environment(pairs: Any) -> list[list[Any]]:
     return saved
 
 
-#: the project's real path and a separator (set by ``main``): the project's modules a
-#: child imported from source are compiled once in this process (``learn``)
-_ROOT: str | None = None
-_COMPILED = SourceCache()
-
-
-def reporting(work: Callable[[], dict[str, Any]]) -> Callable[[], bytes]:
-    """``work`` for a forked child: its result as JSON, with ``imported``, the project's
-    source files it imported that this process has not compiled (``compiled_since``)."""
-
-    def child() -> bytes:
-        before = set(sys.modules)
-        found = work()
-        imported = compiled_since(before, _ROOT) if _ROOT is not None else []
-        if imported:
-            found["imported"] = imported
-        return json.dumps(found).encode()
-
-    return child
-
-
-def learn(found: dict[str, Any]) -> dict[str, Any]:
-    """``found`` (a child's result) without its ``imported`` files, each compiled here for
-    the children forked after. A module the package imports on first use was compiled in
-    every child that used it: mwparserfromhell's ``parse`` imports its 1600-line tokenizer,
-    and capturing the calls 33 of its tests' ``parse`` calls make took 1.26 s, 0.67 s
-    with the tokenizer compiled once."""
-    _COMPILED.add_modules(found.pop("imported", ()))
-    return found
-
-
 def in_child(module: Any, call: dict[str, Any], timeout: float) -> dict[str, Any]:
     """Run the call in a forked child and read its result (or say how the child died)."""
     data, status = in_fork(
-        reporting(lambda: run_call(module, call, timeout)),
+        LEARNING.reporting(lambda: run_call(module, call, timeout)),
         # an outcome that cannot be encoded
         lambda exc: json.dumps({"arcs": [], "outcome": describe_error(exc)}).encode(),
         timeout + 2.0,
     )
     if data:
-        return learn(json.loads(data))
+        return LEARNING.learn(json.loads(data))
     return {"arcs": [], "outcome": {"kind": "crash", "status": status}}
 
 
@@ -499,20 +468,18 @@ def against_mutant(
 def mutant_in_child(module: Any, mutant: dict[str, Any], calls: list[Any], timeout: float) -> Any:
     """The outcome of each call with the mutant switched on, in a forked child."""
     data, _ = in_fork(
-        reporting(lambda: against_mutant(module, mutant, calls, timeout)),
+        LEARNING.reporting(lambda: against_mutant(module, mutant, calls, timeout)),
         lambda exc: b"{}",
         timeout * len(calls) + 2.0,
     )
-    return learn(json.loads(data)).get("outcomes", {}) if data else {}
+    return LEARNING.learn(json.loads(data)).get("outcomes", {}) if data else {}
 
 
 def main(argv: list[str]) -> int:
     """Import the module named in the config, run each call, and write one line per call."""
-    global _ROOT
     with open(argv[1], encoding="utf-8") as handle:
         config = json.load(handle)
-    _ROOT = os.path.join(os.path.realpath(os.getcwd()), "")  # the project (``explore.py``)
-    _COMPILED.install()
+    LEARNING.start(os.getcwd())  # the project (``explore.py``)
     sys.path[0:0] = argv[3:]  # after our own imports, as in the probe
     install_identity()  # before the module binds ``os.getuid``
     install_network()  # and ``from socket import getaddrinfo``
@@ -531,7 +498,7 @@ def main(argv: list[str]) -> int:
     with open(argv[2], "a", encoding="utf-8") as out:
         if "capture" in config:  # the module's calls made by its package's API (capture.py)
             read = functools.partial(literal, module=module)
-            capture(module, config["capture"], config["call_timeout"], read, out, reporting, learn)
+            capture(module, config["capture"], config["call_timeout"], read, out)
             return 0
         if "mutants" in config:  # the mutant-directed phase: each mutant's calls, no tracing
             by_id = {call["id"]: call for call in config["calls"]}

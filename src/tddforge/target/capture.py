@@ -28,6 +28,7 @@ from typing import Any, Callable, Tuple
 
 from .probe import is_literal
 from .processes import in_fork
+from .sourcecache import LEARNING
 
 MAX_PER_TARGET = 24
 MAX_REPR = 2000
@@ -236,18 +237,15 @@ def capture(
     timeout: float,
     literal: Callable[[str], Any],
     out: Any,
-    reporting: Callable[[Callable[[], dict[str, Any]]], Callable[[], bytes]],
-    learn: Callable[[dict[str, Any]], dict[str, Any]],
 ) -> None:
     """Each driver in a child of its own; one JSON line per captured call, each once.
-    ``reporting`` makes a child's work report what it imported, and ``learn`` takes that
-    from its result (``calls.py``)."""
+    What a child imported is compiled once for the children after (``LEARNING``)."""
     written = set()
     for driver in drivers:
-        work = reporting(functools.partial(capture_one, module, driver, literal))
+        work = LEARNING.reporting(functools.partial(capture_one, module, driver, literal))
         data, _ = in_fork(work, lambda exc: b"{}", timeout)
         try:
-            rows = learn(json.loads(data)).get("rows", []) if data else []
+            rows = LEARNING.learn(json.loads(data)).get("rows", []) if data else []
         except ValueError:
             rows = []
         for row in rows:

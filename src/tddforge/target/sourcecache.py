@@ -9,11 +9,12 @@ from __future__ import annotations
 import contextlib
 import importlib.machinery
 import importlib.util
+import json
 import os
 import sys
 import types
 from pathlib import Path
-from typing import Any, Collection, Iterable
+from typing import Any, Callable, Collection, Iterable
 
 
 class SourceCache:
@@ -88,3 +89,45 @@ def compiled_since(before: Collection[str], root: str) -> list[str]:
         if path is not None:
             found.append(path)
     return found
+
+
+class Learning:
+    """A runner whose forked children report the project's source files they imported
+    (``reporting``), and which compiles each once for the children forked after
+    (``learn``). A module the package imports on first use was compiled in every child
+    that used it: mwparserfromhell's ``parse`` imports its 1600-line tokenizer, and
+    capturing the calls 33 of its tests' ``parse`` calls make took 1.26 s, 0.67 s with
+    the tokenizer compiled once."""
+
+    def __init__(self) -> None:
+        self.root: str | None = None  # the project's real path and a separator
+        self.cache = SourceCache()
+
+    def start(self, root: str) -> None:
+        """Learn what children import from under ``root`` (the project's directory)."""
+        self.root = os.path.join(os.path.realpath(root), "")
+        self.cache.install()
+
+    def reporting(self, work: Callable[[], dict[str, Any]]) -> Callable[[], bytes]:
+        """``work`` for a forked child: its result as JSON, with ``imported``, the
+        project's source files it imported that this process has not compiled."""
+
+        def child() -> bytes:
+            before = set(sys.modules)
+            found = work()
+            imported = compiled_since(before, self.root) if self.root is not None else []
+            if imported:
+                found["imported"] = imported
+            return json.dumps(found).encode()
+
+        return child
+
+    def learn(self, found: dict[str, Any]) -> dict[str, Any]:
+        """``found`` (a child's result) without its ``imported`` files, each compiled here
+        for the children forked after."""
+        self.cache.add_modules(found.pop("imported", ()))
+        return found
+
+
+#: the call runner's (``calls.py``, ``capture.py``)
+LEARNING = Learning()
