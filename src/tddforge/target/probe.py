@@ -29,6 +29,8 @@ import sys
 import traceback
 from typing import Any
 
+from . import type_aliases
+
 # the special methods tests reach through an operator or a builtin, and how they are spelled
 # (the runner calls them the same way, so ``NotImplemented`` and reflection behave as in a test)
 OPERATORS = {
@@ -143,14 +145,22 @@ def annotation_text(annotation: Any) -> str | None:
     return text
 
 
-def describe_parameter(param: inspect.Parameter) -> dict[str, Any]:
-    """One parameter: kind, hint, and its default as a literal repr when it is one."""
+def hint_text(annotation: Any, namespace: dict[str, Any]) -> str | None:
+    """A hint as text, with the names the namespace binds to a type written as that type."""
+    return type_aliases.resolve(annotation_text(annotation), namespace, annotation_text)
+
+
+def describe_parameter(
+    param: inspect.Parameter, namespace: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """One parameter: kind, hint, and its default as a literal repr when it is one.
+    ``namespace``: where the hint was written; the type aliases it binds are resolved."""
     has_default = param.default is not inspect.Parameter.empty
     literal = has_default and is_literal(param.default)
     return {
         "name": param.name,
         "kind": PARAM_KINDS[param.kind],
-        "annotation": annotation_text(param.annotation),
+        "annotation": hint_text(param.annotation, namespace or {}),
         "has_default": has_default,
         "default": repr(param.default) if literal else None,
         "default_is_literal": literal,
@@ -194,12 +204,13 @@ def describe_callable(name: str, qualname: str, kind: str, func: Any) -> dict[st
         sig = sig.replace(parameters=list(sig.parameters.values())[1:])
     target = inspect.unwrap(func)
     doc = inspect.getdoc(func)
+    namespace = type_aliases.namespace_of(func)
     return {
         "name": name,
         "qualname": qualname,
         "kind": kind,
-        "parameters": [describe_parameter(p) for p in sig.parameters.values()],
-        "returns": annotation_text(sig.return_annotation),
+        "parameters": [describe_parameter(p, namespace) for p in sig.parameters.values()],
+        "returns": hint_text(sig.return_annotation, namespace),
         "docstring": doc,
         "doctests": doctest_examples(doc),
         "is_async": inspect.iscoroutinefunction(target) or inspect.isasyncgenfunction(target),
@@ -233,7 +244,7 @@ def hint_from_init(constructor: dict[str, Any], cls: type) -> None:
     for param in constructor["parameters"]:
         other = found.get(param["name"])
         if param["annotation"] is None and other is not None:
-            param["annotation"] = annotation_text(other.annotation)
+            param["annotation"] = hint_text(other.annotation, type_aliases.namespace_of(init))
 
 
 def method_kind(raw: Any) -> str | None:
