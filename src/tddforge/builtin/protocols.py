@@ -27,6 +27,22 @@ from tddforge.builtin.writer import call_arguments, method_call
 from tddforge.target.probe import CALL, ROUND_TRIPS, STATEMENTS
 
 COMPARISONS = frozenset({"__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__"})
+#: operators whose other operand is most often another instance of the class: two test
+#: suites added (``suite + other`` merges them when they are equal), two sets joined
+ARITHMETIC = frozenset(
+    {
+        "__add__",
+        "__sub__",
+        "__mul__",
+        "__truediv__",
+        "__floordiv__",
+        "__mod__",
+        "__and__",
+        "__or__",
+        "__xor__",
+        "__matmul__",
+    }
+)
 PER_CLASS = 3  # returned instances used per class
 PER_MAKER = 2  # returned functions called per callable that returns them
 PER_ENTERED = 32  # calls entered per callable seen returning a context manager
@@ -52,16 +68,24 @@ MAX_SOURCE = 120  # the longest expression an instance is taken from
 
 def with_instance_hints(info: ModuleInfo) -> ModuleInfo:
     """``info`` with the unannotated operand of each comparison method hinted as its own
-    class (or None): ``Version('1') < Version('2')``, not only ``Version('1') < 0``."""
+    class (or None): ``Version('1') < Version('2')``, not only ``Version('1') < 0``; and of
+    each arithmetic operator as its own class or anything (``suite + TestSuite('b')``
+    before ``suite + 1``)."""
 
     def fill(func: CallableInfo, key: str) -> CallableInfo:
         owner, _, method = key.partition(".")
-        if method not in COMPARISONS or len(func.parameters) != 1:
+        if method in COMPARISONS:
+            hint = f"{owner} | None"
+        elif method in ARITHMETIC:
+            hint = f"{owner} | Any"
+        else:
+            return func
+        if len(func.parameters) != 1:
             return func
         other = func.parameters[0]
         if other.annotation is not None:
             return func
-        hinted = other.model_copy(update={"annotation": f"{owner} | None"})
+        hinted = other.model_copy(update={"annotation": hint})
         return func.model_copy(update={"parameters": (hinted,)})
 
     return info.with_each(fill)

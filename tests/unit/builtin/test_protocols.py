@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tddforge.builtin.explore import Call, CallResult, Outcome, Step
+from tddforge.builtin.explore import Call, CallResult, Outcome, Step, plan_calls
 from tddforge.builtin.protocols import (
     FAILURES_BEFORE,
     call_source,
@@ -116,7 +116,7 @@ def test_a_comparisons_untyped_operand_is_hinted_as_its_own_class() -> None:
     assert hints == {
         "Version.__eq__": "Version | None",
         "Version.__lt__": "int",  # annotated: kept
-        "Version.__add__": None,  # not a comparison
+        "Version.__add__": "Version | Any",  # another version first, then anything
     }
 
 
@@ -227,3 +227,15 @@ def test_a_call_returning_a_context_manager_is_entered_up_to_a_cap_per_callable(
         Call("Session.begin", init_args=("'u'",), enter=True),
         Call("scratch", ("'e'",), enter=True),
     ]
+
+
+def test_an_untyped_operand_of_addition_is_given_two_built_instances_then_literals() -> None:
+    """junitparser's ``TestSuite.__add__(self, other)`` merges two equal suites and nests
+    two others: both need another suite, where literals alone only raise."""
+    ctor = func("Suite", param("name", "str"), kind="constructor")
+    add = func("Suite.__add__", param("other"), kind="method")
+    info = with_instance_hints(module([], [klass("Suite", ctor, add)]))
+    calls = [c for c in plan_calls(info, {}) if c.target == "Suite.__add__"]
+    operands = [c.args[0] for c in calls]
+    assert operands[:2] == ["Suite('')", "Suite('a')"]
+    assert operands[2:] == ["0", "1", "-1", "''", "'a'", "None"]
