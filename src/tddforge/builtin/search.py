@@ -325,7 +325,7 @@ def search(
         if first is None
         else list(first)
     )
-    pending = list(dict.fromkeys(c for c in [*seeded, *planned] if c not in tried))
+    pending = list(dict.fromkeys(c for c in [*seeded, *breadth_first(planned)] if c not in tried))
 
     while rounds < MAX_ROUNDS:
         # what confirming the calls kept so far will take comes out of the budget too
@@ -425,6 +425,18 @@ def search(
         fresh = [c for c in near if c not in tried]
         pending = list(dict.fromkeys([*sequences, *fresh, *pending]))  # sequences: a few
     return result("round limit")
+
+
+def breadth_first(calls: Sequence[Call]) -> list[Call]:
+    """``calls`` taking turns by what they call: each callable's first call, then each one's
+    second, and so on, each callable's own in their order. A round runs at most
+    ``MAX_BATCH`` calls; planned class by class, junitparser's 1027 calls reached
+    ``TestSuite.__add__`` (the 910th) in no round of a 15-second search."""
+    by_target: dict[str, list[Call]] = {}
+    for call in calls:
+        by_target.setdefault(call.target, []).append(call)
+    turns = itertools.zip_longest(*by_target.values())
+    return [call for turn in turns for call in turn if call is not None]
 
 
 def confirm_reserve(timings: Sequence[tuple[int, float]], calls: int) -> float:

@@ -6,7 +6,7 @@ import pytest
 
 from tddforge.builtin.discover import CallableInfo
 from tddforge.builtin.explore import Call
-from tddforge.builtin.search import given_by_parameter, neighbours
+from tddforge.builtin.search import breadth_first, given_by_parameter, neighbours
 
 
 def func(*params: tuple[str, str | None, str]) -> CallableInfo:
@@ -123,3 +123,25 @@ def test_what_the_tests_pass_to_a_parameter_of_a_name_is_offered_to_every_functi
         "start": ["1", "2", "3"],
         "strict": ["True"],
     }
+
+
+def test_planned_calls_take_turns_by_what_they_call() -> None:
+    calls = [
+        Call("A", ("1",)),
+        Call("A", ("2",)),
+        Call("A", ("3",)),
+        Call("A.m", ("1",), init_args=()),
+        Call("B", ()),
+        Call("B.m", ("1",), init_args=()),
+        Call("B.m", ("2",), init_args=()),
+    ]
+    assert breadth_first(calls) == [
+        Call("A", ("1",)),
+        Call("A.m", ("1",), init_args=()),
+        Call("B", ()),
+        Call("B.m", ("1",), init_args=()),
+        Call("A", ("2",)),
+        Call("B.m", ("2",), init_args=()),
+        Call("A", ("3",)),
+    ]
+    assert breadth_first([]) == []
