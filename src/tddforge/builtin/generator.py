@@ -165,9 +165,10 @@ class BuiltinSuiteGenerator:
         box = self._box(target)
         module = target.project / target.module_rel
         found_info = discover(target.project, module, python=self.python, sandbox=box)
-        info = annotate(found_info, usage_hints(target.source))  # untyped code: hints from use
+        inferred = usage_hints(target.source)
+        info = annotate(found_info, inferred)  # untyped code: hints from use
         info = with_aliases(info, type_aliases(target.source))  # a TYPE_CHECKING alias: its types
-        info = with_instance_hints(info)  # ``a == b``: two instances of the class
+        info = with_instance_hints(info, inferred)  # ``a == b``: two instances of the class
         info = with_option_pairs(info, option_pairs(target.source))  # options given together
         self._info = info
         guard = Guard()  # reading the project's tests never stops the run

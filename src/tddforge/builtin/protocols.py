@@ -24,7 +24,7 @@ from tddforge.builtin.explore import Call, CallResult, Step
 from tddforge.builtin.sequences import as_step
 from tddforge.builtin.values import literal_value
 from tddforge.builtin.writer import call_arguments, method_call
-from tddforge.target.probe import CALL, ROUND_TRIPS, STATEMENTS
+from tddforge.target.probe import CALL, IN_PLACE, ROUND_TRIPS, STATEMENTS
 
 COMPARISONS = frozenset({"__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__"})
 #: operators whose other operand is most often another instance of the class: two test
@@ -41,6 +41,7 @@ ARITHMETIC = frozenset(
         "__or__",
         "__xor__",
         "__matmul__",
+        *IN_PLACE,
     }
 )
 PER_CLASS = 3  # returned instances used per class
@@ -66,25 +67,31 @@ CALLS_PER_INSTANCE = 40  # calls planned on one returned instance
 MAX_SOURCE = 120  # the longest expression an instance is taken from
 
 
-def with_instance_hints(info: ModuleInfo) -> ModuleInfo:
+def with_instance_hints(
+    info: ModuleInfo, inferred: Mapping[str, Mapping[str, str]] | None = None
+) -> ModuleInfo:
     """``info`` with the unannotated operand of each comparison method hinted as its own
     class (or None): ``Version('1') < Version('2')``, not only ``Version('1') < 0``; and of
     each arithmetic operator as its own class or anything (``suite + TestSuite('b')``
-    before ``suite + 1``)."""
+    before ``suite + 1``). ``inferred`` (``usage.usage_hints``): an arithmetic operand
+    hinted from its use only is its own class or that (junitparser's ``for case in
+    other`` made a suite's ``other`` a list, where another suite is iterable too)."""
+    inferred = inferred or {}
 
     def fill(func: CallableInfo, key: str) -> CallableInfo:
         owner, _, method = key.partition(".")
-        if method in COMPARISONS:
-            hint = f"{owner} | None"
-        elif method in ARITHMETIC:
-            hint = f"{owner} | Any"
-        else:
-            return func
-        if len(func.parameters) != 1:
+        if len(func.parameters) != 1 or method not in COMPARISONS | ARITHMETIC:
             return func
         other = func.parameters[0]
-        if other.annotation is not None:
-            return func
+        if method in COMPARISONS:
+            if other.annotation is not None:
+                return func
+            hint = f"{owner} | None"
+        else:
+            used = inferred.get(key, {}).get(other.name)
+            if other.annotation not in (None, used):
+                return func
+            hint = f"{owner} | {other.annotation or 'Any'}"
         hinted = other.model_copy(update={"annotation": hint})
         return func.model_copy(update={"parameters": (hinted,)})
 

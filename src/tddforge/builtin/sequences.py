@@ -21,7 +21,7 @@ from typing import Any
 
 from tddforge.builtin.explore import Call, CallResult, Step
 from tddforge.builtin.values import literal_value
-from tddforge.target.probe import OPERATORS, STATEMENTS
+from tddforge.target.probe import IN_PLACE, OPERATORS, STATEMENTS
 
 #: Methods of the builtin containers (and ``deque``) that change the receiver.
 MUTATING = frozenset(
@@ -232,8 +232,9 @@ def _is_name(node: ast.expr, name: str) -> bool:
 def can_prefix(method: str) -> bool:
     """Whether a method may run as a step: a plain method, or a special method written as
     a statement (``box[k] = v``, ``del box[k]``); ``box[k]`` alone would be a useless
-    expression in a test."""
-    return method not in OPERATORS or method in STATEMENTS
+    expression in a test. Not an in-place operator: ``suite += other`` may bind the name
+    to another object, which the steps after it would have to follow."""
+    return (method not in OPERATORS or method in STATEMENTS) and method not in IN_PLACE
 
 
 def plan_sequences(

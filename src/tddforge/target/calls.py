@@ -139,7 +139,10 @@ def bound(instance: Any, name: str) -> Any:
         names = {_arg(i): a for i, a in enumerate(args)}
         # copy and pickle: the round trips (``copy.copy(box)``) call them
         scope = {"_self": instance, "copy": copy, "pickle": pickle, **names}
-        return run(template.format(*names, self="_self"), scope)
+        try:
+            return run(template.format(*names, self="_self"), scope)
+        finally:  # ``suite += other`` may bind ``suite`` to another object: its test reads that
+            operate.rebound = scope["_self"]  # type: ignore[attr-defined]
 
     return operate
 
@@ -406,6 +409,7 @@ def _called(
             value = func() if instance is not None else func
         else:
             value = func(*args, **kwargs)
+            instance = getattr(func, "rebound", instance)  # in place: what the name holds
         taken = 0
         if call.get("consume"):  # one item past the cap tells an endless generator
             value = list(itertools.islice(value, MAX_ITEMS + 1))

@@ -71,6 +71,13 @@ OPERATORS = {
     "__rand__": "({0} & {self})",
     "__ror__": "({0} | {self})",
     "__rxor__": "({0} ^ {self})",
+    # in place: a statement that may bind the name to another object (the runner follows)
+    "__iadd__": "{self} += {0}",
+    "__isub__": "{self} -= {0}",
+    "__imul__": "{self} *= {0}",
+    "__iand__": "{self} &= {0}",
+    "__ior__": "{self} |= {0}",
+    "__ixor__": "{self} ^= {0}",
     "__setitem__": "{self}[{0}] = {1}",
     "__delitem__": "del {self}[{0}]",
     "__hash__": "hash({self})",
@@ -94,8 +101,10 @@ OPERATORS = {
 #: Calling an instance (``query(document)``): any arguments, so no template; the runner
 #: calls the bound ``__call__`` and the writer spells it ``query(...)``.
 CALL = "__call__"
+#: in-place operators: ``suite += other`` binds ``suite`` to what ``__iadd__`` returns
+IN_PLACE = frozenset({"__iadd__", "__isub__", "__imul__", "__iand__", "__ior__", "__ixor__"})
 # run with exec, written as a line
-STATEMENTS = frozenset({"__setitem__", "__delitem__", "__setattr__", "__delattr__"})
+STATEMENTS = frozenset({"__setitem__", "__delitem__", "__setattr__", "__delattr__", *IN_PLACE})
 #: Special methods reached through the name of an attribute (their first argument).
 ATTRIBUTE_METHODS = frozenset({"__getattr__", "__setattr__", "__delattr__"})
 #: Special methods a round trip reaches (``copy.copy(box)``): called with no argument.

@@ -891,6 +891,45 @@ def test_special_methods_run_as_operators(tmp_path: Path) -> None:
     assert (deleted.repr, deleted.after) == ("None", (("x", "0"),))
 
 
+BAGS = """\
+class Bag:
+    def __init__(self, name=None):
+        self.name = name
+        self.items = []
+
+    def __eq__(self, other):
+        return isinstance(other, Bag) and self.name == other.name
+
+    def __iadd__(self, other):
+        if self == other:
+            self.items.append("merged")
+            return self
+        outer = Bag("outer")
+        outer.items = [self.name, other]
+        return outer
+"""
+
+
+def test_an_in_place_operator_is_a_statement_whose_name_follows_what_it_returns(
+    tmp_path: Path,
+) -> None:
+    """junitparser's ``suite += other`` merges into ``suite`` when the two are equal, and
+    otherwise gives a new object that ``suite`` then names: what the test reads after."""
+    project, module = sample(tmp_path, "bags.py", BAGS)
+    info = discover(project, module, python=PY, sandbox=Sandbox(project, LIMITS))
+    (bag,) = info.classes
+    assert "__iadd__" in {m.name for m in bag.methods}
+    calls = [
+        Call("Bag.__iadd__", ("Bag()",), init_args=()),
+        Call("Bag.__iadd__", ("Bag('b')",), init_args=()),
+    ]
+    results = run_calls(project, module, calls, python=PY, sandbox=Sandbox(project, LIMITS))
+    merged, nested = (r.outcome for r in results)
+    assert (merged.kind, merged.repr) == ("return", "None")
+    assert dict(merged.after) == {"items": "['merged']", "name": "None"}
+    assert dict(nested.after)["name"] == "'outer'"
+
+
 QUERIES = """\
 class Q:
     def __init__(self, key):

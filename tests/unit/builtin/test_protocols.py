@@ -239,3 +239,23 @@ def test_an_untyped_operand_of_addition_is_given_two_built_instances_then_litera
     operands = [c.args[0] for c in calls]
     assert operands[:2] == ["Suite('')", "Suite('a')"]
     assert operands[2:] == ["0", "1", "-1", "''", "'a'", "None"]
+
+
+def test_an_operand_hinted_from_its_use_only_is_also_its_own_class() -> None:
+    """``for case in other`` in junitparser's ``TestSuite.__add__`` made ``other`` a list;
+    a hint written in the source is kept, as is a comparison's inferred one."""
+    add = func("Suite.__add__", param("other", "list"), kind="method")
+    sub = func("Suite.__sub__", param("other", "int"), kind="method")
+    eq = func("Suite.__eq__", param("other", "str"), kind="method")
+    inferred = {
+        "Suite.__add__": {"other": "list"},
+        "Suite.__sub__": {"other": "list"},
+        "Suite.__eq__": {"other": "str"},
+    }
+    info = with_instance_hints(module([], [klass("Suite", None, add, sub, eq)]), inferred)
+    hints = {m.qualname: m.parameters[0].annotation for m in info.classes[0].methods}
+    assert hints == {
+        "Suite.__add__": "Suite | list",
+        "Suite.__sub__": "int",  # written: kept
+        "Suite.__eq__": "str",
+    }

@@ -92,6 +92,8 @@ def test_state_changers_follow_a_class_alias_and_survive_bad_source() -> None:
         ("__getitem__", False),  # ``box[k]`` alone is a useless expression
         ("__len__", False),
         ("__add__", False),
+        ("__iadd__", False),  # may bind the name to another object: never a step
+        ("__ior__", False),
     ],
 )
 def test_can_prefix(method: str, expected: bool) -> None:
