@@ -44,6 +44,7 @@ from tddforge.builtin.explore import (
     plan_calls,
     run_calls,
 )
+from tddforge.builtin.handed_on import calls_on_returned_values
 from tddforge.builtin.protocols import (
     calls_after_failures,
     calls_entering,
@@ -250,8 +251,7 @@ def search(
     covered: frozenset[Arc] = frozenset()
     tried: set[Call] = set()
     rounds = 0
-    widenings = 0
-    off_hint_done = False
+    widening = Widening()
     sequenced: dict[str, Known] = {}  # class → the steps its sequences were planned from
     guard = Guard()
     timings: list[tuple[int, float]] = []  # each run's calls (in one process) and seconds
@@ -391,7 +391,12 @@ def search(
             partial(calls_entering, seen, tried),
             list[Call](),
         )
-        on_returned = [*on_returned, *of_functions, *after_failures, *entering]
+        handed = guard(  # a writer's bytes to its reader: ``read(write({'a': 1}))``
+            "planning calls on returned values",
+            partial(calls_on_returned_values, seen, funcs, working, tried),
+            list[Call](),
+        )
+        on_returned = [*on_returned, *of_functions, *after_failures, *entering, *handed]
         varied: list[Call] = []
         if environ:
             kept_now = keep_new_coverage(seen)[0]
@@ -402,29 +407,48 @@ def search(
             "bounding loops", partial(bounded, results, funcs, bounds or {}), list[Call]()
         )
         sequences = [c for c in [*stuck, *sequences, *on_returned, *varied] if c not in tried]
-        pending = list(dict.fromkeys([*sequences, *pending]))
-        if not new and not pending:
-            wider = (
-                guard("widening", partial(widen, seen, funcs, options), list[Call]())
-                if widenings < MAX_WIDENINGS
-                else []
+        if new:  # the newest finds' neighbours first, then what earlier rounds left over
+            near = guard(
+                "neighbour inputs", partial(all_neighbours, new, funcs, options), list[Call]()
             )
-            wider = [c for c in wider if c not in tried]
-            if not wider and not off_hint_done:  # last: other types than the hints say
-                off_hint_done = True
-                kept = keep_new_coverage(seen)[0]
-                wider = guard("off-hint inputs", partial(off_hint, kept, funcs), list[Call]())
-                wider = [c for c in wider if c not in tried]
-            if not wider:
+            sequences += [c for c in near if c not in tried]
+        pending = list(dict.fromkeys([*sequences, *pending]))  # sequences: a few
+        if not pending:  # nothing follows from this round: wider
+            # one round each: breadth, every function in turn
+            pending = widening.next(seen, funcs, options, tried, guard)[:MAX_BATCH]
+            if not pending:
                 return result("coverage stopped rising")
-            widenings += 1
-            pending = wider[:MAX_BATCH]  # one round each: breadth, every function in turn
-            continue
-        # the newest finds' neighbours first, then what earlier rounds left over
-        near = guard("neighbour inputs", partial(all_neighbours, new, funcs, options), list[Call]())
-        fresh = [c for c in near if c not in tried]
-        pending = list(dict.fromkeys([*sequences, *fresh, *pending]))  # sequences: a few
     return result("round limit")
+
+
+@dataclass
+class Widening:
+    """What the search tries when a round leads nowhere: the neighbours of every call run,
+    ``MAX_WIDENINGS`` times at most; then, once, the kept calls with values of other
+    types than the hints say; then nothing."""
+
+    done: int = 0
+    off_hint_done: bool = False
+
+    def next(
+        self,
+        seen: Sequence[CallResult],
+        funcs: Mapping[str, CallableInfo],
+        options: Mapping[str, Mapping[str, Sequence[str]]],
+        tried: Collection[Call],
+        guard: Guard,
+    ) -> list[Call]:
+        found: list[Call] = []
+        if self.done < MAX_WIDENINGS:
+            found = guard("widening", partial(widen, seen, funcs, options), list[Call]())
+            found = [c for c in found if c not in tried]
+        if not found and not self.off_hint_done:  # last: other types than the hints say
+            self.off_hint_done = True
+            kept = keep_new_coverage(seen)[0]
+            found = guard("off-hint inputs", partial(off_hint, kept, funcs), list[Call]())
+            found = [c for c in found if c not in tried]
+        self.done += bool(found)
+        return found
 
 
 def breadth_first(calls: Sequence[Call]) -> list[Call]:
