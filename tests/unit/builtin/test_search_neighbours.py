@@ -5,8 +5,14 @@ from __future__ import annotations
 import pytest
 
 from tddforge.builtin.discover import CallableInfo
-from tddforge.builtin.explore import Call
-from tddforge.builtin.search import breadth_first, given_by_parameter, neighbours
+from tddforge.builtin.explore import Call, CallResult, Outcome
+from tddforge.builtin.search import (
+    MAX_BATCH,
+    breadth_first,
+    given_by_parameter,
+    neighbours,
+    unfinished,
+)
 
 
 def func(*params: tuple[str, str | None, str]) -> CallableInfo:
@@ -125,7 +131,7 @@ def test_what_the_tests_pass_to_a_parameter_of_a_name_is_offered_to_every_functi
     }
 
 
-def test_planned_calls_take_turns_by_what_they_call() -> None:
+def test_each_callables_first_planned_calls_come_first() -> None:
     calls = [
         Call("A", ("1",)),
         Call("A", ("2",)),
@@ -135,13 +141,30 @@ def test_planned_calls_take_turns_by_what_they_call() -> None:
         Call("B.m", ("1",), init_args=()),
         Call("B.m", ("2",), init_args=()),
     ]
-    assert breadth_first(calls) == [
+    assert breadth_first(calls, first=1, batch=2) == [
         Call("A", ("1",)),
         Call("A.m", ("1",), init_args=()),
         Call("B", ()),
         Call("B.m", ("1",), init_args=()),
         Call("A", ("2",)),
-        Call("B.m", ("2",), init_args=()),
         Call("A", ("3",)),
+        Call("B.m", ("2",), init_args=()),
     ]
+    assert breadth_first(calls, first=2, batch=2) == [*calls[:2], *calls[3:], calls[2]]
     assert breadth_first([]) == []
+
+
+def test_planned_calls_that_fit_in_a_round_keep_their_order() -> None:
+    calls = [Call("A", (str(i),)) for i in range(3)] + [Call("B", ())]
+    assert breadth_first(calls, first=1) == calls
+    many = [Call("A", (str(i),)) for i in range(MAX_BATCH)] + [Call("B", ())]
+    assert breadth_first(many, first=1)[:3] == [many[0], Call("B", ()), many[1]]
+
+
+def test_the_calls_a_round_did_not_reach_are_given_back_in_order() -> None:
+    batch = [Call("f", (str(i),)) for i in range(4)]
+    outcome = Outcome("return", "int", "builtins", repr="0")
+    results = [CallResult(batch[2], frozenset(), outcome, True)]
+    assert unfinished(batch, results) == [batch[0], batch[1], batch[3]]
+    assert unfinished(batch, []) == batch
+    assert unfinished([], results) == []
