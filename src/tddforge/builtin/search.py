@@ -352,10 +352,6 @@ def search(
         )
         timings.append((calls_per_process(len(results)), clock() - began))
         seen += results
-        # the calls the round's share of time did not reach: not tried, next in line
-        unreached = unfinished(batch, results)
-        tried.difference_update(unreached)
-        pending = [*unreached, *pending]
         new, covered = keep_new_coverage(results, covered)
         kept_count += len(new)
         # re-planned as more state-changing calls work; more prefixes while time is plenty
@@ -454,14 +450,6 @@ class Widening:
             found = [c for c in found if c not in tried]
         self.done += bool(found)
         return found
-
-
-def unfinished(batch: Sequence[Call], results: Sequence[CallResult]) -> list[Call]:
-    """The calls of ``batch`` with no result, in order: a round's run ends with its share
-    of the time, and what it did not reach had been lost, never tried again (in
-    openskill's first round, 176 of 400 calls, 152 of them its tests' ``rate`` calls)."""
-    finished = {r.call for r in results}
-    return [call for call in batch if call not in finished]
 
 
 def breadth_first(

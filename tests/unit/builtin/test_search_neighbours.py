@@ -5,13 +5,12 @@ from __future__ import annotations
 import pytest
 
 from tddforge.builtin.discover import CallableInfo
-from tddforge.builtin.explore import Call, CallResult, Outcome
+from tddforge.builtin.explore import Call
 from tddforge.builtin.search import (
     MAX_BATCH,
     breadth_first,
     given_by_parameter,
     neighbours,
-    unfinished,
 )
 
 
@@ -159,12 +158,3 @@ def test_planned_calls_that_fit_in_a_round_keep_their_order() -> None:
     assert breadth_first(calls, first=1) == calls
     many = [Call("A", (str(i),)) for i in range(MAX_BATCH)] + [Call("B", ())]
     assert breadth_first(many, first=1)[:3] == [many[0], Call("B", ()), many[1]]
-
-
-def test_the_calls_a_round_did_not_reach_are_given_back_in_order() -> None:
-    batch = [Call("f", (str(i),)) for i in range(4)]
-    outcome = Outcome("return", "int", "builtins", repr="0")
-    results = [CallResult(batch[2], frozenset(), outcome, True)]
-    assert unfinished(batch, results) == [batch[0], batch[1], batch[3]]
-    assert unfinished(batch, []) == batch
-    assert unfinished([], results) == []
