@@ -814,6 +814,7 @@ def param_options(
             *(Value(Expr(src), "callback") for key in handed for src in objects.get(key, ())),
             *(Value(Expr(src), "object") for name in named for src in objects.get(name, ())),
             *(Value(Expr(src), "object") for src in held_in_lists(hint, objects)),
+            *(Value(Expr(src), "object") for src in any_objects(hint, objects)),
         ]
         files = wants_file(hint)
         if files:
@@ -865,6 +866,19 @@ def held_in_lists(hint: Hint | None, objects: Mapping[str, list[str]], depth: in
         return []
     first, second = elements[0], elements[1] if len(elements) > 1 else elements[0]
     return [f"[{first}]", f"[{first}, {second}]"]
+
+
+ANY_OBJECTS = 2  # the module's objects an ``object`` hint is given, one per class
+
+
+def any_objects(hint: Hint | None, objects: Mapping[str, list[str]]) -> list[str]:
+    """For a parameter hinted ``object`` (any object at all: pluggy's ``register(plugin:
+    _Plugin)``, ``_Plugin`` being ``object``), the first built object of the module's first
+    ``ANY_OBJECTS`` classes: an object with methods and attributes, which no literal is."""
+    if "object" not in _hint_names(hint):
+        return []
+    built = [srcs[0] for name, srcs in objects.items() if not name.startswith("callback:")]
+    return built[:ANY_OBJECTS]
 
 
 def _handed_names(hint: Hint | None) -> list[str]:

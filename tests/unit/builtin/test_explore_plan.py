@@ -13,6 +13,7 @@ from tddforge.builtin.explore import (
     Call,
     CallResult,
     Outcome,
+    any_objects,
     constructor_calls,
     held_in_lists,
     keep_new_coverage,
@@ -391,6 +392,36 @@ def test_a_parameter_hinted_with_lists_of_a_module_class_gets_lists_of_its_insta
 def test_held_in_lists(hint: str | None, held: list[str]) -> None:
     objects = {"R": ["R(1)", "R(2)"], "M": ["M()"]}
     assert held_in_lists(parse_hint(hint), objects) == held
+
+
+@pytest.mark.parametrize(
+    ("hint", "given"),
+    [
+        ("object", ["R(1)", "M()"]),  # the first of each class, two classes at most
+        ("object | None", ["R(1)", "M()"]),
+        ("Optional[object]", ["R(1)", "M()"]),
+        ("Any", []),  # untyped values, as before
+        ("R", []),  # the class itself is ``object_sources``'
+        ("str", []),
+        (None, []),
+    ],
+)
+def test_any_objects(hint: str | None, given: list[str]) -> None:
+    objects = {"R": ["R(1)", "R(2)"], "M": ["M()"], "callback:R": ["lambda r: r.f()"], "N": ["N()"]}
+    assert any_objects(parse_hint(hint), objects) == given
+
+
+def test_a_plugin_hinted_object_is_given_an_object_of_the_module() -> None:
+    """pluggy's ``register(plugin: _Plugin)``, ``_Plugin`` being ``object``: an instance
+    with methods makes it read their hook markers, which no literal has."""
+    manager = klass(
+        "Manager",
+        func("Manager", param("name", "str"), kind="constructor"),
+        func("Manager.register", param("plugin", "object"), kind="method"),
+    )
+    calls = plan_calls(module([], [manager]), {}, per_param=4)
+    plugins = [c.args[0] for c in calls if c.target == "Manager.register"]
+    assert plugins[0] == "Manager('')"
 
 
 def test_writer_imports_the_classes_an_argument_builds() -> None:
