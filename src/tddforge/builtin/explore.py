@@ -50,7 +50,7 @@ from tddforge.runner.pytest_run import project_paths
 from tddforge.runner.ship import entry_argv, ship
 from tddforge.sandbox import Sandbox, SandboxResult
 from tddforge.target.clock import SHIFT as CLOCK_SHIFT
-from tddforge.target.probe import ATTRIBUTE_METHODS, ROUND_TRIPS
+from tddforge.target.probe import ATTRIBUTE_METHODS, IN_PLACE, ROUND_TRIPS
 from tddforge.target.workdir import entries
 
 _HASH_SEEDS = ("1", "2")
@@ -938,11 +938,14 @@ def _held_calls(
 ) -> list[Call]:
     """Every method of a class the module offers only through its instances (``held``:
     their names), called on those (``countries.get("AF")``), and each property read; the
-    variants take turns among the instances."""
+    variants take turns among the instances. Not an in-place operator: ``countries +=
+    other`` in a test would make the module's name a local of the test function."""
     if not held:
         return []
     calls: list[Call] = []
     for method in cls.methods:
+        if method.name in IN_PLACE:
+            continue
         variants = _variants(method, mined, per_param, objects)
         calls += [replace(v, via=held[i % len(held)]) for i, v in enumerate(variants)]
     calls += [Call(f"{cls.name}.{name}", attribute=True, via=held[0]) for name in cls.properties]

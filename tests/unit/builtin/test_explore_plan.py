@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from tddforge.builtin.constants import MODULE_SCOPE, Constant
-from tddforge.builtin.discover import ModuleInfo
+from tddforge.builtin.discover import InstanceInfo, ModuleInfo
 from tddforge.builtin.explore import (
     Call,
     CallResult,
@@ -622,3 +622,20 @@ def test_a_callback_handed_a_module_object_calls_its_methods() -> None:
         "lambda binder: binder.freeze()",
     ]
     assert "None" in given and not any("_check" in g or "drop" in g for g in given)
+
+
+def test_a_held_instance_is_never_the_target_of_an_in_place_operator() -> None:
+    """``countries += other`` in a test function makes the imported name a local of it:
+    the test would raise before its call."""
+    lookup = klass(
+        "_Lookup",
+        None,
+        func("_Lookup.get", param("key", "str"), kind="method"),
+        func("_Lookup.__iadd__", param("other"), kind="method"),
+        func("_Lookup.__add__", param("other"), kind="method"),
+    ) | {"hidden": True}
+    info = module([], [lookup]).model_copy(
+        update={"instances": (InstanceInfo(name="countries", class_name="_Lookup"),)}
+    )
+    targets = {c.target for c in plan_calls(info, {}) if c.via == "countries"}
+    assert targets == {"_Lookup.get", "_Lookup.__add__"}
