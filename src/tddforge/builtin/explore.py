@@ -768,9 +768,12 @@ def object_sources(
 CALLBACKS_PER_CLASS = 4
 
 
+CALLBACKS = "callback:"  # the prefix of ``callback_key``'s keys
+
+
 def callback_key(class_name: str) -> str:
     """Where ``object_sources`` keeps the callbacks handed an instance of ``class_name``."""
-    return f"callback:{class_name}"
+    return f"{CALLBACKS}{class_name}"
 
 
 def callback_sources(
@@ -877,7 +880,7 @@ def any_objects(hint: Hint | None, objects: Mapping[str, list[str]]) -> list[str
     ``ANY_OBJECTS`` classes: an object with methods and attributes, which no literal is."""
     if "object" not in _hint_names(hint):
         return []
-    built = [srcs[0] for name, srcs in objects.items() if not name.startswith("callback:")]
+    built = [srcs[0] for name, srcs in objects.items() if not name.startswith(CALLBACKS)]
     return built[:ANY_OBJECTS]
 
 
@@ -979,17 +982,17 @@ def _variants(
         return [Call(func.qualname)]
     constants = constants_for(dict(mined), func.qualname)
     options = param_options(func, mined, per_param, objects)
-    required = [p for p in func.parameters if _required(p)]
-    if any(not options[p.name] for p in required):
+    needed = [p for p in func.parameters if required(p)]
+    if any(not options[p.name] for p in needed):
         return []
-    base = {p.name: options[p.name][0] for p in required}
+    base = {p.name: options[p.name][0] for p in needed}
     calls = [_call(func, base)]
     calls += _star_calls(func, calls[0], constants, per_param, options)
     calls += _keyword_calls(func, calls[0])
     calls += _together(func, base, options)
     for param in func.parameters:
-        first = 1 if _required(param) else 0
-        if param.kind == "positional_only" and not _required(param):
+        first = 1 if required(param) else 0
+        if param.kind == "positional_only" and not required(param):
             continue  # would need every positional before it
         for value in options[param.name][first:]:
             if value.origin != "default":  # passing the default says nothing new
@@ -1010,7 +1013,7 @@ def _star_calls(
     if star is None:
         return []
     before = [p for p in func.parameters if p.kind in ("positional_only", "positional_or_keyword")]
-    if any(not _required(p) for p in before):
+    if any(not required(p) for p in before):
         return []  # extra values would fill the optional parameters first
     element = star.model_copy(update={"kind": "positional_only"})
     built = [v.source for v in options.get(star.name, ())]
@@ -1046,7 +1049,8 @@ def _keyword_calls(func: CallableInfo, base: Call) -> list[Call]:
     return [replace(base, kwargs=(*base.kwargs, (EXTRA_KEYWORD, "1")))]
 
 
-def _required(param: Param) -> bool:
+def required(param: Param) -> bool:
+    """Whether a call must give ``param`` an argument: no default, not ``*args`` or ``**kwargs``."""
     return not param.has_default and param.kind not in ("var_positional", "var_keyword")
 
 
@@ -1058,7 +1062,7 @@ def _call(func: CallableInfo, chosen: Mapping[str, Value]) -> Call:
         if param.name not in chosen:
             continue
         positional = param.kind == "positional_only" or (
-            param.kind == "positional_or_keyword" and _required(param)
+            param.kind == "positional_or_keyword" and required(param)
         )
         if positional:
             args.append(chosen[param.name].source)

@@ -12,10 +12,11 @@ hands values on. A test then reads as a round trip.
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping, Sequence
+from dataclasses import replace
 from itertools import zip_longest
 
 from tddforge.builtin.discover import CallableInfo
-from tddforge.builtin.explore import Call, CallResult
+from tddforge.builtin.explore import Call, CallResult, required
 from tddforge.builtin.protocols import call_source
 from tddforge.builtin.values import fits, parse_hint
 
@@ -43,12 +44,7 @@ def calls_on_returned_values(
             if base is None:
                 continue
             for maker, source in makers.items():
-                call = Call(
-                    base.target,
-                    (source,),
-                    init_args=base.init_args,
-                    init_kwargs=base.init_kwargs,
-                )
+                call = replace(base, args=(source,))
                 if maker != func.qualname and call not in tried:
                     by_consumer.setdefault(func.qualname, []).append(call)
     turns = zip_longest(*by_consumer.values())
@@ -84,10 +80,9 @@ def consumers(funcs: Mapping[str, CallableInfo], sample: object) -> list[Callabl
         params = [p for p in func.parameters if p.kind not in ("var_positional", "var_keyword")]
         if not params or params[0].kind == "keyword_only":
             continue
-        first, rest = params[0], params[1:]
-        if any(not p.has_default for p in rest):
+        if any(map(required, params[1:])):
             continue
-        if fits(parse_hint(first.annotation), sample):
+        if fits(parse_hint(params[0].annotation), sample):
             found.append(func)
     return found
 

@@ -326,7 +326,9 @@ def search(
         if first is None
         else list(first)
     )
-    pending = list(dict.fromkeys(c for c in [*seeded, *breadth_first(planned)] if c not in tried))
+    pending = list(
+        dict.fromkeys(c for c in [*seeded, *first_calls_ahead(planned)] if c not in tried)
+    )
 
     while rounds < MAX_ROUNDS:
         # what confirming the calls kept so far will take comes out of the budget too
@@ -452,7 +454,7 @@ class Widening:
         return found
 
 
-def breadth_first(
+def first_calls_ahead(
     calls: Sequence[Call], first: int = FIRST_CALLS, batch: int = MAX_BATCH
 ) -> list[Call]:
     """``calls`` with each callable's ``first`` calls ahead of the rest, which keep their

@@ -250,10 +250,11 @@ def hint_from_init(constructor: dict[str, Any], cls: type) -> None:
         found = inspect.signature(init).parameters
     except (TypeError, ValueError):
         return
+    namespace = type_aliases.namespace_of(init)
     for param in constructor["parameters"]:
         other = found.get(param["name"])
         if param["annotation"] is None and other is not None:
-            param["annotation"] = hint_text(other.annotation, type_aliases.namespace_of(init))
+            param["annotation"] = hint_text(other.annotation, namespace)
 
 
 def method_kind(raw: Any) -> str | None:

@@ -8,7 +8,7 @@ from tddforge.builtin.discover import CallableInfo
 from tddforge.builtin.explore import Call
 from tddforge.builtin.search import (
     MAX_BATCH,
-    breadth_first,
+    first_calls_ahead,
     given_by_parameter,
     neighbours,
 )
@@ -140,7 +140,7 @@ def test_each_callables_first_planned_calls_come_first() -> None:
         Call("B.m", ("1",), init_args=()),
         Call("B.m", ("2",), init_args=()),
     ]
-    assert breadth_first(calls, first=1, batch=2) == [
+    assert first_calls_ahead(calls, first=1, batch=2) == [
         Call("A", ("1",)),
         Call("A.m", ("1",), init_args=()),
         Call("B", ()),
@@ -149,12 +149,12 @@ def test_each_callables_first_planned_calls_come_first() -> None:
         Call("A", ("3",)),
         Call("B.m", ("2",), init_args=()),
     ]
-    assert breadth_first(calls, first=2, batch=2) == [*calls[:2], *calls[3:], calls[2]]
-    assert breadth_first([]) == []
+    assert first_calls_ahead(calls, first=2, batch=2) == [*calls[:2], *calls[3:], calls[2]]
+    assert first_calls_ahead([]) == []
 
 
 def test_planned_calls_that_fit_in_a_round_keep_their_order() -> None:
     calls = [Call("A", (str(i),)) for i in range(3)] + [Call("B", ())]
-    assert breadth_first(calls, first=1) == calls
+    assert first_calls_ahead(calls, first=1) == calls
     many = [Call("A", (str(i),)) for i in range(MAX_BATCH)] + [Call("B", ())]
-    assert breadth_first(many, first=1)[:3] == [many[0], Call("B", ()), many[1]]
+    assert first_calls_ahead(many, first=1)[:3] == [many[0], Call("B", ()), many[1]]
