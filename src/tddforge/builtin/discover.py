@@ -80,6 +80,15 @@ class CallableInfo(_Frozen):
     together: tuple[tuple[str, str], ...] = ()
 
 
+class Implementation(_Frozen):
+    """A concrete subclass, from the class's package, of a class a hint names: how a test
+    names it (``text_to_num.lang.English``, or its bare name when the module binds it) and
+    its constructor, whose ``qualname`` is that path."""
+
+    path: str
+    constructor: CallableInfo | None
+
+
 class ClassInfo(_Frozen):
     """A public class: its constructor, own public methods and properties."""
 
@@ -95,6 +104,10 @@ class ClassInfo(_Frozen):
     #: a private class the module offers only through its instances (``InstanceInfo``) or
     #: what its calls return: its methods are called on those, and it is never built by name
     hidden: bool = False
+    #: when a hint names it: its implementations loaded with the module, and whether it
+    #: looks like an interface (``target.implementations``), whose implementations go first
+    implementations: tuple[Implementation, ...] = ()
+    interface: bool = False
 
 
 class InstanceInfo(_Frozen):

@@ -738,31 +738,52 @@ def object_sources(
     working: Mapping[str, Sequence[Call]] | None = None,
 ) -> dict[str, list[str]]:
     """Class name → constructor calls written as source, from literal arguments only
-    (those seen to work first, when known)."""
+    (those seen to work first, when known), and those of its implementations."""
     found: dict[str, list[str]] = {}
     for cls in info.classes:
         if cls.hidden:  # never built by name: the module's own instances are the objects
             found[cls.name] = info.held(cls.name)
             continue
         if cls.is_abstract:
+            found[cls.name] = implementation_sources(cls, [], mined)
             continue
         if cls.constructor is None:
-            found[cls.name] = [f"{cls.name}()"]
+            found[cls.name] = implementation_sources(cls, [f"{cls.name}()"], mined)
             continue
         known = list((working or {}).get(cls.name, ()))
         ctor = (known or _variants(cls.constructor, mined, per_class, {}))[:per_class]
-        found[cls.name] = [f"{cls.name}({_arguments(c)})" for c in ctor]
+        own = [f"{cls.name}({_arguments(c)})" for c in ctor]
+        found[cls.name] = implementation_sources(cls, own, mined)
     for cls in info.imported:  # the package's classes a hint names: the module binds them
         if cls.name in found:
             continue
-        if cls.constructor is None:
-            found[cls.name] = [f"{cls.name}()"]
-            continue
-        planned = _variants(cls.constructor, mined, per_class, {})[:per_class]
-        found[cls.name] = [f"{cls.name}({_arguments(c)})" for c in planned]
+        if cls.is_abstract:
+            own = []
+        elif cls.constructor is None:
+            own = [f"{cls.name}()"]
+        else:
+            planned = _variants(cls.constructor, mined, per_class, {})[:per_class]
+            own = [f"{cls.name}({_arguments(c)})" for c in planned]
+        found[cls.name] = implementation_sources(cls, own, mined)
     for cls in info.classes:
         found[callback_key(cls.name)] = callback_sources(cls, mined)
     return {name: sources for name, sources in found.items() if sources}
+
+
+def implementation_sources(
+    cls: ClassInfo, own: list[str], mined: Mapping[str, tuple[Constant, ...]]
+) -> list[str]:
+    """``own``, the class's constructor calls, with one call of each implementation: all of
+    them first when the class looks like an interface (text2num's ``Language``, whose
+    parsers need ``English()``'s tables), else after its own first call."""
+    built = []
+    for implementation in cls.implementations:
+        ctor = implementation.constructor
+        planned = [Call(implementation.path)] if ctor is None else _variants(ctor, mined, 1, {})
+        built += [f"{implementation.path}({_arguments(c)})" for c in planned[:1]]
+    if cls.interface:
+        return [*built, *own]
+    return [*own[:1], *built, *own[1:]]
 
 
 CALLBACKS_PER_CLASS = 4

@@ -30,6 +30,7 @@ import traceback
 from typing import Any
 
 from . import type_aliases
+from .implementations import implementations, is_interface
 
 # the special methods tests reach through an operator or a builtin, and how they are spelled
 # (the runner calls them the same way, so ``NotImplemented`` and reflection behave as in a test)
@@ -382,7 +383,34 @@ def describe_module(module: Any) -> dict[str, Any]:
         described["imported"] = imported_classes(module, described)
     except Exception:  # a module ``__getattr__`` raising: the arguments' makers are extras
         described["imported"] = []
+    hinted = _hinted_names(described)
+    for cls in [*described["classes"], *described["imported"]]:
+        if cls["name"] in hinted and not cls.get("hidden"):
+            try:
+                cls.update(implemented(module, cls["name"]))
+            except Exception:  # an argument's makers are extras; the description stands
+                continue
     return described
+
+
+def _hinted_names(described: dict[str, Any]) -> set[str]:
+    return set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", _hints(described)))
+
+
+def implemented(module: Any, name: str) -> dict[str, Any]:
+    """For the class ``module`` binds as ``name``: the constructors of its implementations
+    (``implementations.implementations``), each named by its path, and whether it looks
+    like an interface, whose implementations go first."""
+    cls = getattr(module, name, None)
+    if not inspect.isclass(cls):
+        return {}
+    found = []
+    for path, sub in implementations(cls, module):
+        described = describe_class(path, sub)
+        found.append({"path": path, "constructor": described["constructor"]})
+    if not found:
+        return {}
+    return {"implementations": found, "interface": is_interface(cls)}
 
 
 def _hints(described: dict[str, Any]) -> str:
@@ -397,18 +425,20 @@ def imported_classes(module: Any, described: dict[str, Any]) -> list[dict[str, A
     """Classes of the module's own package that it imports by name and names in a hint
     (pyrate-limiter's ``Limiter(*rates: RequestRate)``, ``RequestRate`` from
     ``.request_rate``): their constructors build the arguments those hints ask for. Only
-    the constructor is described; their methods are another module's to test."""
+    the constructor is described; their methods are another module's to test. An
+    abstract one is described only when it has implementations to build instead."""
     package = module.__name__.split(".")[0]
     if "." not in module.__name__:
         return []
-    hints = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", _hints(described)))
     found = []
-    for name in sorted(hints):
+    for name in sorted(_hinted_names(described)):
         obj = getattr(module, name, None)
         if not inspect.isclass(obj) or obj.__name__ != name or defined_in(obj, module):
             continue
         home = getattr(obj, "__module__", None) or ""
-        if home.split(".")[0] != package or inspect.isabstract(obj):
+        if home.split(".")[0] != package:
+            continue
+        if inspect.isabstract(obj) and not implementations(obj, module):
             continue
         if issubclass(obj, (BaseException, enum.Enum)):
             continue

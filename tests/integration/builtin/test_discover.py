@@ -268,6 +268,95 @@ def test_a_class_of_the_package_a_hint_names_is_described_by_its_constructor(
     assert rate.methods == () and rate.properties == ()
 
 
+def test_the_implementations_of_a_class_a_hint_names_are_described(tmp_path: Path) -> None:
+    # text2num's ``WordStreamValueParser(lang: Language)``: ``Language`` only declares the
+    # tables its languages set, so ``Language()`` builds and every parser method fails on it
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/lang/__init__.py": """
+            from .base import Language, Sealed
+            from .english import English
+            from .french import French
+            from .german import German
+            """,
+        "pkg/lang/base.py": """
+            import abc
+
+            class Language:
+                WORDS: dict
+
+                def ordinal(self, word):
+                    return NotImplemented
+
+            class _Draft(Language):
+                WORDS = {}
+
+            class Partial(Language, abc.ABC):
+                @abc.abstractmethod
+                def extra(self): ...
+
+            class Sealed(abc.ABC):
+                @abc.abstractmethod
+                def seal(self): ...
+
+            class Wax(Sealed):
+                def seal(self):
+                    return 1
+            """,
+        "pkg/lang/english.py": """
+            from .base import Language
+
+            class English(Language):
+                WORDS = {"one": 1}
+            """,
+        "pkg/lang/french.py": """
+            from .base import Language
+
+            class French(Language):
+                WORDS = {"un": 1}
+
+            class Quebec(French):
+                pass
+            """,
+        "pkg/lang/german.py": """
+            from .base import Language
+
+            class German(Language):
+                WORDS = {"eins": 1}
+
+                def __init__(self, strict: bool):
+                    self.strict = strict
+            """,
+        "pkg/parsers.py": """
+            from .lang import Language, Sealed
+
+            class Parser:
+                def __init__(self, lang: Language):
+                    self.lang = lang
+
+                def seal(self, with_: Sealed):
+                    return with_.seal()
+
+            class GermanParser(Parser):
+                pass
+            """,
+    }
+    info = run_discover(project_with(tmp_path, files), "pkg/parsers.py")
+    (language,) = [c for c in info.imported if c.name == "Language"]
+    assert language.interface
+    paths = [i.path for i in language.implementations]
+    # the one the module's source names first, then the nearest; three at most, public,
+    # concrete, each named from where the package offers it
+    assert paths == ["pkg.lang.German", "pkg.lang.English", "pkg.lang.French"]
+    german = language.implementations[0]
+    assert german.constructor is not None
+    assert [p.name for p in german.constructor.parameters] == ["strict"]
+    # an abstract class is described when it has an implementation to build instead
+    (sealed,) = [c for c in info.imported if c.name == "Sealed"]
+    assert sealed.is_abstract and [i.path for i in sealed.implementations] == ["pkg.lang.base.Wax"]
+    assert not sealed.interface
+
+
 def test_objects_a_package_says_live_elsewhere_are_still_the_modules(tmp_path: Path) -> None:
     # cbor2 5.9.0's package sets ``__module__ = "cbor2"`` on what it re-exports from
     # ``cbor2._decoder``: the decoder module then seemed to define nothing, and cover wrote

@@ -119,6 +119,7 @@ def generated_and_run(
     (project / path).parent.mkdir(parents=True, exist_ok=True)
     (project / path).write_text(sample, encoding="utf-8")
     for rel, text in (files or {}).items():
+        (project / rel).parent.mkdir(parents=True, exist_ok=True)
         (project / rel).write_text(text, encoding="utf-8")
     test_path = f"tests/test_{name.replace('.', '_')}.py"
     target = CoverTarget(project, path, name, sample, "pytest", test_path, "", "")
@@ -405,6 +406,45 @@ def test_objects_the_projects_tests_build_with_the_rest_of_the_package_are_passe
     }
     suite = generated_and_run(tmp_path, "graphs.algo", ALGO, files=files)
     assert "import graphs\n" in suite.source and "graphs.Graph([" in suite.source, suite.source
+    assert (suite.missing_lines, suite.missing_branches) == ((), ()), suite.source
+
+
+NUMBERS = '''\
+"""Numbers written in words, in the language a parser is given."""
+
+from .lang import Language
+
+
+class Parser:
+    def __init__(self, lang: Language) -> None:
+        self.lang = lang
+
+    def known(self) -> str:
+        if not self.lang.WORDS:
+            return "none"
+        return ", ".join(sorted(self.lang.WORDS))
+'''
+
+LANGUAGES = {
+    "wordnum/__init__.py": "",
+    "wordnum/lang/__init__.py": (
+        "from .base import Language\nfrom .english import English\nfrom .silent import Silent\n"
+    ),
+    "wordnum/lang/base.py": "class Language:\n    WORDS: dict\n",
+    "wordnum/lang/english.py": (
+        "from .base import Language\n\n\nclass English(Language):\n    WORDS = {'one': 1}\n"
+    ),
+    "wordnum/lang/silent.py": (
+        "from .base import Language\n\n\nclass Silent(Language):\n    WORDS = {}\n"
+    ),
+}
+
+
+def test_a_parameter_hinted_with_an_interface_is_given_an_implementation(tmp_path: Path) -> None:
+    """``Language`` only declares the table its languages set: a parser given
+    ``Language()`` fails, one given ``English()`` or ``Silent()`` reads its table."""
+    suite = generated_and_run(tmp_path, "wordnum.words", NUMBERS, files=LANGUAGES)
+    assert "wordnum.lang.English()" in suite.source, suite.source
     assert (suite.missing_lines, suite.missing_branches) == ((), ()), suite.source
 
 

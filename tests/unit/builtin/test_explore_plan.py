@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from tddforge.builtin.constants import MODULE_SCOPE, Constant
-from tddforge.builtin.discover import InstanceInfo, ModuleInfo
+from tddforge.builtin.discover import ClassInfo, InstanceInfo, ModuleInfo
 from tddforge.builtin.explore import (
     Call,
     CallResult,
@@ -16,8 +16,10 @@ from tddforge.builtin.explore import (
     any_objects,
     constructor_calls,
     held_in_lists,
+    implementation_sources,
     keep_new_coverage,
     merge_runs,
+    object_sources,
     plan_calls,
     smallest_cover,
     without_subsumed,
@@ -639,3 +641,39 @@ def test_a_held_instance_is_never_the_target_of_an_in_place_operator() -> None:
     )
     targets = {c.target for c in plan_calls(info, {}) if c.via == "countries"}
     assert targets == {"_Lookup.get", "_Lookup.__add__"}
+
+
+def implemented(interface: bool, abstract: bool = False) -> ClassInfo:
+    base = klass("Language", None)
+    english = {"path": "pkg.lang.English", "constructor": None}
+    german = {"path": "German", "constructor": func("German", param("strict", "bool"))}
+    broken = {"path": "pkg.Broken", "constructor": func("pkg.Broken", param("a", "Unknown"))}
+    return ClassInfo.model_validate(
+        {
+            **base,
+            "is_abstract": abstract,
+            "implementations": [german, broken, english],
+            "interface": interface,
+        }
+    )
+
+
+@pytest.mark.parametrize(
+    ("interface", "own", "sources"),
+    [
+        # an interface's implementations first: its own instance reads what it never set
+        (True, ["Language()"], ["German(True)", "pkg.lang.English()", "Language()"]),
+        (True, [], ["German(True)", "pkg.lang.English()"]),  # abstract: nothing of its own
+        # a class that stands alone: its own first call, then one of each implementation
+        (False, ["L(1)", "L(2)"], ["L(1)", "German(True)", "pkg.lang.English()", "L(2)"]),
+        (False, [], ["German(True)", "pkg.lang.English()"]),
+    ],
+)
+def test_implementation_sources(interface: bool, own: list[str], sources: list[str]) -> None:
+    # ``pkg.Broken`` needs an argument nothing can give: it is left out
+    assert implementation_sources(implemented(interface), own, {}) == sources
+
+
+def test_an_abstract_class_is_built_through_its_implementations() -> None:
+    info = module([], [implemented(False, abstract=True).model_dump()])
+    assert object_sources(info, {})["Language"] == ["German(True)", "pkg.lang.English()"]
