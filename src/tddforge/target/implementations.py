@@ -82,14 +82,21 @@ def public_path(cls: type, module: Any) -> str | None:
     path from the top of its package that names it (``text_to_num.lang.English``, which
     ``text_to_num.lang`` re-exports, rather than ``text_to_num.lang.english.English``)."""
     name = cls.__name__
-    if getattr(module, name, None) is cls:
+    if _bound(module, name) is cls:
         return name
     parts = (getattr(cls, "__module__", None) or "").split(".")
     for end in range(1, len(parts) + 1):
         prefix = ".".join(parts[:end])
-        if getattr(sys.modules.get(prefix), name, None) is cls:
+        if _bound(sys.modules.get(prefix), name) is cls:
             return prefix + "." + name
     return None
+
+
+def _bound(module: Any, name: str) -> Any:
+    try:
+        return getattr(module, name, None)
+    except Exception:  # a lazy module's ``__getattr__`` may raise anything
+        return None
 
 
 def is_interface(cls: type) -> bool:

@@ -8,7 +8,7 @@ import types
 
 import pytest
 
-from tddforge.target.implementations import is_interface, public_path
+from tddforge.target.implementations import implementations, is_interface, public_path
 
 
 class Declares:
@@ -85,3 +85,23 @@ def test_public_path(monkeypatch: pytest.MonkeyPatch) -> None:
     target.English = english  # type: ignore[attr-defined]
     assert public_path(english, target) == "English"  # the module binds it
     assert public_path(hidden, target) is None  # no module names it
+
+
+def test_an_implementation_no_module_can_name_safely_is_left_out(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    base = type("Base", (), {"__module__": "lazy.base"})
+    named = type("Named", (base,), {"__module__": "lazy.named"})
+    type("Refused", (base,), {"__module__": "lazy.refused"})
+    package = types.ModuleType("lazy")
+
+    def refuse(name: str) -> object:
+        raise RuntimeError(f"no {name}")  # a lazy loader failing on a name it does not know
+
+    package.__getattr__ = refuse  # type: ignore[method-assign]
+    named_home = types.ModuleType("lazy.named")
+    named_home.Named = named  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "lazy", package)
+    monkeypatch.setitem(sys.modules, "lazy.named", named_home)
+    found = implementations(base, types.ModuleType("lazy.parsers"))
+    assert found == [("lazy.named.Named", named)]
