@@ -5,7 +5,8 @@ A module is often driven by another one of its package: ``hjson.loads(text)`` bu
 package's function, never the module's own. The call runner (``calls.py``, with
 ``capture`` in its config) runs each such *driver* call in a forked child with a
 profile hook that records the calls entering the module's public functions,
-constructors and methods, with their arguments, when every one is a literal. A method
+constructors and methods, with their arguments, when every one is a literal, or an
+object of the package that a constructor call without arguments makes again. A method
 call is kept when its instance was built, during the same driver, by a constructor
 whose arguments were literals too, or when its class takes no arguments at all (no
 ``__init__`` but ``object``'s): then it is called on an instance of that class, even
@@ -26,6 +27,7 @@ import json
 import sys
 from typing import Any, Callable, Tuple
 
+from .implementations import public_path
 from .probe import is_literal
 from .processes import in_fork
 from .sourcecache import LEARNING
@@ -71,10 +73,16 @@ def entries(module: Any) -> dict[Any, Entry]:
     return found
 
 
-def arguments(function: Any, values: dict[str, Any], skip_first: bool) -> list[Any] | None:
+def arguments(
+    function: Any,
+    values: dict[str, Any],
+    skip_first: bool,
+    source: Callable[[Any], str | None] | None = None,
+) -> list[Any] | None:
     """``[args, kwargs]`` (as sources) that call ``function`` with ``values`` (its frame's
-    locals on entry), leaving out those equal to their default; None when one is not a
-    literal."""
+    locals on entry), leaving out those equal to their default; None when one cannot be
+    written (``source``: a literal's repr, by default)."""
+    write = source or literal_source
     try:
         parameters = list(inspect.signature(function).parameters.values())
     except (TypeError, ValueError):
@@ -87,18 +95,18 @@ def arguments(function: Any, values: dict[str, Any], skip_first: bool) -> list[A
             return None
         value = values[p.name]
         if p.kind == p.VAR_KEYWORD:
-            given = {k: _source(v) for k, v in value.items()}
+            given = {k: write(v) for k, v in value.items()}
             kwargs += [[k, v] for k, v in given.items() if v is not None]
             if None in given.values():
                 return None
         elif p.kind == p.VAR_POSITIONAL:
-            texts = [_source(v) for v in value]
+            texts = [write(v) for v in value]
             if None in texts or (by_keyword and texts):
                 return None
             args += texts  # type: ignore[arg-type]
         elif p.default is not _EMPTY and _same(value, p.default):
             by_keyword = True
-        elif not _place(p, _source(value), by_keyword, args, kwargs):
+        elif not _place(p, write(value), by_keyword, args, kwargs):
             return None
     return [args, kwargs]
 
@@ -131,19 +139,76 @@ def _same(value: Any, default: Any) -> bool:
         return False
 
 
-def _source(value: Any) -> str | None:
+def literal_source(value: Any) -> str | None:
     if not is_literal(value):
         return None
     text = repr(value)
     return text if len(text) <= MAX_REPR else None
 
 
+class Rebuilt:
+    """An argument's source: a literal's repr, or the constructor call that makes the
+    object again, when it is an instance of a class of the module's package that a call
+    without arguments builds in the same state (text2num's ``text2num(text, "de")``
+    hands its parser the package's ``German()``), named as a test names it."""
+
+    def __init__(self, module: Any) -> None:
+        self.module = module
+        self.package = module.__name__.split(".")[0]
+        self.fresh: dict[type, Any] = {}  # class -> (its path, a fresh instance's state)
+
+    def __call__(self, value: Any) -> str | None:
+        text = literal_source(value)
+        if text is not None:
+            return text
+        cls = type(value)
+        if (getattr(cls, "__module__", None) or "").split(".")[0] != self.package:
+            return None
+        if cls not in self.fresh:
+            self.fresh[cls] = self._fresh(cls)
+        known = self.fresh[cls]
+        if known is None:
+            return None
+        path, state = known
+        try:
+            same = _state(value) == state
+        except Exception:  # an __eq__ that raises
+            return None
+        return f"{path}()" if same is True else None
+
+    def _fresh(self, cls: type) -> tuple[str, Any] | None:
+        path = public_path(cls, self.module)
+        if path is None or inspect.isabstract(cls):
+            return None
+        try:
+            return path, _state(cls())
+        except Exception:  # it needs arguments, or refuses to be built here
+            return None
+
+
+def _state(obj: Any) -> Any:
+    """What an instance holds: its ``__dict__`` and its slots' values."""
+    slots = [
+        name
+        for klass in type(obj).__mro__
+        for name in ((klass.__dict__.get("__slots__") or ()) if klass is not object else ())
+    ]
+    held = [(name, getattr(obj, name, _EMPTY)) for name in slots if isinstance(name, str)]
+    return (getattr(obj, "__dict__", None), held)
+
+
 class Recorder:
     """The profile hook: records the module's calls while a driver runs."""
 
-    def __init__(self, known: dict[Any, Entry], bare: frozenset[str] = frozenset()):
+    def __init__(
+        self,
+        known: dict[Any, Entry],
+        bare: frozenset[str] = frozenset(),
+        source: Callable[[Any], str | None] = literal_source,
+    ):
         self.known = known
         self.bare = bare  # classes whose instance needs no constructor call seen
+        self.source = source  # an argument's source (``Rebuilt``), None: not written
         self.inits: dict[int, list[Any]] = {}  # id(instance) -> its constructor's [args, kwargs]
         self.seen: dict[str, list[str]] = {}  # qualname -> the captured calls, as JSON
         self.full = False
@@ -160,7 +225,7 @@ class Recorder:
     def record(self, entry: Entry, frame: Any) -> None:
         qualname, kind, function = entry
         values = dict(frame.f_locals)
-        found = arguments(function, values, skip_first=kind != "function")
+        found = arguments(function, values, kind != "function", self.source)
         if kind == "constructor":
             instance = values.get(frame.f_code.co_varnames[0])
             if found is not None and instance is not None:
@@ -213,7 +278,7 @@ def capture_one(
 ) -> dict[str, Any]:
     """In a child: run one driver call under the recorder; the captured calls, under
     ``rows``."""
-    recorder = Recorder(entries(module), bare(module))
+    recorder = Recorder(entries(module), bare(module), Rebuilt(module))
     function = resolve_driver(driver["path"])
     args = [literal(a) for a in driver["args"]]
     kwargs = {k: literal(v) for k, v in driver["kwargs"]}

@@ -656,6 +656,80 @@ def test_the_calls_the_packages_api_makes_of_the_module_are_captured(tmp_path: P
     assert outcomes[Call("Decoder.decode", ("'[1,2]'",), (), lenient)].repr == "[1, 2]"
 
 
+LANG = """\
+class Language:
+    WORDS: dict
+
+
+class German(Language):
+    WORDS = {"eins": 1, "zwei": 2}
+
+
+class Counted(Language):
+    WORDS = {"one": 1}
+
+    def __init__(self, base):
+        self.base = base
+
+
+LANG = {"de": German(), "strict": German(), "en": Counted(10)}
+LANG["strict"].strict = True  # no longer what ``German()`` builds
+"""
+WORDS = """\
+class Parser:
+    def __init__(self, lang):
+        self.lang = lang
+
+    def parse(self, text):
+        return sum(self.lang.WORDS[word] for word in text.split())
+"""
+WORDS_INIT = """\
+from pkg.lang import LANG
+from pkg.words import Parser
+
+
+def to_number(text, lang):
+    return Parser(LANG[lang]).parse(text)
+"""
+WORDS_TEST = """\
+import pkg
+
+
+def test_to_number():
+    assert pkg.to_number("eins zwei", "de") == 3
+    assert pkg.to_number("zwei", "strict") == 2
+    assert pkg.to_number("one", "en") == 1
+"""
+
+
+def test_an_object_of_the_package_a_plain_constructor_makes_again_is_captured(
+    tmp_path: Path,
+) -> None:
+    """text2num's ``text2num(text, "de")`` hands its parser the package's ``German()``,
+    which no literal is: the call is captured with the constructor call that makes it."""
+    files = {
+        "pkg/__init__.py": WORDS_INIT,
+        "pkg/lang.py": LANG,
+        "pkg/words.py": WORDS,
+        "tests/test_api.py": WORDS_TEST,
+    }
+    project, module = _package(tmp_path, "words.py", files)
+    box = Sandbox(project, LIMITS)
+    info = discover(project, module, python=PY, sandbox=box)
+    read = read_tests("pkg.words", info, project_test_sources(project))
+    captured = capture_calls(project, module, read.drivers, python=PY, sandbox=box)
+    german = ("pkg.lang.German()",)
+    assert Call("Parser", german) in captured
+    assert Call("Parser.parse", ("'eins zwei'",), (), german) in captured
+    # neither the one whose state differs nor the one built with an argument is written
+    assert Call("Parser.parse", ("'zwei'",), (), german) not in captured
+    assert not [c for c in captured if "'one'" in c.args]
+    outcomes = {
+        r.call: r.outcome for r in run_calls(project, module, captured, python=PY, sandbox=box)
+    }
+    assert outcomes[Call("Parser.parse", ("'eins zwei'",), (), german)].repr == "3"
+
+
 # a module the target imports on first use; compiling its source warns (an invalid
 # escape), which a call that turns warnings into errors sees only if it compiles it
 LAZY = 'VALUE = len("\\d")\n'
