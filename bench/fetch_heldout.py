@@ -34,6 +34,10 @@ bench/heldout15_targets.tsv is the fifteenth, chosen after the first fourteen we
 studied: ``--pins bench/heldout15_targets.tsv bench-targets-heldout15``.
 bench/heldout16_targets.tsv is the sixteenth, chosen after the first fifteen were measured and
 studied: ``--pins bench/heldout16_targets.tsv bench-targets-heldout16``.
+bench/heldout17_targets.tsv is the seventeenth, chosen after the first sixteen were measured and
+studied: ``--pins bench/heldout17_targets.tsv bench-targets-heldout17``.
+bench/heldout18_targets.tsv is the eighteenth (eight modules), chosen after the first seventeen
+were measured and studied: ``--pins bench/heldout18_targets.tsv bench-targets-heldout18``.
 
 Each pinned sdist is fetched with this interpreter's pip into DEST/sdist (kept when its sha256
 already matches), checked against its pin and unpacked into DEST/src. Then DEST/targets.tsv is
