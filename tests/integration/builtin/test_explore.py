@@ -630,6 +630,22 @@ def _package(tmp_path: Path, module: str, files: dict[str, str]) -> tuple[Path, 
     return project, project / "pkg" / module
 
 
+def _captured(
+    tmp_path: Path, name: str, files: dict[str, str]
+) -> tuple[Path, Path, Sandbox, list[Call]]:
+    """The calls the tests' drivers make of ``pkg.<name>``, in a project of ``files``."""
+    project, module = _package(tmp_path, f"{name}.py", files)
+    box = Sandbox(project, LIMITS)
+    info = discover(project, module, python=PY, sandbox=box)
+    read = read_tests(f"pkg.{name}", info, project_test_sources(project))
+    return (
+        project,
+        module,
+        box,
+        capture_calls(project, module, read.drivers, python=PY, sandbox=box),
+    )
+
+
 def test_the_calls_the_packages_api_makes_of_the_module_are_captured(tmp_path: Path) -> None:
     project, module = _package(
         tmp_path,
@@ -713,11 +729,7 @@ def test_an_object_of_the_package_a_plain_constructor_makes_again_is_captured(
         "pkg/words.py": WORDS,
         "tests/test_api.py": WORDS_TEST,
     }
-    project, module = _package(tmp_path, "words.py", files)
-    box = Sandbox(project, LIMITS)
-    info = discover(project, module, python=PY, sandbox=box)
-    read = read_tests("pkg.words", info, project_test_sources(project))
-    captured = capture_calls(project, module, read.drivers, python=PY, sandbox=box)
+    project, module, box, captured = _captured(tmp_path, "words", files)
     german = ("pkg.lang.German()",)
     assert Call("Parser", german) in captured
     assert Call("Parser.parse", ("'eins zwei'",), (), german) in captured
@@ -846,11 +858,7 @@ def test_a_method_reached_through_a_subclass_elsewhere_is_captured_on_its_own_cl
         "pkg/base.py": SPLITTER,
         "tests/test_split.py": SPLIT_TEST,
     }
-    project, module = _package(tmp_path, "base.py", files)
-    box = Sandbox(project, LIMITS)
-    info = discover(project, module, python=PY, sandbox=box)
-    read = read_tests("pkg.base", info, project_test_sources(project))
-    captured = capture_calls(project, module, read.drivers, python=PY, sandbox=box)
+    project, module, box, captured = _captured(tmp_path, "base", files)
     assert captured == [Call("Splitter.split", ("'a! b'",), (), ())]
     (result,) = run_calls(project, module, captured, python=PY, sandbox=box)
     assert result.outcome.repr == "['a! b']"  # run on the class itself, whose mark is "."
