@@ -298,11 +298,7 @@ def describe_class(name: str, cls: type) -> dict[str, Any]:
             described = describe_callable(attr, name + "." + attr, kind, getattr(cls, attr))
             if described is not None:
                 methods.append(described)
-    constructor = None
-    if "__init__" in vars(cls) or "__new__" in vars(cls) or _inherits_init(cls):
-        constructor = describe_callable(name, name, "constructor", cls)
-        if constructor is not None:
-            hint_from_init(constructor, cls)
+    constructor = describe_constructor(name, cls)
     return {
         "name": name,
         "docstring": inspect.getdoc(cls),
@@ -315,6 +311,16 @@ def describe_class(name: str, cls: type) -> dict[str, Any]:
         "is_exception": issubclass(cls, BaseException),
         "lines": source_lines(cls),
     }
+
+
+def describe_constructor(name: str, cls: type) -> dict[str, Any] | None:
+    """How ``cls`` is built, named ``name``; None when nothing but ``object`` builds it."""
+    if "__init__" not in vars(cls) and "__new__" not in vars(cls) and not _inherits_init(cls):
+        return None
+    constructor = describe_callable(name, name, "constructor", cls)
+    if constructor is not None:
+        hint_from_init(constructor, cls)
+    return constructor
 
 
 def _inherits_init(cls: type) -> bool:
@@ -404,10 +410,10 @@ def implemented(module: Any, name: str) -> dict[str, Any]:
     cls = getattr(module, name, None)
     if not inspect.isclass(cls):
         return {}
-    found = []
-    for path, sub in implementations(cls, module):
-        described = describe_class(path, sub)
-        found.append({"path": path, "constructor": described["constructor"]})
+    found = [
+        {"path": path, "constructor": describe_constructor(path, sub)}
+        for path, sub in implementations(cls, module)
+    ]
     if not found:
         return {}
     return {"implementations": found, "interface": is_interface(cls)}
