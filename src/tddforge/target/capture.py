@@ -188,11 +188,10 @@ class Rebuilt:
 
 def _state(obj: Any) -> Any:
     """What an instance holds: its ``__dict__`` and its slots' values."""
-    slots = [
-        name
-        for klass in type(obj).__mro__
-        for name in ((klass.__dict__.get("__slots__") or ()) if klass is not object else ())
-    ]
+    slots = []
+    for klass in type(obj).__mro__:
+        declared = klass.__dict__.get("__slots__") or ()
+        slots += [declared] if isinstance(declared, str) else list(declared)  # ``"size"``
     held = [(name, getattr(obj, name, _EMPTY)) for name in slots if isinstance(name, str)]
     return (getattr(obj, "__dict__", None), held)
 

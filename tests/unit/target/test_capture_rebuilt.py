@@ -28,6 +28,13 @@ class Slotted:
         self.size = 1
 
 
+class OneSlot:
+    __slots__ = "size"  # one name, as a string
+
+    def __init__(self) -> None:
+        self.size = 1
+
+
 class NeedsArgument:
     def __init__(self, base: int) -> None:
         self.base = base
@@ -42,7 +49,7 @@ class Refuses:
 def rebuilt(monkeypatch: pytest.MonkeyPatch) -> Rebuilt:
     package = types.ModuleType("pkg")
     lang = types.ModuleType("pkg.lang")
-    for cls in (Plain, Stateful, Slotted, NeedsArgument, Refuses):
+    for cls in (Plain, Stateful, Slotted, OneSlot, NeedsArgument, Refuses):
         monkeypatch.setattr(cls, "__module__", "pkg.lang")
         setattr(lang, cls.__name__, cls)
     package.lang = lang  # type: ignore[attr-defined]
@@ -68,6 +75,8 @@ def changed(obj: object, **values: object) -> object:
         (lambda: changed(Stateful(), strict=True), None),  # not what the constructor makes
         (lambda: Slotted(), "pkg.lang.Slotted()"),
         (lambda: changed(Slotted(), size=2), None),
+        (lambda: OneSlot(), "pkg.lang.OneSlot()"),
+        (lambda: changed(OneSlot(), size=2), None),
         (lambda: NeedsArgument(1), None),  # no call without arguments makes it
         (lambda: Refuses.__new__(Refuses), None),
         (lambda: OrderedDict(a=1), None),  # not the package's
