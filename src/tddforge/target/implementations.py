@@ -80,10 +80,14 @@ def _subclasses(cls: type) -> Iterator[type]:
 def public_path(cls: type, module: Any) -> str | None:
     """The bare name when ``module`` binds ``cls`` by its name, else the shortest dotted
     path from the top of its package that names it (``text_to_num.lang.English``, which
-    ``text_to_num.lang`` re-exports, rather than ``text_to_num.lang.english.English``)."""
+    ``text_to_num.lang`` re-exports, rather than ``text_to_num.lang.english.English``);
+    None for a top-level module that does not bind it (its tests import names from it,
+    and the package's own name is one of them only if it binds it)."""
     name = cls.__name__
     if _bound(module, name) is cls:
         return name
+    if "." not in getattr(module, "__name__", ""):  # ``pkg.sub.Cls`` would import ``pkg``
+        return None  # from itself: a test of a top-level module names only what it binds
     parts = (getattr(cls, "__module__", None) or "").split(".")
     for end in range(1, len(parts) + 1):
         prefix = ".".join(parts[:end])

@@ -85,6 +85,10 @@ def test_public_path(monkeypatch: pytest.MonkeyPatch) -> None:
     target.English = english  # type: ignore[attr-defined]
     assert public_path(english, target) == "English"  # the module binds it
     assert public_path(hidden, target) is None  # no module names it
+    # a top-level module: ``pkg.lang.English`` would be written ``from pkg import pkg``
+    assert public_path(english, modules["pkg"]) is None
+    modules["pkg"].English = english  # type: ignore[attr-defined]
+    assert public_path(english, modules["pkg"]) == "English"
 
 
 def test_an_implementation_no_module_can_name_safely_is_left_out(
