@@ -27,7 +27,7 @@ import json
 import sys
 from typing import Any, Callable, Tuple
 
-from .implementations import public_path
+from .implementations import is_abstract, public_path
 from .probe import is_literal
 from .processes import in_fork
 from .sourcecache import LEARNING
@@ -178,7 +178,7 @@ class Rebuilt:
 
     def _fresh(self, cls: type) -> tuple[str, Any] | None:
         path = public_path(cls, self.module)
-        if path is None or inspect.isabstract(cls):
+        if path is None or is_abstract(cls):
             return None
         try:
             return path, _state(cls())

@@ -14,6 +14,7 @@ Runs on the target's interpreter: standard library only, Python 3.8 syntax.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import re
 import sys
@@ -40,16 +41,23 @@ def implementations(cls: type, module: Any) -> list[tuple[str, type]]:
         home = getattr(sub, "__module__", None) or ""
         if home.split(".")[0] != package or sub.__name__.startswith("_"):
             continue
-        if inspect.isabstract(sub) or vars(sub).get("_is_protocol") is True:
+        if is_abstract(sub):
             continue
         path = public_path(sub, module)
         if path is not None:
             found.append((path, sub))
-    text = _source(module)
+    text = _source(module) if len(found) > 1 else ""
     found.sort(key=lambda pair: re.search(r"\b" + re.escape(pair[1].__name__), text) is None)
     return found[:MAX_IMPLEMENTATIONS]
 
 
+def is_abstract(cls: type) -> bool:
+    """Whether ``cls`` cannot be instantiated: abstract methods left, or a
+    ``typing.Protocol`` (its own ``_is_protocol``)."""
+    return inspect.isabstract(cls) or vars(cls).get("_is_protocol") is True
+
+
+@functools.lru_cache(maxsize=8)  # once per module, however many classes its hints name
 def _source(module: Any) -> str:
     try:
         return inspect.getsource(module)

@@ -30,7 +30,7 @@ import traceback
 from typing import Any
 
 from . import type_aliases
-from .implementations import implementations, is_interface
+from .implementations import implementations, is_abstract, is_interface
 
 # the special methods tests reach through an operator or a builtin, and how they are spelled
 # (the runner calls them the same way, so ``NotImplemented`` and reflection behave as in a test)
@@ -306,8 +306,7 @@ def describe_class(name: str, cls: type) -> dict[str, Any]:
         "constructor": constructor,
         "methods": methods,
         "properties": properties,
-        # a typing.Protocol (its own ``_is_protocol``) cannot be instantiated either
-        "is_abstract": inspect.isabstract(cls) or vars(cls).get("_is_protocol") is True,
+        "is_abstract": is_abstract(cls),
         "is_exception": issubclass(cls, BaseException),
         "lines": source_lines(cls),
     }
@@ -385,11 +384,11 @@ def describe_module(module: Any) -> dict[str, Any]:
             continue
         if defined_in(obj, module):
             described["classes"].append(dict(describe_class(name, obj), hidden=True))
+    hinted = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", _hints(described)))
     try:
-        described["imported"] = imported_classes(module, described)
+        described["imported"] = imported_classes(module, hinted)
     except Exception:  # a module ``__getattr__`` raising: the arguments' makers are extras
         described["imported"] = []
-    hinted = _hinted_names(described)
     for cls in [*described["classes"], *described["imported"]]:
         if cls["name"] in hinted and not cls.get("hidden"):
             try:
@@ -397,10 +396,6 @@ def describe_module(module: Any) -> dict[str, Any]:
             except Exception:  # an argument's makers are extras; the description stands
                 continue
     return described
-
-
-def _hinted_names(described: dict[str, Any]) -> set[str]:
-    return set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", _hints(described)))
 
 
 def implemented(module: Any, name: str) -> dict[str, Any]:
@@ -427,7 +422,7 @@ def _hints(described: dict[str, Any]) -> str:
     return " ".join(p["annotation"] or "" for c in callables for p in c["parameters"])
 
 
-def imported_classes(module: Any, described: dict[str, Any]) -> list[dict[str, Any]]:
+def imported_classes(module: Any, hinted: set[str]) -> list[dict[str, Any]]:
     """Classes of the module's own package that it imports by name and names in a hint
     (pyrate-limiter's ``Limiter(*rates: RequestRate)``, ``RequestRate`` from
     ``.request_rate``): their constructors build the arguments those hints ask for. Only
@@ -437,7 +432,7 @@ def imported_classes(module: Any, described: dict[str, Any]) -> list[dict[str, A
     if "." not in module.__name__:
         return []
     found = []
-    for name in sorted(_hinted_names(described)):
+    for name in sorted(hinted):
         obj = getattr(module, name, None)
         if not inspect.isclass(obj) or obj.__name__ != name or defined_in(obj, module):
             continue
