@@ -141,8 +141,11 @@ def write_module(
     elsewhere = {name for name in imports if ":" in name}  # ``home:Name``, not the module's
     imports -= elsewhere
     top = module.split(".")[0]
+    # a callable of the module named like its package (``sparklines.sparklines.sparklines``):
+    # the name is the module's, imported from it; ``import sparklines`` would shadow it
+    called = {r.call.target.split(".")[0] for r in results if r.call.via is None}
     package: list[str] = []
-    if top != module and top in imports:  # ``networkx.DiGraph(...)``: its own package
+    if top != module and top in imports and top not in called:  # ``networkx.DiGraph(...)``
         imports.discard(top)
         package.append(f"import {top}")
     by_home: dict[str, list[str]] = {module: sorted(imports, key=_isort_key)} if imports else {}

@@ -423,6 +423,21 @@ def test_an_object_of_the_rest_of_the_package_imports_the_package() -> None:
     assert "assert reach(graphs.Graph([(1, 2)]), 1) == {2}" in source
 
 
+def test_a_callable_named_like_its_package_is_imported_from_its_module() -> None:
+    """``sparklines.sparklines.sparklines``: ``import sparklines`` would make every call of
+    it call the package ("'module' object is not callable")."""
+    source = write_module(
+        "sparklines.sparklines",
+        [
+            returned(Call("sparklines", ("[1, 2]",)), "['▁█']"),
+            returned(Call("demo", ()), "'usage'"),
+        ],
+    )
+    assert "from sparklines.sparklines import demo, sparklines\n" in source, source
+    assert "import sparklines\n" not in source, source
+    assert "assert sparklines([1, 2]) == ['▁█']" in source
+
+
 def test_bitwise_operators_and_calling_an_instance_are_written_as_a_test_writes_them() -> None:
     source = write_module(
         "query",
