@@ -123,7 +123,7 @@ def write_module(
     is public in (``public_homes``), so a test expects the most specific public class.
     """
     style = PYTEST if framework == "pytest" else UNITTEST
-    _, tests, imports = _written(Names(module, homes or {}), results, style)
+    kept, tests, imports = _written(Names(module, homes or {}), results, style)
     body = "\n".join(line for _, t in tests for line in t.body)
     used = {name for name, pattern in _WRITTEN_MODULES.items() if pattern.search(body)}
     header = ['"""Tests written by tddforge\'s builtin generator from observed behaviour."""', ""]
@@ -143,7 +143,7 @@ def write_module(
     top = module.split(".")[0]
     # a callable of the module named like its package (``sparklines.sparklines.sparklines``):
     # the name is the module's, imported from it; ``import sparklines`` would shadow it
-    called = {r.call.target.split(".")[0] for r in results if r.call.via is None}
+    called = {_own_name(r.call) for r in kept}
     package: list[str] = []
     if top != module and top in imports and top not in called:  # ``networkx.DiGraph(...)``
         imports.discard(top)
@@ -221,6 +221,12 @@ def _written(
     return kept, tests, imports
 
 
+def _own_name(call: Call) -> str | None:
+    """The module's function or class a call's test imports; None for a method called on
+    an object ``via`` gives, whose class is not named."""
+    return call.target.split(".")[0] if call.via is None else None
+
+
 def _compiles(test: WrittenTest) -> bool:
     source = "\n".join([f"def {test.name}():", *(f"    {line}" for line in test.body), ""])
     try:
@@ -264,8 +270,9 @@ def _test(
     taken: frozenset[str] = frozenset(),
 ) -> WrittenTest:
     call, outcome = result.call, result.outcome
-    if call.via is None:  # on an object ``via`` gives, the class is not named
-        imports.add(call.target.split(".")[0])
+    own = _own_name(call)
+    if own is not None:
+        imports.add(own)
     sources = [
         *call.args,
         *(v for _, v in call.kwargs),

@@ -438,6 +438,17 @@ def test_a_callable_named_like_its_package_is_imported_from_its_module() -> None
     assert "assert sparklines([1, 2]) == ['▁█']" in source
 
 
+def test_only_a_written_call_of_the_package_named_callable_keeps_the_package_out() -> None:
+    """A call of ``graphs()`` that varied between runs is not written: the test that is
+    written names the package, so it imports it."""
+    varied = replace(returned(Call("graphs", ("1",)), "2"), deterministic=False)
+    source = write_module(
+        "graphs.algo",
+        [returned(Call("reach", ("graphs.Graph([(1, 2)])", "1")), "{2}"), varied],
+    )
+    assert "import graphs\nfrom graphs.algo import reach\n" in source, source
+
+
 def test_bitwise_operators_and_calling_an_instance_are_written_as_a_test_writes_them() -> None:
     source = write_module(
         "query",
