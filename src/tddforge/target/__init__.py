@@ -22,6 +22,7 @@ Modules, by concern:
 - ``probe``, ``calls``: the builtin generator's discovery and call runner
 - ``sourcecache``: project modules compiled once for the children forked after
 - ``compile_check``: compile files without writing bytecode
+- ``addresses``: a rerun's objects moved at random, for the set orders they make
 - ``signatures``: the public signatures of named classes and functions
 - the mutation worker: ``hosting`` (pytest in a child), ``tracing``,
   ``baseline``, ``codecache``, ``graft``, ``rebind``, ``fresh``, ``reference``

@@ -22,10 +22,11 @@ collected order: whether a test fails right after them.
 
 With ``TDDFORGE_ORDERS=SEED,SEED...`` the collected session runs its tests
 once per seed, each time in a child forked from it (so no run sees what an
-earlier one did) and in that seed's shuffled order: several reruns for one
-interpreter start. Run ``i`` writes its lines to the results file plus
-``.i`` and gets ``TDDFORGE_ORDER_TIMEOUT`` seconds; one cut off there ends
-with ``{"event": "timeout"}``.
+earlier one did) and in that seed's shuffled order, its objects' addresses
+shifted at random (``addresses.py``): several reruns for one interpreter start.
+Run ``i`` writes its lines to the results file plus ``.i`` and gets
+``TDDFORGE_ORDER_TIMEOUT`` seconds; one cut off there ends with
+``{"event": "timeout"}``.
 
 With ``TDDFORGE_CONTEXTS=1`` under coverage.py, each test's setup, call and
 teardown are measured in a coverage context named by its node id, so what
@@ -59,6 +60,7 @@ from typing import IO, Any
 
 import pytest
 
+from .addresses import shift_at_random
 from .names import CANNOT_IMPORT
 from .processes import in_fork, reap
 from .single_process import keep_in_process
@@ -274,6 +276,7 @@ def _run_order(session: pytest.Session, index: int, seed: str) -> None:
                 _sink = open(path, "a", encoding="utf-8")  # noqa: SIM115 - the child's own
             items = list(session.items)
             random.Random(seed).shuffle(items)
+            shift_at_random()  # and its objects elsewhere: a set of them in another order
             for i, item in enumerate(items):
                 nextitem = items[i + 1] if i + 1 < len(items) else None
                 item.config.hook.pytest_runtest_protocol(item=item, nextitem=nextitem)

@@ -387,6 +387,32 @@ def test_orders_run_once_per_seed_each_from_the_collected_session(
     assert [summary(r) for r in shared] == [{"test_first": ("passed", None)}] * 3
 
 
+ADDRESSES_TEST = """
+    from pathlib import Path
+
+    class Language:
+        def __init__(self, name):
+            self.name = name
+
+    def test_build():
+        built = [Language(str(n)) for n in range(6)]
+        with open(Path(__file__).with_name("ids.txt"), "a") as out:
+            out.write(" ".join(str(id(b)) for b in built) + "\\n")
+"""
+
+
+def test_each_order_builds_its_objects_at_addresses_of_its_own(sandbox: Sandbox) -> None:
+    # a set of objects hashed by address iterates in the order of their addresses: runs
+    # forked from one session would all agree on it, where another process may not
+    project = write_project(sandbox.work_dir / "addresses", {"test_ids.py": ADDRESSES_TEST})
+    runs = run_pytest_orders(
+        project, sandbox=sandbox, python=PY, orders=list("abcdefgh"), paths=["."], timeout=30
+    )
+    assert [summary(r) for r in runs] == [{"test_build": ("passed", None)}] * 8
+    layouts = (project / "ids.txt").read_text().splitlines()
+    assert len(layouts) == 8 and len(set(layouts)) > 1
+
+
 def test_an_order_cut_off_at_the_timeout_leaves_the_others(project: Path, sandbox: Sandbox) -> None:
     runs = run_pytest_orders(
         project, sandbox=sandbox, python=PY, orders=["1", "2"], paths=["hang"], timeout=2
