@@ -41,8 +41,8 @@ def shift_addresses(counts: Sequence[int]) -> None:
     for index, size in enumerate(sizes):
         if size == 16:
             held[index] = object()
-        elif size == 32:
-            held[index] = float(index) + 0.5  # 24 bytes, not a cached value
+        elif size == 32:  # 32 bytes, not a cached value; a float may come from its free list
+            held[index] = (1 << 40) + index
         else:
             held[index] = bytes(size - _BYTES_OVERHEAD)
     _HELD.append(held)

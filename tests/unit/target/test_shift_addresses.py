@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 
 import pytest
 
@@ -18,7 +19,13 @@ class Language:
         self.name = name
 
 
-def _addresses_in_siblings(first: list[int], second: list[int]) -> tuple[str, str]:
+def _languages() -> list[object]:
+    return [Language(name) for name in ("english", "french", "spanish")]
+
+
+def _addresses_in_siblings(
+    first: list[int], second: list[int], build: Callable[[], list[object]] = _languages
+) -> tuple[str, str]:
     """The addresses of the objects each of two children forked from one state builds,
     after ``first``'s and ``second``'s shifts."""
     pipes = [os.pipe(), os.pipe()]
@@ -27,7 +34,7 @@ def _addresses_in_siblings(first: list[int], second: list[int]) -> tuple[str, st
         pid = os.fork()
         if pid == 0:  # pragma: no cover - the child
             shift_addresses(counts)
-            built = [Language(name) for name in ("english", "french", "spanish")]
+            built = build()
             os.write(write, " ".join(str(id(b)) for b in built).encode())
             os._exit(0)
         pids.append(pid)
@@ -64,3 +71,14 @@ def test_a_random_shift_takes_a_few_slots_of_every_class() -> None:
     sizes = [sys.getsizeof(kept) for kept in addresses._HELD[-1]]
     assert len(sizes) <= len(SIZE_CLASSES) * (addresses.MAX_SHIFT - 1)
     assert {(s + 15) // 16 * 16 for s in sizes} <= set(SIZE_CLASSES)
+
+
+def test_the_smallest_classes_shift_too_when_their_free_lists_are_full() -> None:
+    # a busy process has freed floats: a float taken from their free list moves nothing
+    freed = [float(n) + 0.5 for n in range(200)]
+    del freed
+    only_32 = [3 if size == 32 else 0 for size in SIZE_CLASSES]
+    plain, shifted = _addresses_in_siblings(
+        [0] * len(SIZE_CLASSES), only_32, lambda: [(1 << 41) + n for n in range(4)]
+    )
+    assert plain != shifted
