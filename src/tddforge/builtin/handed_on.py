@@ -34,7 +34,8 @@ def calls_on_returned_values(
 ) -> list[Call]:
     """Calls handing each value in ``seen``'s returns on (``sources``) to each callable of
     ``funcs`` that takes it first, with no other argument it needs (``consumers``); a
-    method on the first instance its class was seen building (``working``). Not to the
+    method on the first instance its class was seen building (``working``), given what
+    its own class's methods return first (``to_entropy(generate())``). Not to the
     callable that returned it; none in ``tried``; at most ``MAX_HANDED``, the consumers
     taking turns."""
     by_consumer: dict[str, list[Call]] = {}
@@ -43,7 +44,7 @@ def calls_on_returned_values(
             base = _base_call(func, working)
             if base is None:
                 continue
-            for maker, source in makers.items():
+            for maker, source in _mine_first(makers, func):
                 call = replace(base, args=(source,))
                 if maker != func.qualname and call not in tried:
                     by_consumer.setdefault(func.qualname, []).append(call)
@@ -53,9 +54,12 @@ def calls_on_returned_values(
 
 def sources(seen: Iterable[CallResult], per_type: int = PER_TYPE) -> dict[str, dict[str, str]]:
     """Type → callable → the source of a call it was seen returning a non-empty value of
-    that type with, deterministically: one per callable, ``per_type`` callables per type,
-    in the order seen, plain calls first."""
+    that type with, deterministically: one per callable, in the order seen, plain calls
+    first; ``per_type`` plain callables per type, and as many methods of each class.
+    mnemonic has four functions returning text: one cap for all kept its ``generate``,
+    whose words its ``to_entropy`` reads, from ever being handed on."""
     found: dict[str, dict[str, str]] = {}
+    counted: dict[tuple[str, str | None], int] = {}  # (type, class or None): makers kept
     for result in sorted(seen, key=lambda r: r.call.on_instance):
         outcome = result.outcome
         if not (result.deterministic and outcome.kind == "return"):
@@ -66,10 +70,27 @@ def sources(seen: Iterable[CallResult], per_type: int = PER_TYPE) -> dict[str, d
             continue
         source = call_source(result.call)
         makers = found.setdefault(outcome.type, {})
-        if source is None or result.call.target in makers or len(makers) >= per_type:
+        group = (outcome.type, _owner(result.call.target) if result.call.on_instance else None)
+        if source is None or result.call.target in makers or counted.get(group, 0) >= per_type:
             continue
         makers[result.call.target] = source
+        counted[group] = counted.get(group, 0) + 1
     return {kind: makers for kind, makers in found.items() if makers}
+
+
+def _mine_first(makers: Mapping[str, str], func: CallableInfo) -> list[tuple[str, str]]:
+    """``makers`` (callable → source), those of ``func``'s own class first when it is a
+    method, else as they are."""
+    if func.kind != "method":
+        return list(makers.items())
+    own = _owner(func.qualname)
+    return sorted(makers.items(), key=lambda pair: _owner(pair[0]) != own)
+
+
+def _owner(qualname: str) -> str | None:
+    """The class a method belongs to (``Codec`` of ``Codec.encode``); None for a function."""
+    owner, dot, _ = qualname.partition(".")
+    return owner if dot else None
 
 
 def consumers(funcs: Mapping[str, CallableInfo], sample: object) -> list[CallableInfo]:

@@ -82,3 +82,35 @@ def test_each_value_goes_to_every_other_consumer_taking_turns() -> None:
     # a method of a class never seen built is left out (``Lonely``); tried calls too
     again = calls_on_returned_values(SEEN, funcs_of(INFO), working, tried=set(calls[:3]))
     assert again == calls[3:]
+
+
+WORDS = module(
+    [func(name, param("data", "bytes")) for name in ("b58", "hexed", "packed")],
+    [
+        klass(
+            "Codec",
+            func("Codec", kind="constructor"),
+            func("Codec.generate", kind="method"),
+            func("Codec.to_entropy", param("words", "str"), kind="method"),
+        ),
+    ],
+)
+
+
+def test_a_class_whose_methods_make_text_for_each_other_is_not_crowded_out() -> None:
+    """mnemonic: more functions return text than a type keeps makers of, all seen before
+    the method whose words another method of its class reads."""
+    seen = [
+        *(returned(Call(n, ("b'x'",)), "str", "'1z'") for n in ("b58", "hexed", "packed")),
+        returned(Call("Codec.generate", (), init_args=()), "str", "'abandon ability'"),
+    ]
+    assert list(sources(seen)["str"]) == ["b58", "hexed", "packed", "Codec.generate"]
+    working = {"Codec": [Call("Codec")]}
+    calls = calls_on_returned_values(seen, funcs_of(WORDS), working)
+    # its own class's maker first, then the functions'
+    assert [c.args for c in calls if c.target == "Codec.to_entropy"] == [
+        ("Codec().generate()",),
+        ("b58(b'x')",),
+        ("hexed(b'x')",),
+        ("packed(b'x')",),
+    ]
