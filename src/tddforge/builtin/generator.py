@@ -39,6 +39,7 @@ from tddforge.builtin.explore import (
     without_subsumed,
 )
 from tddforge.builtin.file_headers import composed_headers
+from tddforge.builtin.forwarded import forwarded_literals, with_forwarded
 from tddforge.builtin.from_tests import (
     TestInputs,
     ancestor_reexports,
@@ -48,6 +49,7 @@ from tddforge.builtin.from_tests import (
     read_tests,
     star_names,
 )
+from tddforge.builtin.imported_patterns import imported_patterns
 from tddforge.builtin.module_state import (
     argv_readers,
     clock_lines,
@@ -229,6 +231,18 @@ class BuiltinSuiteGenerator:
             dict[str, tuple[Constant, ...]](),
         )
         mined = with_sized(mined, lengths)
+        forwarded = guard(
+            "finding the literals its callees test what it passes on against",
+            partial(forwarded_literals, target.source),
+            dict[str, tuple[Constant, ...]](),
+        )
+        mined = with_forwarded(mined, forwarded)
+        patterns = guard(
+            "reading the regexes it imports",
+            partial(_imported_patterns, target),
+            dict[str, tuple[Constant, ...]](),
+        )
+        mined = with_forwarded(mined, patterns)
         texts = guard(
             "composing texts",
             partial(composed_texts, target.source, _regex_examples(mined)),
@@ -520,6 +534,12 @@ def _checked_lengths(target: CoverTarget) -> dict[str, tuple[Constant, ...]]:
     package = target.import_name.rpartition(".")[0]
     named = named_literals(target.source, partial(_sibling_source, target), package)
     return sized_constants(target.source, named)
+
+
+def _imported_patterns(target: CoverTarget) -> dict[str, tuple[Constant, ...]]:
+    """Per scope, the regexes of sibling modules it matches text with, and examples."""
+    package = target.import_name.rpartition(".")[0]
+    return imported_patterns(target.source, partial(_sibling_source, target), package)
 
 
 def _sibling_source(target: CoverTarget, name: str) -> str | None:

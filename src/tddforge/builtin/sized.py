@@ -36,6 +36,21 @@ def named_literals(
     except SyntaxError:
         return {}
     found = _literals(tree)
+    for local, module, name in sibling_imports(tree, package):
+        names = _parsed_literals(sibling(module))
+        if name is None:
+            found.update({f"{local}.{k}": v for k, v in names.items()})
+        elif name in names:
+            found[local] = names[name]
+    return found
+
+
+def sibling_imports(tree: ast.Module, package: str = "") -> Iterator[tuple[str, str, str | None]]:
+    """What the module imports from the modules beside it, as (the name it binds, the
+    sibling module, the name imported from it or None for the module itself):
+    ``from . import constants`` is ``("constants", "constants", None)``, ``from
+    .constants import BYTES_LEN as N`` is ``("N", "constants", "BYTES_LEN")``; an
+    absolute import spelled with ``package``, the module's package, counts too."""
     for node in tree.body:
         if not isinstance(node, ast.ImportFrom):
             continue
@@ -46,14 +61,9 @@ def named_literals(
             continue
         for alias in node.names:
             if not within:  # ``from . import constants``
-                names = _parsed_literals(sibling(alias.name))
-                local = alias.asname or alias.name
-                found.update({f"{local}.{k}": v for k, v in names.items()})
+                yield alias.asname or alias.name, alias.name, None
             elif "." not in within:  # ``from .constants import BYTES_LEN``
-                names = _parsed_literals(sibling(within))
-                if alias.name in names:
-                    found[alias.asname or alias.name] = names[alias.name]
-    return found
+                yield alias.asname or alias.name, within, alias.name
 
 
 def _parsed_literals(source: str | None) -> dict[str, Scalar]:

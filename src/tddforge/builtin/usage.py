@@ -165,7 +165,7 @@ def usage_hints(source: str) -> dict[str, dict[str, str]]:
     Only parameters with a hint appear, and only callables with one.
     """
     hints: dict[str, dict[str, str]] = {}
-    found = list(_callables(ast.parse(source).body, ""))
+    found = list(module_callables(ast.parse(source).body, ""))
     for qualname, func, method in found:
         own = _infer(func, method)
         if own:
@@ -194,7 +194,9 @@ def _handed_over(
     Hints are not inferred for ``self`` nor for an annotated parameter."""
     own = hints.get(qualname, {})
     plain = {
-        a.arg for a in _positional(func, method) + func.args.kwonlyargs if a.annotation is None
+        a.arg
+        for a in positional_params(func, method) + func.args.kwonlyargs
+        if a.annotation is None
     }
     open_names = plain - set(own)
     if not open_names:
@@ -205,11 +207,11 @@ def _handed_over(
     for node in ast.walk(func):
         if not isinstance(node, ast.Call):
             continue
-        callee = _callee(node.func, owner, signatures)
+        callee = callee_name(node.func, owner, signatures)
         if callee is None or callee not in hints:
             continue
         target, is_method = signatures[callee]
-        names = [a.arg for a in _positional(target, is_method)]
+        names = [a.arg for a in positional_params(target, is_method)]
         given = list(zip(names, node.args, strict=False))
         given += [(k.arg, k.value) for k in node.keywords if k.arg]
         for name, value in given:
@@ -218,14 +220,16 @@ def _handed_over(
     return handed
 
 
-def _positional(func: _Func, method: bool) -> list[ast.arg]:
+def positional_params(func: _Func, method: bool) -> list[ast.arg]:
     """``func``'s positional parameters, without ``self`` or ``cls`` for a method."""
     positional = [*func.args.posonlyargs, *func.args.args]
     static = any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in func.decorator_list)
     return positional[1:] if method and not static else positional
 
 
-def _callee(node: ast.expr, owner: str, signatures: dict[str, tuple[_Func, bool]]) -> str | None:
+def callee_name(
+    node: ast.expr, owner: str, signatures: dict[str, tuple[_Func, bool]]
+) -> str | None:
     """The qualname of the module's callable a call names: a function, a class (its
     ``__init__``), or a method of ``owner`` called on ``self`` or ``cls``."""
     if isinstance(node, ast.Name):
@@ -238,12 +242,12 @@ def _callee(node: ast.expr, owner: str, signatures: dict[str, tuple[_Func, bool]
     return None
 
 
-def _callables(body: list[ast.stmt], prefix: str) -> Iterator[tuple[str, _Func, bool]]:
+def module_callables(body: list[ast.stmt], prefix: str) -> Iterator[tuple[str, _Func, bool]]:
     for node in body:
         if isinstance(node, _FUNCS):
             yield prefix + node.name, node, bool(prefix)
         elif isinstance(node, ast.ClassDef):
-            yield from _callables(node.body, f"{prefix}{node.name}.")
+            yield from module_callables(node.body, f"{prefix}{node.name}.")
 
 
 def _infer(func: _Func, method: bool) -> dict[str, str]:
@@ -270,9 +274,22 @@ def _infer(func: _Func, method: bool) -> dict[str, str]:
             hint = fallback
         elif rank == _ORDERED and fallback and not fallback.startswith("Callable"):
             hint = fallback  # ``s < other.s``: the name's ``str`` is ordered too
+        if hint and name in uses.named_by_text:
+            hint = _or_text(hint)
         if hint:
             hints[name] = hint
     return hints
+
+
+def _or_text(hint: str) -> str:
+    """``hint``, or a str too: a body that calls a value and also tests it against a
+    string (``errors(chars)``, ``errors == 'ignore'``) takes a function or a mode's name."""
+    members = hint.split(" | ")
+    if "str" in members or "Any" in members or hint.startswith("Literal"):
+        return hint
+    if members[-1] == "None":  # "none of these" stays last
+        return " | ".join([*members[:-1], "str", "None"])
+    return f"{hint} | str"
 
 
 def _elements(func: _Func, vararg: ast.arg | None, kwarg: ast.arg | None) -> dict[str, str]:
@@ -302,6 +319,7 @@ class _Uses(ast.NodeVisitor):
         self.tracked = tracked
         self.found: dict[str, dict[int, str]] = {}
         self.attributes: dict[str, set[str]] = {}
+        self.named_by_text: set[str] = set()  # tested for equality with a string literal
 
     def note(self, node: ast.AST, rank: int, hint: str) -> None:
         if isinstance(node, ast.Name) and node.id in self.tracked:
@@ -408,12 +426,25 @@ class _Uses(ast.NodeVisitor):
         for left, op, right in zip(lefts, node.ops, node.comparators, strict=True):
             if isinstance(op, ast.In | ast.NotIn):
                 self.note(right, _WEAK, "list")
+                if isinstance(right, ast.Tuple | ast.List | ast.Set) and any(
+                    _literal_text(e) is not None for e in right.elts
+                ):
+                    self.text_test(left)  # ``mode in ("fast", "slow")``
             else:
                 self.literal_pair(left, right)
+            if isinstance(op, ast.Eq | ast.NotEq):
+                if _literal_text(right) is not None:
+                    self.text_test(left)
+                if _literal_text(left) is not None:
+                    self.text_test(right)
             if isinstance(op, _ORDERINGS):  # ``key < node.key``: a key, not a key function
                 self.note(left, _ORDERED, "int")
                 self.note(right, _ORDERED, "int")
         self.generic_visit(node)
+
+    def text_test(self, node: ast.expr) -> None:
+        if isinstance(node, ast.Name) and node.id in self.tracked:
+            self.named_by_text.add(self.tracked[node.id])
 
     def visit_BinOp(self, node: ast.BinOp) -> None:
         if not (isinstance(node.op, ast.Mod) and _literal(node.left) == "str"):  # "%s" % p

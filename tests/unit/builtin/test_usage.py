@@ -123,6 +123,19 @@ def get_in(keys, coll, default=None, no_default=False):
         ("def f(text, node):\n    return text < node.text", {"text": "str"}),  # its name's
         ("def f(key, xs):\n    return sorted(xs, key=key)", {"key": "Callable[[Any], Any]"}),
         ("def f(key):\n    return key", {"key": "Callable"}),  # the name alone
+        # tested against a string as well: a function or a mode's name (pypinyin's errors)
+        (
+            "def f(x, y):\n    if x == 'ignore':\n        return None\n    return x(y)",
+            {"x": "Callable[[Any], Any] | str"},
+        ),
+        ("def f(x):\n    return 'all' != x or x.items()", {"x": "dict | str"}),
+        ("def f(x):\n    return x in ('a', 'b') or x.items()", {"x": "dict | str"}),
+        (
+            "def f(x):\n    return isinstance(x, int) or x == 'auto'",
+            {"x": "int | str | None"},
+        ),
+        ("def f(x):\n    return x in (1, 2) or x.items()", {"x": "dict"}),  # no string
+        ("def f(x):\n    return x == 1 or x.items()", {"x": "dict"}),
     ],
 )
 def test_each_kind_of_evidence(source: str, expected: dict[str, str]) -> None:

@@ -1,0 +1,130 @@
+"""Literals a callee tests a parameter against, offered to the callers that pass it on.
+
+``handle_nopinyin(chars, errors)`` gives ``errors`` unchanged to
+``self._convert_nopinyin_chars(chars, errors=errors)``, which tests it against
+``'default'``, ``'ignore'``, ``'exception'`` and ``'replace'``. Those strings are
+constants of the callee's scope, so a search calling the caller never tried them,
+and a private helper is not called by the search at all. This finds, per callable
+of the module, the literals each parameter is tested against (``==``, ``!=``, ``in``
+a tuple, list or set of literals), follows the calls that pass a parameter on
+unchanged (to a function or class of the module, or a method on ``self`` or
+``cls``), and gives each caller's scope the literals of what it passes on. Pure:
+source text in, constants by scope (as ``constants.mine_constants`` names them) out.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from tddforge.builtin.constants import Constant
+from tddforge.builtin.usage import callee_name, module_callables, positional_params
+
+#: Links of a chain of calls followed: ``convert`` → ``handle_nopinyin`` → its helper.
+PASSES = 3
+#: Literals kept per parameter (a long table of names compared is a lookup, not modes).
+MAX_PER_PARAM = 8
+
+_Literal = str | bytes | int | float
+
+
+def forwarded_literals(source: str) -> dict[str, tuple[Constant, ...]]:
+    """Per caller's scope, the literals its callees test the parameters it passes on against."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return {}
+    found = list(module_callables(tree.body, ""))
+    signatures = {name: (func, method) for name, func, method in found}
+    known = {name: _tested(func) for name, func, _ in found}
+    handed: dict[str, list[_Literal]] = {}
+    for _ in range(PASSES):
+        for qualname, func, method in found:
+            for param, values in _passed_on(qualname, func, method, signatures, known).items():
+                mine = known[qualname].setdefault(param, [])
+                for value in values:
+                    if value not in mine and len(mine) < MAX_PER_PARAM:
+                        mine.append(value)
+                        handed.setdefault(qualname, []).append(value)
+    return {
+        scope: tuple(Constant(v, "compare") for v in _unique(values))
+        for scope, values in handed.items()
+    }
+
+
+def _tested(func: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, list[_Literal]]:
+    """Each parameter's literals in ``func``'s own comparisons (``p == 'a'``, ``p in (1, 2)``)."""
+    params = {a.arg for a in [*func.args.posonlyargs, *func.args.args, *func.args.kwonlyargs]}
+    tested: dict[str, list[_Literal]] = {}
+    for node in ast.walk(func):
+        if not isinstance(node, ast.Compare):
+            continue
+        lefts = [node.left, *node.comparators[:-1]]
+        for left, op, right in zip(lefts, node.ops, node.comparators, strict=True):
+            pairs = [(left, right), (right, left)] if isinstance(op, ast.Eq | ast.NotEq) else []
+            if isinstance(op, ast.In | ast.NotIn) and isinstance(
+                right, ast.Tuple | ast.List | ast.Set
+            ):
+                pairs = [(left, element) for element in right.elts]
+            for name, value in pairs:
+                literal = _literal(value)
+                if isinstance(name, ast.Name) and name.id in params and literal is not None:
+                    values = tested.setdefault(name.id, [])
+                    if literal not in values and len(values) < MAX_PER_PARAM:
+                        values.append(literal)
+    return tested
+
+
+def _passed_on(
+    qualname: str,
+    func: ast.FunctionDef | ast.AsyncFunctionDef,
+    method: bool,
+    signatures: dict[str, tuple[ast.FunctionDef | ast.AsyncFunctionDef, bool]],
+    known: dict[str, dict[str, list[_Literal]]],
+) -> dict[str, list[_Literal]]:
+    """The literals ``func``'s callees test what it passes on unchanged against, by its
+    own parameter's name."""
+    own = {a.arg for a in [*func.args.posonlyargs, *func.args.args, *func.args.kwonlyargs]}
+    owner = qualname.rpartition(".")[0] if method else ""
+    passed: dict[str, list[_Literal]] = {}
+    for node in ast.walk(func):
+        if not isinstance(node, ast.Call):
+            continue
+        callee = callee_name(node.func, owner, signatures)
+        if callee is None or callee == qualname or not known.get(callee):
+            continue
+        target, is_method = signatures[callee]
+        names = [a.arg for a in positional_params(target, is_method)]
+        given = list(zip(names, node.args, strict=False))
+        given += [(k.arg, k.value) for k in node.keywords if k.arg]
+        for name, value in given:
+            if isinstance(value, ast.Name) and value.id in own and name in known[callee]:
+                passed.setdefault(value.id, []).extend(known[callee][name])
+    return passed
+
+
+def _literal(node: ast.expr) -> _Literal | None:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str | bytes | int | float):
+        return None if isinstance(node.value, bool) else node.value
+    return None
+
+
+def _unique(values: list[_Literal]) -> list[_Literal]:
+    seen: set[tuple[type, _Literal]] = set()
+    kept = []
+    for value in values:
+        if (type(value), value) not in seen:
+            seen.add((type(value), value))
+            kept.append(value)
+    return kept
+
+
+def with_forwarded(
+    mined: dict[str, tuple[Constant, ...]], forwarded: dict[str, tuple[Constant, ...]]
+) -> dict[str, tuple[Constant, ...]]:
+    """``mined`` with each scope's forwarded literals after its own constants."""
+    merged = dict(mined)
+    for scope, handed in forwarded.items():
+        own = merged.get(scope, ())
+        values = {(type(c.value), c.value) for c in own}
+        merged[scope] = (*own, *(c for c in handed if (type(c.value), c.value) not in values))
+    return merged
