@@ -38,6 +38,8 @@ bench/heldout17_targets.tsv is the seventeenth, chosen after the first sixteen w
 studied: ``--pins bench/heldout17_targets.tsv bench-targets-heldout17``.
 bench/heldout18_targets.tsv is the eighteenth (eight modules), chosen after the first seventeen
 were measured and studied: ``--pins bench/heldout18_targets.tsv bench-targets-heldout18``.
+bench/heldout19_targets.tsv is the nineteenth, chosen after the first eighteen were measured and
+studied: ``--pins bench/heldout19_targets.tsv bench-targets-heldout19``.
 
 Each pinned sdist is fetched with this interpreter's pip into DEST/sdist (kept when its sha256
 already matches), checked against its pin and unpacked into DEST/src. Then DEST/targets.tsv is
