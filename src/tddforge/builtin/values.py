@@ -436,10 +436,30 @@ def mutations(value: object) -> list[object]:
     if isinstance(value, bytes):
         return [b"", value[:-1], value + value]
     if isinstance(value, list):
-        return [[], value[:-1], value + value[:1]]
+        return [[], value[:-1], value + value[:1], *_numbers_moved(value)]
     if isinstance(value, tuple):
-        return [(), value[:-1], value + value[:1]]
+        return [(), value[:-1], value + value[:1], *map(tuple, _numbers_moved(value))]
     return []
+
+
+def _numbers_moved(items: Sequence[object]) -> list[list[object]]:
+    """``items`` with every number one up, then every number of the other sign (a zero
+    as -1), the rest kept: ``(0, 0)`` gives ``(1, 1)`` and ``(-1, -1)``, a check that all
+    are positive or all negative reached at once. None without a number."""
+
+    numbers = [isinstance(i, (int, float)) and not isinstance(i, bool) for i in items]
+    if not any(numbers):
+        return []
+    up = [_moved(i, up=True) if n else i for i, n in zip(items, numbers, strict=True)]
+    flipped = [_moved(i, up=False) if n else i for i, n in zip(items, numbers, strict=True)]
+    return [up, flipped]
+
+
+def _moved(number: object, *, up: bool) -> object:
+    value = float(number) if isinstance(number, float) else int(number)  # type: ignore[call-overload]
+    if up:
+        return value + 1
+    return -value if value else type(value)(-1)
 
 
 def unique_values(values: Iterable[Value]) -> tuple[Value, ...]:

@@ -159,13 +159,21 @@ def test_values_for_hint(hint: str, expected: list[object]) -> None:
         ("ox", ["", "o", "oxox", "OX", " ox"]),
         ("SAVE-00", ["", "SAVE-0", "SAVE-00SAVE-00", "SAVE-00", " SAVE-00", "SAVE-11", "SAVE-99"]),
         (b"ab", [b"", b"a", b"abab"]),
-        ([1, 2], [[], [1], [1, 2, 1]]),
-        ((1,), [(), (), (1, 1)]),
+        # a container of numbers: each one up, then each of the other sign (a zero as -1)
+        ([1, 2], [[], [1], [1, 2, 1], [2, 3], [-1, -2]]),
+        ((1,), [(), (), (1, 1), (2,), (-1,)]),
+        ((0, 0), [(), (0,), (0, 0, 0), (1, 1), (-1, -1)]),
+        ([0.0, None], [[], [0.0], [0.0, None, 0.0], [1.0, None], [-1.0, None]]),
+        ([True, "a"], [[], [True], [True, "a", True]]),  # no number: a bool is not one
         (None, []),
     ],
 )
 def test_mutations(value: object, expected: list[object]) -> None:
     assert mutations(value) == expected
+    assert [type(v) for v in mutations(value)] == [type(v) for v in expected]
+    for got, wanted in zip(mutations(value), expected, strict=True):
+        if isinstance(got, list | tuple):
+            assert [type(v) for v in got] == [type(v) for v in wanted]  # 1.0 stays a float
 
 
 def param(
