@@ -691,7 +691,14 @@ def _value_slug(text: str) -> str:
         return "value"
     if isinstance(value, (str, bytes, list, tuple, dict, set)) and not value:
         return f"empty_{type(value).__name__}"
-    return _slug(text) or "value"
+    slug = _slug(text) or "value"
+    if slug in _CONSTANT_WORDS and value not in (None, True, False):  # not ``None`` itself
+        return f"{type(value).__name__}_{slug}"  # ``[['None']]``: returns_list_none
+    return slug
+
+
+#: Slugs that name a constant, and so must not stand for text or a container holding it.
+_CONSTANT_WORDS = {"none", "true", "false"}
 
 
 def _slug(text: str) -> str:

@@ -86,6 +86,22 @@ def test_flag_returns_true() -> None:
     )
 
 
+@pytest.mark.parametrize(
+    ("result", "name"),
+    [
+        ("None", "test_f_returns_none"),
+        ("True", "test_f_returns_true"),
+        ("'None'", "test_f_returns_str_none"),  # the text, not the constant
+        ("[['None']]", "test_f_returns_list_none"),
+        ("(False,)", "test_f_returns_tuple_false"),
+        ("'nonempty'", "test_f_returns_nonempty"),
+    ],
+)
+def test_a_name_says_none_true_or_false_only_for_the_constant(result: str, name: str) -> None:
+    source = write_module("m", [returned(Call("f"), result)])
+    assert f"def {name}() -> None:" in source
+
+
 def test_same_scenario_is_told_apart_by_its_input() -> None:
     source = write_module(
         "m",
