@@ -118,6 +118,15 @@ class InstanceInfo(_Frozen):
     class_name: str
 
 
+class EnumInfo(_Frozen):
+    """An enumeration of the package that the module binds and a hint names: the name the
+    module binds it by, and its members' names (``target.probe.hinted_enums``)."""
+
+    name: str
+    path: str
+    members: tuple[str, ...]
+
+
 class ModuleInfo(_Frozen):
     """Everything public the target module defines."""
 
@@ -131,6 +140,8 @@ class ModuleInfo(_Frozen):
     #: classes of the package the module imports and names in a hint, with their
     #: constructors only: what builds those arguments (never tested here themselves)
     imported: tuple[ClassInfo, ...] = ()
+    #: enumerations a hint names: their members are what those parameters take
+    enums: tuple[EnumInfo, ...] = ()
 
     def held(self, class_name: str) -> list[str]:
         """The module-level names bound to instances of ``class_name``."""

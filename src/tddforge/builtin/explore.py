@@ -765,6 +765,9 @@ def object_sources(
             planned = _variants(cls.constructor, mined, per_class, {})[:per_class]
             own = [f"{cls.name}({_arguments(c)})" for c in planned]
         found[cls.name] = implementation_sources(cls, own, mined)
+    for enum in info.enums:  # ``GCB.CR``: its members first, then any call of the class
+        members = [f"{enum.path}.{member}" for member in enum.members]
+        found[enum.name] = list(dict.fromkeys([*members, *found.get(enum.name, [])]))
     for cls in info.classes:
         found[callback_key(cls.name)] = callback_sources(cls, mined)
     return {name: sources for name, sources in found.items() if sources}

@@ -296,7 +296,8 @@ def _test(
         checks = _entered(expr) if call.enter else [expr]
     else:
         checks = _assertions(expr, outcome, module, imports, call, style)
-        if result.readable_repr and outcome.kind == "return":
+        named = _member_of(outcome, module) is not None  # ``is Colour.RED`` says it all
+        if result.readable_repr and outcome.kind == "return" and not named:
             checks.append(style.equal.format("repr(result)", repr(outcome.repr)))
     instance = setup[0].split(" = ")[0] if setup else _held(call) or ""
     effects = [
@@ -558,6 +559,10 @@ def _assertions(
         return [*entered, _compare(style, value, outcome.repr)]
     if outcome.type == "NoneType" and outcome.type_module == _BUILTINS:  # its one value
         return [*entered, _compare(style, value, "None")]
+    member = _member_of(outcome, module)
+    if member is not None:  # an enumeration's member: the one it is
+        imports.add(outcome.type)
+        return [*entered, style.identical.format(value, member)]
     lines = entered or [f"result = {value}"]
     if outcome.state:
         return lines + [_compare(style, f"result.{name}", text) for name, text in outcome.state]
@@ -586,6 +591,24 @@ def _listed(expr: str) -> str:
         and not node.keywords
     )
     return expr if already else f"list({expr})"
+
+
+#: An enumeration member's repr: ``<Colour.RED: 1>`` (a flag's ``<Perm.R|W: 6>`` is not one).
+_MEMBER_REPR = re.compile(r"<([A-Za-z_]\w*)\.([A-Za-z_]\w*): .*>", re.DOTALL)
+
+
+def _enum_member(outcome: Outcome) -> str | None:
+    """The member's name when the value returned is a member of an enumeration."""
+    found = _MEMBER_REPR.fullmatch(outcome.repr) if outcome.kind == "return" else None
+    return found.group(2) if found and found.group(1) == outcome.type else None
+
+
+def _member_of(outcome: Outcome, module: Names) -> str | None:
+    """``Colour.RED``, when the value is a member of an enumeration of the module's own."""
+    member = _enum_member(outcome)
+    if member is None or outcome.type_module != module.module or "." in outcome.type:
+        return None
+    return f"{outcome.type}.{member}"
 
 
 def _importable_type(outcome: Outcome, module: Names) -> bool:
@@ -679,6 +702,9 @@ def _scenario(call: Call, outcome: Outcome) -> str:
     if "." not in call.target and outcome.type == call.target:  # a class, not ``Parse()``
         return "builds"
     verb = "gives" if call.enter else "returns"
+    member = _enum_member(outcome)
+    if member is not None:  # ``returns_possible``
+        return f"{verb}_{snake(member)}"
     if not outcome.literal:
         return f"{verb}_{snake(outcome.type.split('.')[-1])}"
     return f"{verb}_{_value_slug(outcome.repr)}"

@@ -389,6 +389,10 @@ def describe_module(module: Any) -> dict[str, Any]:
         described["imported"] = imported_classes(module, hinted)
     except Exception:  # a module ``__getattr__`` raising: the arguments' makers are extras
         described["imported"] = []
+    try:
+        described["enums"] = hinted_enums(module, hinted)
+    except Exception:  # members are extras: the module's description stands without them
+        described["enums"] = []
     for cls in [*described["classes"], *described["imported"]]:
         if cls["name"] in hinted and not cls.get("hidden"):
             try:
@@ -420,6 +424,34 @@ def _hints(described: dict[str, Any]) -> str:
     for cls in described["classes"]:
         callables += [*([cls["constructor"]] if cls["constructor"] else []), *cls["methods"]]
     return " ".join(p["annotation"] or "" for c in callables for p in c["parameters"])
+
+
+#: Members offered per enumeration a hint names (a long one's first ones, in order).
+ENUM_MEMBERS = 16
+
+
+def hinted_enums(module: Any, hinted: set[str]) -> list[dict[str, Any]]:
+    """The enumerations of the module's package that the module binds and a hint names,
+    each with its members' names and the name the module binds it by, which a test imports
+    from the module (its own, else an alias: graphemeu's ``GraphemePropertyGroup as GCB``).
+    A parameter hinted with one takes its members (``GCB.CR``); no literal stands for one,
+    and a call of the class (``GCB("CR")``) needs its values."""
+    package = module.__name__.split(".")[0]
+    bound: dict[Any, str] = {}
+    for name, value in sorted(vars(module).items()):
+        if not inspect.isclass(value) or not issubclass(value, enum.Enum) or name[:1] == "_":
+            continue
+        if value not in bound or name == value.__name__:  # its own name over an alias
+            bound[value] = name
+    found = []
+    for cls, name in bound.items():
+        home = getattr(cls, "__module__", None) or ""
+        if cls.__name__ not in hinted or home.split(".")[0] != package:
+            continue
+        members = [member.name for member in cls][:ENUM_MEMBERS]  # aliases left out
+        if members:
+            found.append({"name": cls.__name__, "path": name, "members": members})
+    return found
 
 
 def imported_classes(module: Any, hinted: set[str]) -> list[dict[str, Any]]:

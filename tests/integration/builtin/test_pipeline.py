@@ -448,6 +448,37 @@ def test_a_parameter_hinted_with_an_interface_is_given_an_implementation(tmp_pat
     assert (suite.missing_lines, suite.missing_branches) == ((), ()), suite.source
 
 
+MIX = '''\
+"""Paints mixed by kind, the kinds an enumeration of a sibling module."""
+
+from paints.kinds import Kind as K
+
+
+def mix(a: K, b: K) -> str:
+    if a is K.RED and b is K.BLUE:
+        return "purple"
+    if a is K.GREEN:
+        return "greenish"
+    return "mud"
+'''
+
+KINDS = {
+    "paints/__init__.py": "",
+    "paints/kinds.py": (
+        "from enum import Enum\n\n\nclass Kind(Enum):\n"
+        "    RED = 'red'\n    GREEN = 'green'\n    BLUE = 'blue'\n"
+    ),
+}
+
+
+def test_a_parameter_hinted_with_an_enumeration_is_given_its_members(tmp_path: Path) -> None:
+    """No literal is a ``Kind``: the members, named as the module binds the class."""
+    suite = generated_and_run(tmp_path, "paints.mix", MIX, files=KINDS)
+    assert "from paints.mix import K, mix" in suite.source, suite.source
+    assert "mix(K.RED, K.BLUE)" in suite.source, suite.source
+    assert (suite.missing_lines, suite.missing_branches) == ((), ()), suite.source
+
+
 FRAMES = '''\
 """Fixed-size frames, their sizes named in a sibling module."""
 

@@ -926,3 +926,28 @@ def test_an_entered_call_run_for_its_effect_is_still_entered() -> None:
     )
     assert "    store = Store()\n    with store.lock():\n        pass\n" in source
     assert "    assert store.open is True\n" in source
+
+
+def member(call: Call, type_: str, text: str, module: str = "colours") -> CallResult:
+    outcome = Outcome("return", type_, module, repr=text)
+    return CallResult(call, frozenset(), outcome, True, stable_repr=True)
+
+
+def test_a_member_of_an_enumeration_of_the_module_is_asserted_by_identity() -> None:
+    source = write_module(
+        "colours",
+        [
+            member(Call("mix", ("1",)), "Colour", "<Colour.DARK_RED: 'dark red'>"),
+            member(Call("mix", ("2",)), "Shade", "<Shade.LOW: 1>", module="paints.shades"),
+            member(Call("mix", ("3",)), "Perm", "<Perm.R|W: 6>"),  # a flag's combination
+        ],
+    )
+    assert "from colours import Colour, Perm, mix\n" in source, source
+    assert (
+        "def test_mix_returns_dark_red() -> None:\n"
+        "    assert mix(1) is Colour.DARK_RED\n\n\n" in source
+    ), source
+    # another module's enumeration, a flag's combination: their type, and repr, as before
+    assert "def test_mix_returns_low() -> None:\n    result = mix(2)\n" in source, source
+    assert "    assert repr(result) == '<Shade.LOW: 1>'\n" in source, source
+    assert "def test_mix_returns_perm() -> None:\n    result = mix(3)\n" in source, source
