@@ -50,6 +50,7 @@ from tddforge.builtin.from_tests import (
     star_names,
 )
 from tddforge.builtin.imported_patterns import imported_patterns
+from tddforge.builtin.match_cases import match_calls
 from tddforge.builtin.module_state import (
     argv_readers,
     clock_lines,
@@ -223,7 +224,13 @@ class BuiltinSuiteGenerator:
             )
             captured = guard("capturing the calls the package's API makes", capture, list[Call]())
             captured = consuming(captured, info)
-        seeded = list(dict.fromkeys([*given.calls, *captured]))
+        matched = guard(
+            "reading the cases its functions match",
+            partial(match_calls, target.source, info),
+            list[Call](),
+        )
+        tested = list(dict.fromkeys([*given.calls, *captured]))
+        seeded = list(dict.fromkeys([*tested, *matched]))
         mined = mine_constants(target.source)
         lengths = guard(
             "finding the lengths it checks",
@@ -296,7 +303,7 @@ class BuiltinSuiteGenerator:
         summary = (
             f"coverage search: {found.calls_run} calls in {found.rounds} round(s), "
             f"{len(found.kept)} kept, {len(found.covered)} arcs; stopped: {found.stopped}"
-            + (f"; {len(seeded)} call(s) from the project's tests" if seeded else "")
+            + (f"; {len(tested)} call(s) from the project's tests" if tested else "")
             + (f" ({len(captured)} made through the package's API)" if captured else "")
         ) + "".join(f"; note: {note}" for note in [*guard.notes, *found.notes])
         self.progress(summary)
