@@ -233,6 +233,9 @@ def candidates(
         found.append(Value(default[0], "default"))
     if hint is not None and _file_type(hint):  # a file: the texts it could hold
         return tuple(_file_values(hint, constants))[:limit]
+    if hint is not None and hint.name in BYTES_VIEWS:  # ``memoryview(b"...")``: the bytes'
+        inner = candidates(param.model_copy(update={"annotation": "bytes"}), constants, limit=limit)
+        return tuple(_viewed(hint.name, v) for v in inner if isinstance(v.value, bytes))
     fitting = [
         Value(c.value, f"constant:{c.kind}")
         for c in constants
@@ -275,6 +278,8 @@ def fits(hint: Hint | None, value: object) -> bool:
         return isinstance(value, Expr) and value not in _STDLIB_VALUES
     if _file_type(hint):
         return isinstance(value, Expr) and value.text.startswith(f"{_file_type(hint)}(")
+    if hint.name in BYTES_VIEWS:
+        return isinstance(value, Expr) and value.text.startswith(f"{hint.name}(")
     if hint.name in _STDLIB:
         return value in _STDLIB[hint.name]
     if hint.name == "Hashable":
@@ -299,6 +304,8 @@ def values_for_hint(hint: Hint | None) -> list[object]:
         return list(CALLABLES) if hint.variadic else callables_of(len(hint.args))
     if _file_type(hint):
         return [v.value for v in _file_values(hint, ())]
+    if hint.name in BYTES_VIEWS:
+        return [_viewed(hint.name, Value(b, "hint")).value for b in (b"", b"abc")]
     if hint.name in _STDLIB:
         return list(_STDLIB[hint.name])
     if hint.name == "Hashable":
@@ -369,7 +376,15 @@ def wants_bytes(hint: Hint | None) -> bool:
         return False
     if hint.name == "Union":
         return any(wants_bytes(arg) for arg in hint.args)
-    return hint.name in ("bytes", "bytearray")
+    return hint.name == "bytes" or hint.name in BYTES_VIEWS
+
+
+#: Bytes-like types a parameter may ask for, made from bytes: ``memoryview(b"abc")``.
+BYTES_VIEWS = ("memoryview", "bytearray")
+
+
+def _viewed(view: str, value: Value) -> Value:
+    return Value(Expr(f"{view}({value.source})"), value.origin)
 
 
 def _file_type(hint: Hint) -> str | None:

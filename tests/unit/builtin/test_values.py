@@ -142,6 +142,9 @@ def test_fits(hint: str | None, value: object, expected: bool) -> None:
         ("t.Hashable", [0, 1, -1, "", "a", None, 1.5, True]),
         ("list", [[], ["a"], ["a", "b"], [1, 2, 3], [{"a": 1}, {"b": 2}]]),
         ("dict", [{}, {"a": 1}, {"a": 1, "b": 2}, {"a": {"b": 1}}]),
+        # bytes-like views, made from bytes (hyperframe's ``parse_body(data: memoryview)``)
+        ("memoryview", [Expr("memoryview(b'')"), Expr("memoryview(b'abc')")]),
+        ("bytearray", [Expr("bytearray(b'')"), Expr("bytearray(b'abc')")]),
     ],
 )
 def test_values_for_hint(hint: str, expected: list[object]) -> None:
@@ -316,3 +319,19 @@ def test_unique_values_keeps_the_first_of_each_type_and_repr() -> None:
         (True, "b"),
         ("1", "d"),
     ]
+
+
+@pytest.mark.parametrize(
+    ("annotation", "expected"),
+    [
+        # the module's bytes first, each as the view asked for; text never
+        ("memoryview", ["memoryview(b'\\x00\\t')", "memoryview(b'')", "memoryview(b'abc')"]),
+        ("bytearray", ["bytearray(b'\\x00\\t')", "bytearray(b'')", "bytearray(b'abc')"]),
+        ("bytes | memoryview", ["b'\\x00\\t'", "memoryview(b'')", "b''"]),
+    ],
+)
+def test_a_bytes_view_is_given_the_bytes_candidates(annotation: str, expected: list[str]) -> None:
+    pool = [Constant(b"\x00\t", "text"), Constant("text", "string")]
+    found = candidates(param(annotation), pool, limit=3)
+    assert [v.source for v in found] == expected
+    assert all(fits(parse_hint(annotation), v.value) for v in found)
