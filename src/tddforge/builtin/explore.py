@@ -18,6 +18,7 @@ reach an arc no earlier kept result reached.
 
 from __future__ import annotations
 
+import ast
 import itertools
 import json
 import re
@@ -559,6 +560,8 @@ def _merged(
     again = _outcome(second["outcome"]) if second is not None else None
     if again is not None and again.after_repr != outcome.after_repr:  # hash order, a clock
         outcome, again = replace(outcome, after_repr=""), replace(again, after_repr="")
+    if again is not None and (again.after, again.state) != (outcome.after, outcome.state):
+        outcome, again = _agreed(outcome, again)  # an attribute that is a set of strings
     stable = outcome.same_as(again) and outcome.kind in ("return", "raise") and not outcome.denied
     if not stable and typed_alike(outcome, again):
         return CallResult(call, arcs, outcome.typed(), True)
@@ -566,6 +569,41 @@ def _merged(
         return CallResult(call, arcs, replace(outcome, message=""), True)
     same_repr = again is not None and again.repr == outcome.repr
     return CallResult(call, arcs, outcome, stable, None if stable else again, same_repr)
+
+
+def _agreed(first: Outcome, second: Outcome) -> tuple[Outcome, Outcome]:
+    """Both runs' outcomes without the attributes (``after``, ``state``) that hold one
+    value printed in two orders: a set of strings prints in each run's hash order.
+    flashtext's ``KeywordProcessor`` holds a set of characters, and that one attribute
+    made every value its calls returned (``len(kp) == 0``) a type to assert, never the
+    value; a set printed in an order of the moment is no assertion to write either. An
+    attribute whose value differs still tells the runs apart."""
+
+    def reordered(name: str, text: str, theirs: Pairs) -> bool:
+        other = dict(theirs).get(name)
+        return other is not None and other != text and _equal_literals(text, other)
+
+    def kept(mine: Pairs, theirs: Pairs) -> Pairs:
+        return tuple((n, t) for n, t in mine if not reordered(n, t, theirs))
+
+    one = replace(
+        first, after=kept(first.after, second.after), state=kept(first.state, second.state)
+    )
+    two = replace(
+        second, after=kept(second.after, first.after), state=kept(second.state, first.state)
+    )
+    return one, two
+
+
+Pairs = tuple[tuple[str, str], ...]
+
+
+def _equal_literals(first: str, second: str) -> bool:
+    """Whether two reprs are literals of one value (``{'a', 'b'}`` and ``{'b', 'a'}``)."""
+    try:
+        return bool(ast.literal_eval(first) == ast.literal_eval(second))
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return False
 
 
 def typed_alike(first: Outcome, second: Outcome | None) -> bool:

@@ -546,6 +546,34 @@ def test_what_an_object_shows_after_a_call_is_kept_only_when_both_runs_agree() -
     assert differ.deterministic and differ.outcome.after_repr == ""
 
 
+def test_an_attribute_the_runs_show_apart_is_dropped_and_the_value_kept() -> None:
+    """A set of strings prints in each run's hash order (flashtext's
+    ``non_word_boundaries``): the attribute is not asserted, the value returned is."""
+    first = {
+        "kind": "return",
+        "type": "int",
+        "type_module": "builtins",
+        "repr": "0",
+        "literal": True,
+        "after": {"case_sensitive": "False", "boundaries": "{'a', 'b'}"},
+        "state": {"size": "0", "seen": "{'x', 'y'}"},
+    }
+    second = {
+        **first,
+        "after": {"case_sensitive": "False", "boundaries": "{'b', 'a'}"},
+        "state": {"size": "0", "seen": "{'y', 'x'}"},
+    }
+    [merged] = merge_runs([Call("K.__len__")], {0: row(first)}, {0: row(second)})
+    assert merged.deterministic and not merged.outcome.varies
+    assert merged.outcome.repr == "0" and merged.outcome.literal
+    assert merged.outcome.after == (("case_sensitive", "False"),)
+    assert merged.outcome.state == (("size", "0"),)
+    # a value that differs still does: the outcome's type only, as before
+    changed = {**second, "state": {"size": "1", "seen": "{'y', 'x'}"}}
+    [varied] = merge_runs([Call("K.__len__")], {0: row(first)}, {0: row(changed)})
+    assert varied.outcome.varies and varied.outcome.repr == ""
+
+
 @pytest.mark.parametrize(
     ("outcome", "kept_as", "deterministic"),
     [
