@@ -13,6 +13,7 @@ from tddforge.builtin.explore import (
     Call,
     CallResult,
     Outcome,
+    _equal_literals,
     any_objects,
     constructor_calls,
     held_in_lists,
@@ -705,3 +706,17 @@ def test_implementation_sources(interface: bool, own: list[str], sources: list[s
 def test_an_abstract_class_is_built_through_its_implementations() -> None:
     info = module([], [implemented(False, abstract=True).model_dump()])
     assert object_sources(info, {})["Language"] == ["German(True)", "pkg.lang.English()"]
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "equal"),
+    [
+        ("{'a', 'b'}", "{'b', 'a'}", True),  # one set, two hash orders
+        ("[1, 2]", "[2, 1]", False),  # the same characters, another value
+        ("{'a'}", "{'b'}", False),  # other characters: not parsed at all
+        ("{'a', 'b'}", "{'a', 'bb'}", False),
+        ("<X at 0x1>", "<X at 0x1>", False),  # not a literal
+    ],
+)
+def test_two_texts_of_one_literal(first: str, second: str, equal: bool) -> None:
+    assert _equal_literals(first, second) is equal
