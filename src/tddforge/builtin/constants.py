@@ -107,7 +107,7 @@ def mine_constants(source: str) -> dict[str, tuple[Constant, ...]]:
     seen: set[tuple[str, str, str, str]] = set()
     for scope, position, node, value in _walk(tree, MODULE_SCOPE, in_function=False):
         kind = "doctest" if node is None else roles.get(id(node), _generic_kind(value))
-        for constant in _with_example(Constant(value, kind)):
+        for constant in with_example(Constant(value, kind)):
             key = (scope, constant.kind, type(constant.value).__name__, repr(constant.value))
             if key not in seen:
                 seen.add(key)
@@ -157,7 +157,7 @@ def constants_for(mined: dict[str, tuple[Constant, ...]], qualname: str) -> tupl
     return tuple(unique)
 
 
-def _with_example(constant: Constant) -> tuple[Constant, ...]:
+def with_example(constant: Constant) -> tuple[Constant, ...]:
     """A regex pattern, then a string it matches (an input for the code that checks one)."""
     if constant.kind == "regex" and isinstance(constant.value, str):
         example = example_for(constant.value)

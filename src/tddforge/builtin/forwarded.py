@@ -17,7 +17,7 @@ from __future__ import annotations
 import ast
 
 from tddforge.builtin.constants import Constant
-from tddforge.builtin.usage import callee_name, module_callables, positional_params
+from tddforge.builtin.usage import module_callables, passed_on
 
 #: Links of a chain of calls followed: ``convert`` → ``handle_nopinyin`` → its helper.
 PASSES = 3
@@ -84,21 +84,10 @@ def _passed_on(
     """The literals ``func``'s callees test what it passes on unchanged against, by its
     own parameter's name."""
     own = {a.arg for a in [*func.args.posonlyargs, *func.args.args, *func.args.kwonlyargs]}
-    owner = qualname.rpartition(".")[0] if method else ""
     passed: dict[str, list[_Literal]] = {}
-    for node in ast.walk(func):
-        if not isinstance(node, ast.Call):
-            continue
-        callee = callee_name(node.func, owner, signatures)
-        if callee is None or callee == qualname or not known.get(callee):
-            continue
-        target, is_method = signatures[callee]
-        names = [a.arg for a in positional_params(target, is_method)]
-        given = list(zip(names, node.args, strict=False))
-        given += [(k.arg, k.value) for k in node.keywords if k.arg]
-        for name, value in given:
-            if isinstance(value, ast.Name) and value.id in own and name in known[callee]:
-                passed.setdefault(value.id, []).extend(known[callee][name])
+    for callee, name, own_name in passed_on(qualname, func, method, signatures):
+        if callee != qualname and own_name in own and name in known.get(callee, {}):
+            passed.setdefault(own_name, []).extend(known[callee][name])
     return passed
 
 

@@ -16,11 +16,10 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable, Iterator
 
-from tddforge.builtin.constants import Constant, scope_bodies
-from tddforge.builtin.regex_example import example_for
+from tddforge.builtin.constants import Constant, scope_bodies, with_example
 from tddforge.builtin.sized import sibling_imports
+from tddforge.builtin.usage import REGEX_METHODS
 
-_METHODS = {"match", "fullmatch", "search", "findall", "finditer", "sub", "subn", "split"}
 _BLOCKS = (ast.If, ast.Try)
 
 
@@ -39,12 +38,7 @@ def imported_patterns(
     found: dict[str, tuple[Constant, ...]] = {}
     for scope, body in scope_bodies(tree):
         used = [patterns[name] for name in _regex_users(body) if name in patterns]
-        constants: list[Constant] = []
-        for pattern in dict.fromkeys(used):
-            constants.append(Constant(pattern, "regex"))
-            example = example_for(pattern)
-            if example is not None:
-                constants.append(Constant(example, "regex_match"))
+        constants = [c for p in dict.fromkeys(used) for c in with_example(Constant(p, "regex"))]
         if constants:
             found[scope] = tuple(constants)
     return found
@@ -114,7 +108,7 @@ def _regex_users(body: list[ast.AST]) -> Iterator[str]:
         for node in ast.walk(statement):
             if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
                 continue
-            if node.func.attr not in _METHODS:
+            if node.func.attr not in REGEX_METHODS:
                 continue
             owner = node.func.value
             if isinstance(owner, ast.Name):

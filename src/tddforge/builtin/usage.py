@@ -55,7 +55,7 @@ _LIST_METHODS = {"append", "extend", "insert", "sort"}
 _ANY_OF_ONE = "Callable[[Any], Any]"
 _ANY_OF_TWO = "Callable[[Any, Any], Any]"
 _FILE_METHODS = {"read", "readline", "readlines", "write", "writelines", "seek", "tell", "flush"}
-_REGEX_METHODS = {"match", "fullmatch", "search", "findall", "finditer", "sub", "subn", "split"}
+REGEX_METHODS = {"match", "fullmatch", "search", "findall", "finditer", "sub", "subn", "split"}
 _DUCK_TYPES = (
     ({"year", "month", "day"}, ("date", "datetime")),
     ({"days", "seconds"}, ("timedelta",)),
@@ -201,23 +201,34 @@ def _handed_over(
     open_names = plain - set(own)
     if not open_names:
         return {}
-    owner = qualname.rpartition(".")[0] if method else ""
     signatures = {name: (f, m) for name, f, m in found}
     handed: dict[str, str] = {}
+    for callee, name, own_name in passed_on(qualname, func, method, signatures):
+        if callee in hints and own_name in open_names and name in hints[callee]:
+            handed.setdefault(own_name, hints[callee][name])
+    return handed
+
+
+def passed_on(
+    qualname: str, func: _Func, method: bool, signatures: dict[str, tuple[_Func, bool]]
+) -> Iterator[tuple[str, str, str]]:
+    """``(callee, its parameter, the name given)`` for each argument ``func``'s body gives
+    unchanged (a bare name) to a callable of the module: a function, a class (its
+    ``__init__``), or a method on ``self`` or ``cls``."""
+    owner = qualname.rpartition(".")[0] if method else ""
     for node in ast.walk(func):
         if not isinstance(node, ast.Call):
             continue
         callee = callee_name(node.func, owner, signatures)
-        if callee is None or callee not in hints:
+        if callee is None:
             continue
         target, is_method = signatures[callee]
         names = [a.arg for a in positional_params(target, is_method)]
         given = list(zip(names, node.args, strict=False))
         given += [(k.arg, k.value) for k in node.keywords if k.arg]
         for name, value in given:
-            if isinstance(value, ast.Name) and value.id in open_names and name in hints[callee]:
-                handed.setdefault(value.id, hints[callee][name])
-    return handed
+            if isinstance(value, ast.Name):
+                yield callee, name, value.id
 
 
 def positional_params(func: _Func, method: bool) -> list[ast.arg]:
@@ -490,7 +501,7 @@ def _searched_string(owner: ast.expr, attr: str) -> int | None:
     """Which argument of ``owner.attr(...)`` a regex searches: ``PATTERN.search(s)``
     (0), ``PATTERN.sub(repl, s)`` (1), ``re.match(p, s)`` (1), ``re.sub(p, repl, s)``
     (2); None when the call is no regex's (``x.split(",")`` is ``x``'s own str use)."""
-    if attr not in _REGEX_METHODS:
+    if attr not in REGEX_METHODS:
         return None
     shift = 1 if attr in ("sub", "subn") else 0
     if isinstance(owner, ast.Name) and owner.id == "re":
