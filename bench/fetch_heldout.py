@@ -40,6 +40,8 @@ bench/heldout18_targets.tsv is the eighteenth (eight modules), chosen after the 
 were measured and studied: ``--pins bench/heldout18_targets.tsv bench-targets-heldout18``.
 bench/heldout19_targets.tsv is the nineteenth, chosen after the first eighteen were measured and
 studied: ``--pins bench/heldout19_targets.tsv bench-targets-heldout19``.
+bench/heldout20_targets.tsv is the twentieth, chosen after the first nineteen were measured and
+studied: ``--pins bench/heldout20_targets.tsv bench-targets-heldout20``.
 
 Each pinned sdist is fetched with this interpreter's pip into DEST/sdist (kept when its sha256
 already matches), checked against its pin and unpacked into DEST/src. Then DEST/targets.tsv is
