@@ -62,6 +62,7 @@ Kind = Literal[
     "string",
     "number",
     "text",  # a multi-line text composed in the shape the code parses (builtin.texts)
+    "pattern",  # a regex a parameter is compiled as (builtin.forwarded.pattern_inputs)
 ]
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _Found = tuple[str, tuple[int, int], "ast.AST | None", Scalar]

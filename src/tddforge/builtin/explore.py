@@ -664,6 +664,26 @@ def keep_new_coverage(
     return kept, covered
 
 
+def working_instances(built: Iterable[CallResult]) -> dict[str, list[Call]]:
+    """Class → the constructor calls seen returning, deterministically: the first, then
+    those that ran something no earlier one of its class ran, then the rest.
+
+    Their first few become the objects other calls are given. runstats' ``Statistics()``
+    and ``Statistics(iterable=[])`` build the same empty summary; ``Statistics(iterable=
+    [1, 2, 3])``, which pushes values, comes second, so ``a + b`` meets one with data.
+    """
+    results: dict[str, list[CallResult]] = {}
+    for r in built:
+        if r.deterministic and r.outcome.kind == "return":
+            results.setdefault(r.call.target, []).append(r)
+    ordered = {}
+    for target, found in results.items():
+        novel, _ = keep_new_coverage(found[1:], found[0].arcs)
+        first = [found[0], *novel]
+        ordered[target] = [r.call for r in [*first, *(r for r in found if r not in first)]]
+    return ordered
+
+
 def without_subsumed(
     results: Sequence[CallResult], protected: Collection[Call] = (), source: str | None = None
 ) -> list[CallResult]:

@@ -15,8 +15,9 @@ source text in, constants by scope (as ``constants.mine_constants`` names them) 
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 
-from tddforge.builtin.constants import Constant
+from tddforge.builtin.constants import Constant, Kind
 from tddforge.builtin.usage import module_callables, passed_on
 
 #: Links of a chain of calls followed: ``convert`` → ``handle_nopinyin`` → its helper.
@@ -25,30 +26,109 @@ PASSES = 3
 MAX_PER_PARAM = 8
 
 _Literal = str | bytes | int | float
+_Func = ast.FunctionDef | ast.AsyncFunctionDef
 
 
 def forwarded_literals(source: str) -> dict[str, tuple[Constant, ...]]:
     """Per caller's scope, the literals its callees test the parameters it passes on against."""
+    return _forwarded(source, _tested, "compare", MAX_PER_PARAM, own=False)
+
+
+def pattern_inputs(source: str) -> dict[str, tuple[Constant, ...]]:
+    """Per scope, regular expressions for each parameter it compiles as one, or passes on
+    unchanged to a callee that does (sre_yield's ``AllStrings(regex)`` hands ``regex`` to
+    a class that compiles ``"(?:%s)\\Z" % pattern`` and parses it): ``PATTERNS``, each a
+    construct of the language."""
+    return _forwarded(source, _compiled, "pattern", len(PATTERNS), own=True)
+
+
+def _forwarded(
+    source: str,
+    seeds: Callable[[_Func], dict[str, list[_Literal]]],
+    kind: Kind,
+    per_param: int,
+    *,
+    own: bool,
+) -> dict[str, tuple[Constant, ...]]:
+    """Per scope, the literals ``seeds`` finds for the parameters its callees take, for
+    what it passes them on unchanged; with ``own``, for its own parameters too."""
     try:
         tree = ast.parse(source)
     except SyntaxError:
         return {}
     found = list(module_callables(tree.body, ""))
     signatures = {name: (func, method) for name, func, method in found}
-    known = {name: _tested(func) for name, func, _ in found}
+    known = {name: seeds(func) for name, func, _ in found}
     handed: dict[str, list[_Literal]] = {}
+    if own:
+        for name, params in known.items():
+            for values in params.values():
+                handed.setdefault(name, []).extend(values)
     for _ in range(PASSES):
         for qualname, func, method in found:
             for param, values in _passed_on(qualname, func, method, signatures, known).items():
                 mine = known[qualname].setdefault(param, [])
                 for value in values:
-                    if value not in mine and len(mine) < MAX_PER_PARAM:
+                    if value not in mine and len(mine) < per_param:
                         mine.append(value)
                         handed.setdefault(qualname, []).append(value)
     return {
-        scope: tuple(Constant(v, "compare") for v in _unique(values))
+        scope: tuple(Constant(v, kind) for v in _unique(values))
         for scope, values in handed.items()
+        if values
     }
+
+
+#: What a parameter compiled as a regular expression is given: anchors where they fit and
+#: where they do not, a group read back, classes, repeats, branches, lookarounds.
+PATTERNS = (
+    "^a$",
+    "(a)\\1",
+    "a$b",
+    "\\Ba",
+    "[^a].",
+    "a|bc",
+    "a{2,3}?",
+    "(?P<x>a)b",
+    "\\d\\w",
+    "(?=a)a",
+    "[a-c]*",
+)
+#: ``re``'s functions whose first argument is the pattern
+_COMPILING = {
+    "compile",
+    "match",
+    "fullmatch",
+    "search",
+    "findall",
+    "finditer",
+    "sub",
+    "subn",
+    "split",
+}
+
+
+def _compiled(func: _Func) -> dict[str, list[_Literal]]:
+    """``PATTERNS`` for each parameter ``func`` hands ``re`` as the pattern, alone or inside
+    one built around it (``"(?:%s)\\Z" % pattern``, an f-string, a concatenation)."""
+    params = {a.arg for a in [*func.args.posonlyargs, *func.args.args, *func.args.kwonlyargs]}
+    compiled: dict[str, list[_Literal]] = {}
+    for node in ast.walk(func):
+        if not (isinstance(node, ast.Call) and node.args and _re_call(node.func)):
+            continue
+        for part in ast.walk(node.args[0]):
+            if isinstance(part, ast.Name) and part.id in params:
+                compiled[part.id] = list(PATTERNS)
+    return compiled
+
+
+def _re_call(func: ast.expr) -> bool:
+    return (
+        isinstance(func, ast.Attribute)
+        and isinstance(func.value, ast.Name)
+        and func.value.id == "re"
+        and func.attr in _COMPILING
+    )
 
 
 def _tested(func: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, list[_Literal]]:
@@ -76,7 +156,7 @@ def _tested(func: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, list[_Lit
 
 def _passed_on(
     qualname: str,
-    func: ast.FunctionDef | ast.AsyncFunctionDef,
+    func: _Func,
     method: bool,
     signatures: dict[str, tuple[ast.FunctionDef | ast.AsyncFunctionDef, bool]],
     known: dict[str, dict[str, list[_Literal]]],

@@ -39,7 +39,7 @@ from tddforge.builtin.explore import (
     without_subsumed,
 )
 from tddforge.builtin.file_headers import composed_headers
-from tddforge.builtin.forwarded import forwarded_literals, with_forwarded
+from tddforge.builtin.forwarded import forwarded_literals, pattern_inputs, with_forwarded
 from tddforge.builtin.from_tests import (
     TestInputs,
     ancestor_reexports,
@@ -250,6 +250,12 @@ class BuiltinSuiteGenerator:
             dict[str, tuple[Constant, ...]](),
         )
         mined = with_forwarded(mined, patterns)
+        compiled = guard(
+            "finding the parameters it compiles as regexes",
+            partial(pattern_inputs, target.source),
+            dict[str, tuple[Constant, ...]](),
+        )
+        mined = with_forwarded(mined, compiled)
         texts = guard(
             "composing texts",
             partial(composed_texts, target.source, _regex_examples(mined)),

@@ -43,6 +43,7 @@ from tddforge.builtin.explore import (
     param_options,
     plan_calls,
     run_calls,
+    working_instances,
 )
 from tddforge.builtin.handed_on import calls_on_returned_values
 from tddforge.builtin.protocols import (
@@ -295,9 +296,7 @@ def search(
         tried.update(builders)
         seen += built
         covered = keep_new_coverage(built, covered)[1]
-        for r in built:
-            if r.deterministic and r.outcome.kind == "return":
-                working.setdefault(r.call.target, []).append(r.call)
+        working = working_instances(built)
     built_objects = partial(object_sources, info, mined, working=working)
     objects = guard("building objects", built_objects, dict[str, list[str]]())
     options = {

@@ -6,8 +6,8 @@ nothing to go on. Its body often does: ``func(...)`` is a callable,
 out, hints as text (``"Callable"``, ``"dict"``, ``"list"``, ``"str"``, ...,
 or an ``isinstance`` type as written). Code in nested functions and lambdas
 counts for the callable around them. Evidence ranks, strongest first:
-``isinstance``; calls; dict use; str use (a regex searching it too); list methods
-and int indexing;
+``isinstance``; calls; dict use; str use (a regex searching it too); list methods,
+int indexing and iteration into several names (a list of tuples);
 iteration, ``in``, ``len`` and unpacking; arithmetic and comparison with
 literals. Without evidence, a literal default's type, then the parameter's
 name; these also win over the weak iteration kind when they name something
@@ -59,8 +59,10 @@ REGEX_METHODS = {"match", "fullmatch", "search", "findall", "finditer", "sub", "
 _DUCK_TYPES = (
     ({"year", "month", "day"}, ("date", "datetime")),
     ({"days", "seconds"}, ("timedelta",)),
+    ({"start", "stop", "step"}, ("slice",)),
 )
 _SCALARS = (bool, int, float, str, bytes)
+_UNPACKED = 5  # rank of iteration into names (``for x, y in p``): pairs, not text
 _WEAK = 6  # rank of iteration, `in`, len() and unpacking: a dict or a str does all of them
 _ORDERED = 8  # rank of `<` against an unknown value: anything ordered, never a callable
 _ORDERINGS = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
@@ -422,6 +424,11 @@ class _Uses(ast.NodeVisitor):
         self.generic_visit(node)
 
     def visit_For(self, node: ast.For | ast.AsyncFor | ast.comprehension) -> None:
+        target = node.target
+        if isinstance(target, ast.Tuple | ast.List) and len(target.elts) > 1:
+            # ``for x, y in pairs``: a list of tuples that size, whatever else iterates
+            elements = ", ".join(["Any"] * len(target.elts))
+            self.note(node.iter, _UNPACKED, f"list[tuple[{elements}]]")
         self.note(node.iter, _WEAK, "list")
         self.generic_visit(node)
 

@@ -138,6 +138,8 @@ _STDLIB: dict[str, tuple[Expr, ...]] = {
         Expr("logging.LogRecord('app', logging.ERROR, 'app.py', 20, 'hello %s', ('world',), None)"),
     ),
     "UUID": (Expr("uuid.UUID('12345678-1234-5678-1234-567812345678')"),),
+    # a builtin: a span, the whole backwards, and a tail from a negative start
+    "slice": (Expr("slice(1, 3)"), Expr("slice(None, None, -1)"), Expr("slice(-2, None)")),
 }
 _STDLIB_VALUES = {value for values in _STDLIB.values() for value in values}
 
@@ -426,8 +428,12 @@ def _containers(hint: Hint) -> list[object]:
     if hint.name == "tuple":
         if hint.variadic or not hint.args:
             return [(), *([tuple(elements[:1]), tuple(elements[:2])] if elements else [])]
-        firsts = [values_for_hint(arg)[:1] for arg in hint.args]
-        return [tuple(first[0] for first in firsts)] if all(firsts) else []
+        # the first values of each member, then the second ones: ``(0, 0)``, ``(1, 1)``
+        each = [values_for_hint(arg)[:2] for arg in hint.args]
+        if not all(each):
+            return []
+        first, second = (tuple(values[min(i, len(values) - 1)] for values in each) for i in (0, 1))
+        return [first] if first == second else [first, second]
     if hint.name == "dict":
         if not hint.args:
             return [{}, {"a": 1}, {"a": 1, "b": 2}, {"a": {"b": 1}}]

@@ -1053,3 +1053,49 @@ def test_a_context_manager_a_call_returns_is_entered_and_what_it_gives_asserted(
         text=True,
     )
     assert lint.returncode == 0, lint.stdout
+
+
+TALLY = '''\
+"""Running sums that merge, and pairs that feed two of them."""
+
+
+class Tally:
+    def __init__(self, iterable=()):
+        self.count = 0
+        self.low = None
+        for value in iterable:
+            self.push(value)
+
+    def push(self, value):
+        self.count += 1
+        self.low = value if self.low is None else min(self.low, value)
+
+    def __add__(self, that):
+        merged = Tally()
+        merged.count = self.count + that.count
+        if self.count == 0:
+            merged.low = that.low
+        elif that.count != 0:
+            merged.low = min(self.low, that.low)
+        else:
+            merged.low = self.low
+        return merged
+
+
+class Pairs:
+    def __init__(self, iterable=()):
+        self.xs = Tally()
+        self.ys = Tally()
+        for x, y in iterable:
+            self.xs.push(x)
+            self.ys.push(y)
+'''
+
+
+def test_merging_meets_instances_built_with_data_and_pairs_feed_a_pair_loop(
+    tmp_path: Path,
+) -> None:
+    """``Tally() + Tally([1, 2, 3])`` and two filled ones: an instance built with data is
+    among those handed to ``that``; ``Pairs`` iterates two names, so it is given pairs."""
+    suite = generated_and_run(tmp_path, "tally", TALLY)
+    assert (suite.missing_lines, suite.missing_branches) == ((), ()), suite.source

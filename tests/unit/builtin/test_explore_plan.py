@@ -24,6 +24,7 @@ from tddforge.builtin.explore import (
     plan_calls,
     smallest_cover,
     without_subsumed,
+    working_instances,
 )
 from tddforge.builtin.values import parse_hint
 
@@ -261,6 +262,34 @@ def test_keep_new_coverage() -> None:
     kept, covered = keep_new_coverage(results, frozenset({(9, 9)}))
     assert [r.call.target for r in kept] == ["a", "c"]
     assert covered == {(9, 9), (1, 2), (2, 3)}
+
+
+def built(target: str, args: str, arcs: set[tuple[int, int]], kind: str = "return") -> CallResult:
+    return CallResult(Call(target, (args,)), frozenset(arcs), Outcome(kind), True)
+
+
+def test_working_instances_put_one_that_ran_more_right_after_the_first() -> None:
+    found = working_instances(
+        [
+            built("Stats", "()", {(1, 2)}),
+            built("Stats", "[]", {(1, 2)}),  # the same empty summary
+            built("Stats", "['a']", {(1, 2), (2, 3), (3, 9)}, kind="raise"),  # never built
+            built("Other", "1", {(7, 8)}),
+            built("Stats", "[1, 2]", {(1, 2), (2, 3)}),  # pushed values
+            built("Stats", "[3]", {(1, 2), (2, 3)}),  # nothing more than [1, 2]
+        ]
+    )
+    assert {t: [c.args[0] for c in calls] for t, calls in found.items()} == {
+        "Stats": ["()", "[1, 2]", "[]", "[3]"],
+        "Other": ["1"],
+    }
+
+
+def test_working_instances_leave_out_what_differs_between_runs() -> None:
+    flaky = CallResult(Call("Stats", ("[1]",)), frozenset({(5, 6)}), Outcome("return"), False)
+    assert working_instances([flaky, built("Stats", "()", {(1, 2)})]) == {
+        "Stats": [Call("Stats", ("()",))]
+    }
 
 
 @pytest.mark.parametrize(

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import re
 from textwrap import dedent
 
 import pytest
 
 from tddforge.builtin.constants import Constant
-from tddforge.builtin.forwarded import forwarded_literals, with_forwarded
+from tddforge.builtin.forwarded import (
+    PATTERNS,
+    forwarded_literals,
+    pattern_inputs,
+    with_forwarded,
+)
 
 PYPINYIN = """
 class Converter:
@@ -81,3 +87,56 @@ def test_the_callers_own_constants_come_first_and_none_twice() -> None:
     merged = with_forwarded(mined, handed)
     assert [c.value for c in merged["f"]] == ["on", 1, "off"]
     assert merged["g"] == ()
+
+
+SRE_YIELD = """
+import re
+
+class Sequence:
+    def __init__(self, pattern, flags=0):
+        self.matcher = re.compile(r"(?:%s)\\Z" % pattern, flags)
+
+def all_strings(regex, flags=0):
+    return Sequence(regex, flags)
+
+def first(text, sep):
+    return re.split(sep, text)[0]
+
+def wrapped(x):
+    return re.compile(f"^{x}$")
+
+def searched(p, s):
+    return PATTERN.search(s) or p
+"""
+
+
+def test_a_parameter_compiled_as_a_regex_is_given_patterns_and_so_are_its_callers() -> None:
+    found = {
+        scope: [c.value for c in constants]
+        for scope, constants in pattern_inputs(SRE_YIELD).items()
+    }
+    assert found == {
+        "Sequence.__init__": list(PATTERNS),
+        "all_strings": list(PATTERNS),  # passes ``regex`` on unchanged
+        "first": list(PATTERNS),  # ``sep`` is the pattern, ``text`` the string searched
+        "wrapped": list(PATTERNS),
+    }
+    assert {c.kind for found in pattern_inputs(SRE_YIELD).values() for c in found} == {"pattern"}
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "def f(s):\n    return re.search('a+', s)",  # the string searched, not the pattern
+        "def f(s):\n    return PATTERN.match(s)",
+        "def f(p):\n    return regex.compile(p)",  # not ``re``
+        "def f(:",
+    ],
+)
+def test_no_patterns_where_no_parameter_is_compiled(source: str) -> None:
+    assert pattern_inputs(source) == {}
+
+
+def test_every_pattern_compiles() -> None:
+    for pattern in PATTERNS:
+        re.compile(pattern)

@@ -61,6 +61,9 @@ def get_in(keys, coll, default=None, no_default=False):
             {"x": "Box | date | datetime | None"},
         ),
         ("def f(x):\n    return x.days * 86400 + x.seconds", {"x": "timedelta"}),
+        # .start/.stop/.step is a slice (not with two of them: a span of anything)
+        ("def f(x):\n    return (x.start, x.stop, x.step)", {"x": "slice"}),
+        ("def f(x):\n    return x.stop - x.start", {}),
         # 2. called, or handed over as a callable
         ("def f(x):\n    return x(1)", {"x": "Callable[[Any], Any]"}),  # called with one
         ("def f(x):\n    return x(1, 2)", {"x": "Callable[[Any, Any], Any]"}),
@@ -107,6 +110,15 @@ def get_in(keys, coll, default=None, no_default=False):
         ("def f(x):\n    return len(x)", {"x": "list"}),
         ("def f(x):\n    a, b = x", {"x": "list"}),
         ("def f(x):\n    return g(*x)", {"x": "list"}),
+        # iterated into several names: a list of tuples that size, even named otherwise
+        ("def f(x):\n    for a, b in x:\n        pass", {"x": "list[tuple[Any, Any]]"}),
+        ("def f(x):\n    return [a for a, b, c in x]", {"x": "list[tuple[Any, Any, Any]]"}),
+        (
+            "def f(iterable):\n    for a, b in iterable:\n        pass",
+            {"iterable": "list[tuple[Any, Any]]"},
+        ),
+        ("def f(x):\n    for a, b in x.items():\n        pass", {"x": "dict"}),
+        ("def f(x):\n    for (a,) in x:\n        pass", {"x": "list"}),
         # 6. arithmetic and comparison with literals, range
         ("def f(x):\n    return x + 1", {"x": "int"}),
         ("def f(x):\n    return 2.5 * x", {"x": "float"}),

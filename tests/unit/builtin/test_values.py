@@ -87,8 +87,11 @@ def test_fits(hint: str | None, value: object, expected: bool) -> None:
         ("int", [0, 1, -1, 100]),
         ("Optional[int]", [0, None, 1, -1, 100]),
         ("list[str]", [[], [""], ["", "a"]]),
-        ("tuple[int, str]", [(0, "")]),
+        ("tuple[int, str]", [(0, ""), (1, "a")]),  # first values, then second ones
+        ("tuple[None, None]", [(None, None)]),  # the second would repeat the first
+        ("list[tuple[Any, Any]]", [[], [(0, 0)], [(0, 0), (1, 1)]]),
         ("tuple[int, ...]", [(), (0,), (0, 1)]),
+        ("slice", [Expr("slice(1, 3)"), Expr("slice(None, None, -1)"), Expr("slice(-2, None)")]),
         ("dict[str, int]", [{}, {"": 0}]),
         ("set[int]", [set(), {0}]),
         ("set[list[int]]", [set()]),  # unhashable elements: only the empty set
