@@ -61,6 +61,7 @@ _DUCK_TYPES = (
     ({"days", "seconds"}, ("timedelta",)),
     ({"start", "stop", "step"}, ("slice",)),
 )
+_IN_MEMORY_FILES = {"BytesIO": "bytes", "StringIO": "str"}
 _SCALARS = (bool, int, float, str, bytes)
 _UNPACKED = 5  # rank of iteration into names (``for x, y in p``): pairs, not text
 _WEAK = 6  # rank of iteration, `in`, len() and unpacking: a dict or a str does all of them
@@ -166,17 +167,14 @@ def usage_hints(source: str) -> dict[str, dict[str, str]]:
 
     Only parameters with a hint appear, and only callables with one.
     """
-    hints: dict[str, dict[str, str]] = {}
     found = list(module_callables(ast.parse(source).body, ""))
-    for qualname, func, method in found:
-        own = _infer(func, method)
-        if own:
-            hints[qualname] = own
+    own = {qualname: _infer(func, method) for qualname, func, method in found}
+    hints = {qualname: dict(inferred) for qualname, inferred in own.items() if inferred}
     for _ in range(_PASSES):  # a chain of hand-overs, a link per pass
         for qualname, func, method in found:
-            handed = _handed_over(qualname, func, method, found, hints)
+            handed = _handed_over(qualname, func, method, found, hints, own[qualname])
             if handed:
-                hints[qualname] = {**handed, **hints.get(qualname, {})}
+                hints[qualname] = {**handed, **own[qualname]}
     return hints
 
 
@@ -189,12 +187,12 @@ def _handed_over(
     method: bool,
     found: list[tuple[str, _Func, bool]],
     hints: dict[str, dict[str, str]],
+    own: dict[str, str],
 ) -> dict[str, str]:
     """Hints for the parameters ``func``'s body gives unchanged to a callable of the
-    module that has a hint for them, where the body gives none of its own:
+    module that has a hint for them, where the body gives none of its own (``own``):
     ``build_failure_predicate(expected_exception)``, ``self._parse(text)``, ``Box(size)``.
     Hints are not inferred for ``self`` nor for an annotated parameter."""
-    own = hints.get(qualname, {})
     plain = {
         a.arg
         for a in positional_params(func, method) + func.args.kwonlyargs
@@ -204,11 +202,35 @@ def _handed_over(
     if not open_names:
         return {}
     signatures = {name: (f, m) for name, f, m in found}
-    handed: dict[str, str] = {}
+    handed: dict[str, list[str]] = {}
     for callee, name, own_name in passed_on(qualname, func, method, signatures):
         if callee in hints and own_name in open_names and name in hints[callee]:
-            handed.setdefault(own_name, hints[callee][name])
-    return handed
+            handed.setdefault(own_name, []).append(hints[callee][name])
+    return {name: _union(given) for name, given in handed.items()}
+
+
+def _union(hints: list[str]) -> str:
+    """One hint for a value handed to several callees: each one's types, in turn, "none of
+    these" last. biplist's ``writePlistToString(rootObject)`` gives it to
+    ``wrapDataObject`` (tuples, lists, dicts, bytes) or to a writer's ``writeRoot`` (bools,
+    floats, sets, strings too), as ``binary`` says."""
+    if len(set(hints)) == 1:
+        return hints[0]
+    members = [m for hint in hints for m in _members(hint)]
+    kept = [m for m in dict.fromkeys(members) if m != "None"]
+    return " | ".join([*kept, *(["None"] if "None" in members else [])])
+
+
+def _members(hint: str) -> list[str]:
+    """A union's members, split at its top level only (``Callable[[Any, Any], Any] | str``)."""
+    members, depth, start = [], 0, 0
+    for i, char in enumerate(hint):
+        depth += char in "[("
+        depth -= char in "])"
+        if char == "|" and depth == 0:
+            members.append(hint[start:i].strip())
+            start = i + 1
+    return [*members, hint[start:].strip()]
 
 
 def passed_on(
@@ -216,12 +238,18 @@ def passed_on(
 ) -> Iterator[tuple[str, str, str]]:
     """``(callee, its parameter, the name given)`` for each argument ``func``'s body gives
     unchanged (a bare name) to a callable of the module: a function, a class (its
-    ``__init__``), or a method on ``self`` or ``cls``."""
+    ``__init__``), a method on ``self`` or ``cls``, or one on an instance the body builds
+    (``writer = PlistWriter(f)``, then ``writer.writeRoot(root)``)."""
     owner = qualname.rpartition(".")[0] if method else ""
+    built = _built_instances(func, signatures)
     for node in ast.walk(func):
         if not isinstance(node, ast.Call):
             continue
         callee = callee_name(node.func, owner, signatures)
+        if callee is None and isinstance(node.func, ast.Attribute):
+            held = built.get(_name(node.func.value))
+            callee = f"{held}.{node.func.attr}" if held else None
+            callee = callee if callee in signatures else None
         if callee is None:
             continue
         target, is_method = signatures[callee]
@@ -231,6 +259,29 @@ def passed_on(
         for name, value in given:
             if isinstance(value, ast.Name):
                 yield callee, name, value.id
+
+
+def _built_instances(func: _Func, signatures: dict[str, tuple[_Func, bool]]) -> dict[str, str]:
+    """Local name → the module's class whose instance the body binds it to, once
+    (``writer = PlistWriter(f)``); a name bound twice is left out."""
+    classes = {name.rpartition(".")[0] for name in signatures if "." in name}
+    bound: dict[str, str] = {}
+    twice: set[str] = set()
+    for node in ast.walk(func):
+        if not isinstance(node, ast.Assign | ast.AnnAssign | ast.AugAssign):
+            continue
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        for target in targets:
+            name = _name(target)
+            if not name:
+                continue
+            value = node.value
+            made = value.func if isinstance(value, ast.Call) else None
+            cls = _name(made) if isinstance(made, ast.expr) else ""
+            if name in bound or cls not in classes or isinstance(node, ast.AugAssign):
+                twice.add(name)
+            bound.setdefault(name, cls)
+    return {name: cls for name, cls in bound.items() if name not in twice and cls}
 
 
 def positional_params(func: _Func, method: bool) -> list[ast.arg]:
@@ -374,6 +425,8 @@ class _Uses(ast.NodeVisitor):
             self.note(args[0], _WEAK, "list")
         for arg in args if name == "range" else ():
             self.note(arg, 7, "int")
+        if name in _IN_MEMORY_FILES and args:  # ``io.BytesIO(data)``: the file's contents
+            self.note(args[0], 4, _IN_MEMORY_FILES[name])
         self.arguments(node)
         self.generic_visit(node)
 

@@ -99,6 +99,8 @@ def get_in(keys, coll, default=None, no_default=False):
         ("def f(x):\n    return WORD.sub('', x)", {"x": "str"}),
         ("def f(x):\n    return re.sub('a', 'b', x)", {"x": "str"}),
         ("def f(x):\n    return re.split(',', x)", {"x": "str"}),
+        ("def f(x):\n    return read(io.BytesIO(x))", {"x": "bytes"}),  # a file's contents
+        ("def f(data):\n    return read(StringIO(data))", {"data": "str"}),  # over its name
         # 5. list use, indexing, iteration, membership, len, unpacking
         ("def f(x):\n    x.append(1)", {"x": "list"}),
         ("def f(x):\n    return x[0]", {"x": "list"}),
@@ -290,6 +292,29 @@ def test_name_fallback(name: str, expected: str | None) -> None:
                 "pack": {"things": "list"},
                 "wrap": {"stuff": "list"},
             },
+        ),
+        # to a method of an instance the body builds; handed to two callees, both their types
+        # (biplist's writePlistToString)
+        (
+            "def write(root, binary=True):\n"
+            "    if not binary:\n        return wrap(root)\n"
+            "    writer = Writer()\n    return writer.write_root(root)\n"
+            "def wrap(o):\n    return isinstance(o, (tuple, list)) and o\n"
+            "class Writer:\n    def write_root(self, root):\n        return self._wrap(root)\n"
+            "    def _wrap(self, obj):\n        return isinstance(obj, (bool, set, list)) and obj",
+            {
+                "write": {"root": "bool | set | list | tuple | None", "binary": "bool"},
+                "wrap": {"o": "tuple | list | None"},
+                "Writer.write_root": {"root": "bool | set | list | None"},
+                "Writer._wrap": {"obj": "bool | set | list | None"},
+            },
+        ),
+        # not an instance it builds: rebound, or built by something not a class of the module
+        (
+            "def f(x):\n    w = Writer()\n    w = other()\n    return w.put(x)\n"
+            "def g(x):\n    w = make()\n    return w.put(x)\n"
+            "class Writer:\n    def put(self, item):\n        return item.items()",
+            {"Writer.put": {"item": "dict"}},
         ),
         # its own evidence, however weak, wins; an expression handed over is not the parameter
         (
