@@ -307,11 +307,24 @@ def callee_name(
 
 
 def module_callables(body: list[ast.stmt], prefix: str) -> Iterator[tuple[str, _Func, bool]]:
+    """Each function and method, by qualname; a class without an ``__init__`` of its own
+    has its first base's, when the module defines that base (sre_yield's
+    ``RegexMembershipSequenceMatches(regex)`` runs ``RegexMembershipSequence.__init__``)."""
+    inits: dict[str, _Func] = {}
     for node in body:
         if isinstance(node, _FUNCS):
             yield prefix + node.name, node, bool(prefix)
         elif isinstance(node, ast.ClassDef):
             yield from module_callables(node.body, f"{prefix}{node.name}.")
+            own = next(
+                (f for f in node.body if isinstance(f, _FUNCS) and f.name == "__init__"), None
+            )
+            base = _name(node.bases[0]) if node.bases else ""
+            init = own or inits.get(base)
+            if init is not None:
+                inits[node.name] = init
+                if own is None:
+                    yield f"{prefix}{node.name}.__init__", init, True
 
 
 def _infer(func: _Func, method: bool) -> dict[str, str]:

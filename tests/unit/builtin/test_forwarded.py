@@ -99,6 +99,13 @@ class Sequence:
 def all_strings(regex, flags=0):
     return Sequence(regex, flags)
 
+class Matches(Sequence):
+    def group(self):
+        return 0
+
+def all_matches(regex):
+    return Matches(regex)
+
 def first(text, sep):
     return re.split(sep, text)[0]
 
@@ -118,6 +125,8 @@ def test_a_parameter_compiled_as_a_regex_is_given_patterns_and_so_are_its_caller
     assert found == {
         "Sequence.__init__": list(PATTERNS),
         "all_strings": list(PATTERNS),  # passes ``regex`` on unchanged
+        "Matches.__init__": list(PATTERNS),  # its base's constructor
+        "all_matches": list(PATTERNS),
         "first": list(PATTERNS),  # ``sep`` is the pattern, ``text`` the string searched
         "wrapped": list(PATTERNS),
     }

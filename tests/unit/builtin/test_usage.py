@@ -309,6 +309,20 @@ def test_name_fallback(name: str, expected: str | None) -> None:
                 "Writer._wrap": {"obj": "bool | set | list | None"},
             },
         ),
+        # a class without a constructor of its own runs its base's (the module's), two deep
+        (
+            "class A:\n    def __init__(self, text):\n        self.t = text.upper()\n"
+            "class B(A):\n    pass\n"
+            "class C(B):\n    pass\n"
+            "class D(Unknown):\n    pass\n"
+            "def make(s):\n    return C(s)",
+            {
+                "A.__init__": {"text": "str"},
+                "B.__init__": {"text": "str"},
+                "C.__init__": {"text": "str"},
+                "make": {"s": "str"},
+            },
+        ),
         # not an instance it builds: rebound, or built by something not a class of the module
         (
             "def f(x):\n    w = Writer()\n    w = other()\n    return w.put(x)\n"
