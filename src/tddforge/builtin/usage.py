@@ -61,6 +61,7 @@ _DUCK_TYPES = (
     ({"days", "seconds"}, ("timedelta",)),
     ({"start", "stop", "step"}, ("slice",)),
 )
+_MAX_KEYS = 8  # keys a dict parameter's hint names, in the order the body reads them
 _IN_MEMORY_FILES = {"BytesIO": "bytes", "StringIO": "str"}
 _SCALARS = (bool, int, float, str, bytes)
 _UNPACKED = 5  # rank of iteration into names (``for x, y in p``): pairs, not text
@@ -351,6 +352,9 @@ def _infer(func: _Func, method: bool) -> dict[str, str]:
             hint = fallback
         elif rank == _ORDERED and fallback and not fallback.startswith("Callable"):
             hint = fallback  # ``s < other.s``: the name's ``str`` is ordered too
+        keys = uses.keys.get(name, [])[:_MAX_KEYS]
+        if hint == "dict" and keys:  # ``value['non_swift']``: a dict holding those keys
+            hint = f"dict[Literal[{', '.join(map(repr, keys))}], Any]"
         if hint and name in uses.named_by_text:
             hint = _or_text(hint)
         if hint:
@@ -397,6 +401,7 @@ class _Uses(ast.NodeVisitor):
         self.found: dict[str, dict[int, str]] = {}
         self.attributes: dict[str, set[str]] = {}
         self.named_by_text: set[str] = set()  # tested for equality with a string literal
+        self.keys: dict[str, list[str]] = {}  # the string keys read from it (``d['name']``)
 
     def note(self, node: ast.AST, rank: int, hint: str) -> None:
         if isinstance(node, ast.Name) and node.id in self.tracked:
@@ -453,7 +458,15 @@ class _Uses(ast.NodeVisitor):
             elif keyword.arg is None:  # f(**p)
                 self.note(keyword.value, 3, "dict")
 
+    def read_key(self, node: ast.expr, key: str) -> None:
+        if isinstance(node, ast.Name) and node.id in self.tracked:
+            keys = self.keys.setdefault(self.tracked[node.id], [])
+            if key not in keys:
+                keys.append(key)
+
     def method(self, owner: ast.expr, attr: str, args: list[ast.expr]) -> None:
+        if attr in ("get", "pop") and args and _literal_text(args[0]) is not None:
+            self.read_key(owner, str(_literal_text(args[0])))
         if attr in _FILE_METHODS:
             self.note(owner, 3, "TextIO")
         elif attr in _DICT_METHODS:
@@ -485,6 +498,8 @@ class _Uses(ast.NodeVisitor):
         index = node.slice
         if isinstance(index, ast.Constant) and isinstance(index.value, str):
             self.note(node.value, 3, "dict")
+            if isinstance(node.ctx, ast.Load):
+                self.read_key(node.value, index.value)
         elif isinstance(index, ast.Slice) or _literal(index) == "int":
             self.note(node.value, 5, "list")
         self.generic_visit(node)

@@ -439,6 +439,9 @@ def _containers(hint: Hint) -> list[object]:
             return [{}, {"a": 1}, {"a": 1, "b": 2}, {"a": {"b": 1}}]
         keys = [k for k in values_for_hint(hint.args[0]) if _hashable(k)]
         vals = values_for_hint(hint.args[1]) if len(hint.args) > 1 else [1]
+        if hint.args[0].name == "Literal" and keys:  # the keys a body reads: all, or one
+            every = [{k: v for k in keys} for v in ("a", 1)]
+            return [{}, *every, *([{keys[0]: "a"}] if len(keys) > 1 else []), {"a": 1}]
         return [{}, *([{keys[0]: vals[0]}] if keys and vals else [])]
     return []  # a type we cannot write as a literal: exploration builds such objects
 

@@ -85,7 +85,17 @@ def get_in(keys, coll, default=None, no_default=False):
         # 3. dict use
         ("def f(x):\n    return x.items()", {"x": "dict"}),
         ("def f(x):\n    x.setdefault(1, 2)", {"x": "dict"}),
-        ("def f(x):\n    return x['name']", {"x": "dict"}),
+        ("def f(x):\n    return x['name']", {"x": "dict[Literal['name'], Any]"}),
+        # the keys it reads (a subscript or get, in order, once; not one it sets), up to eight
+        (
+            "def f(x):\n    x['set'] = 1\n    return x['a'], x.get('b'), x['a'], x.get(k)",
+            {"x": "dict[Literal['a', 'b'], Any]"},
+        ),
+        ("def f(x):\n    return x.items(), x.get(1)", {"x": "dict"}),
+        (
+            "def f(x):\n    return " + " + ".join(f"x['{k}']" for k in "abcdefghi"),
+            {"x": "dict[Literal['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'], Any]"},
+        ),
         ("def f(x):\n    return g(**x)", {"x": "dict"}),
         ("def f(x):\n    return x.copy()", {}),  # dict or list: no evidence
         # 4. str and bytes use
@@ -243,7 +253,7 @@ def test_name_fallback(name: str, expected: str | None) -> None:
             "    class D:\n        async def m(self, items):\n            pass",
             {
                 "C.__init__": {"x": "int"},
-                "C.m": {"d": "dict"},
+                "C.m": {"d": "dict[Literal['a'], Any]"},
                 "C.s": {"x": "str"},
                 "C.D.m": {"items": "list"},
             },

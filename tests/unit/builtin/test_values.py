@@ -93,6 +93,12 @@ def test_fits(hint: str | None, value: object, expected: bool) -> None:
         ("tuple[int, ...]", [(), (0,), (0, 1)]),
         ("slice", [Expr("slice(1, 3)"), Expr("slice(None, None, -1)"), Expr("slice(-2, None)")]),
         ("dict[str, int]", [{}, {"": 0}]),
+        # the keys a body reads (usage): every one with a str, with an int; one; another
+        (
+            "dict[Literal['a', 'b'], Any]",
+            [{}, {"a": "a", "b": "a"}, {"a": 1, "b": 1}, {"a": "a"}, {"a": 1}],
+        ),
+        ("dict[Literal['k'], Any]", [{}, {"k": "a"}, {"k": 1}, {"a": 1}]),
         ("set[int]", [set(), {0}]),
         ("set[list[int]]", [set()]),  # unhashable elements: only the empty set
         ("Literal['x', 'y']", ["x", "y"]),
