@@ -15,7 +15,7 @@ source text in, constants by scope (as ``constants.mine_constants`` names them) 
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from tddforge.builtin.constants import Constant, Kind
 from tddforge.builtin.usage import module_callables, passed_on
@@ -116,10 +116,33 @@ def _compiled(func: _Func) -> dict[str, list[_Literal]]:
     for node in ast.walk(func):
         if not (isinstance(node, ast.Call) and node.args and _re_call(node.func)):
             continue
-        for part in ast.walk(node.args[0]):
-            if isinstance(part, ast.Name) and part.id in params:
-                compiled[part.id] = list(PATTERNS)
+        for name in _spliced(node.args[0]):
+            if name in params:
+                compiled[name] = list(PATTERNS)
     return compiled
+
+
+def _spliced(node: ast.expr) -> Iterator[str]:
+    """The names whose text makes up a pattern: the pattern itself, or a name spliced in by
+    ``%``, ``+``, an f-string or ``.format``; not one read through (``self.pattern``)."""
+    if isinstance(node, ast.Name):
+        yield node.id
+    elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod | ast.Add):
+        yield from _spliced(node.left)
+        parts = node.right.elts if isinstance(node.right, ast.Tuple) else [node.right]
+        for part in parts:
+            yield from _spliced(part)
+    elif isinstance(node, ast.JoinedStr):
+        for value in node.values:
+            if isinstance(value, ast.FormattedValue):
+                yield from _spliced(value.value)
+    elif isinstance(node, ast.Call) and _name_of(node.func) == "format":
+        for arg in node.args:
+            yield from _spliced(arg)
+
+
+def _name_of(func: ast.expr) -> str:
+    return func.attr if isinstance(func, ast.Attribute) else ""
 
 
 def _re_call(func: ast.expr) -> bool:

@@ -112,6 +112,9 @@ def first(text, sep):
 def wrapped(x):
     return re.compile(f"^{x}$")
 
+def joined(a, b):
+    return re.match("(?:{})|".format(a) + b, "text")
+
 def searched(p, s):
     return PATTERN.search(s) or p
 """
@@ -129,6 +132,7 @@ def test_a_parameter_compiled_as_a_regex_is_given_patterns_and_so_are_its_caller
         "all_matches": list(PATTERNS),
         "first": list(PATTERNS),  # ``sep`` is the pattern, ``text`` the string searched
         "wrapped": list(PATTERNS),
+        "joined": list(PATTERNS),
     }
     assert {c.kind for found in pattern_inputs(SRE_YIELD).values() for c in found} == {"pattern"}
 
@@ -139,6 +143,8 @@ def test_a_parameter_compiled_as_a_regex_is_given_patterns_and_so_are_its_caller
         "def f(s):\n    return re.search('a+', s)",  # the string searched, not the pattern
         "def f(s):\n    return PATTERN.match(s)",
         "def f(p):\n    return regex.compile(p)",  # not ``re``
+        "class T:\n    def __init__(self):\n        self.re = re.compile(self.pattern)",
+        "def f(p):\n    return re.compile(PATTERNS[p])",  # read through, not spliced in
         "def f(:",
     ],
 )
