@@ -33,6 +33,7 @@ from tddforge.target.probe import (
 )
 
 _SLUG_MAX = 30
+_NAME_MAX = 79  # ``def NAME() -> None:`` stays on one line of a 100-column file
 _LOOPED = 3  # a step run this many times in a row is written as a loop
 _BUILTINS = "builtins"
 _REGEX_SPECIAL = re.compile(r"[.^$*+?{}\[\]\\|()]")
@@ -671,6 +672,8 @@ def _unique_name(call: Call, outcome: Outcome, names: set[str]) -> str:
     name = base
     if name in names:
         name = f"{base}_with_{_slug(', '.join(call.args + tuple(v for _, v in call.kwargs)))}"
+        if len(name) > _NAME_MAX:  # a name that long reads worse than a number
+            name = base
     counter = 2
     while name in names:
         name, counter = f"{base}_{counter}", counter + 1

@@ -121,6 +121,27 @@ def test_same_scenario_is_told_apart_by_its_input() -> None:
     ]
 
 
+def test_a_name_told_apart_by_a_long_input_is_numbered_instead() -> None:
+    """smartypants' ``..._returns_p_he_said_let_s_write_some_with_p_he_said_quot_let_s_write``
+    was too long for its ``def`` line: the input's words go when the name passes 79."""
+    long_text = repr("He said: let's write some code, and then some more of it")
+    source = write_module(
+        "m",
+        [
+            returned(Call("convert_everything_here", ("'x'",)), repr("Let us write")),
+            returned(Call("convert_everything_here", (long_text,)), repr("Let us write")),
+            returned(Call("convert_everything_here", ("'y'",)), repr("Let us write")),
+        ],
+    )
+    names = [line[4:].split("(")[0] for line in source.splitlines() if line.startswith("def ")]
+    assert names == [
+        "test_convert_everything_here_returns_let_us_write",
+        "test_convert_everything_here_returns_let_us_write_2",
+        "test_convert_everything_here_returns_let_us_write_with_y",
+    ]
+    assert all(len(name) <= 79 for name in names)
+
+
 def test_exceptions_with_type_and_literal_message() -> None:
     source = write_module(
         "shapes",
