@@ -545,7 +545,7 @@ def _assertions(
         elif consume:  # a generator raises as it is consumed, not when called
             lines = [f"    {_listed(expr)}"]
         else:  # not a bare read
-            lines = [f"    _ = {expr}" if _reads_attribute(expr) else f"    {expr}"]
+            lines = [f"    _ = {expr}" if _useless_alone(expr) else f"    {expr}"]
         if outcome.message:
             return [style.raises_matching.format(exc, _pattern(outcome.message)), *lines]
         return [style.raises.format(exc), *lines]
@@ -624,13 +624,14 @@ def _importable_type(outcome: Outcome, module: Names) -> bool:
     )
 
 
-def _reads_attribute(expr: str) -> bool:
-    """Whether ``expr`` only reads an attribute (``box.missing``), which a linter calls a
-    useless expression when it stands alone."""
+def _useless_alone(expr: str) -> bool:
+    """Whether a linter calls ``expr`` useless or pointless when it stands alone: an attribute
+    read (``box.missing``), a comparison (``x > None``), a unary operation, a bare name."""
     try:
-        return isinstance(ast.parse(expr, mode="eval").body, ast.Attribute)
+        node = ast.parse(expr, mode="eval").body
     except SyntaxError:
         return False
+    return isinstance(node, ast.Attribute | ast.Compare | ast.UnaryOp | ast.Name | ast.Constant)
 
 
 def _compare(style: Style, left: str, right: str) -> str:
@@ -671,8 +672,9 @@ def _unique_name(call: Call, outcome: Outcome, names: set[str]) -> str:
     base += _environment(call.env)
     name = base
     if name in names:
-        name = f"{base}_with_{_slug(', '.join(call.args + tuple(v for _, v in call.kwargs)))}"
-        if len(name) > _NAME_MAX:  # a name that long reads worse than a number
+        given = _slug(", ".join(call.args + tuple(v for _, v in call.kwargs)))
+        name = f"{base}_with_{given}"
+        if not given or len(name) > _NAME_MAX:  # no words, or too many: a number instead
             name = base
     counter = 2
     while name in names:

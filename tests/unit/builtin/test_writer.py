@@ -121,6 +121,19 @@ def test_same_scenario_is_told_apart_by_its_input() -> None:
     ]
 
 
+def test_a_call_without_arguments_is_numbered_not_named_with_nothing() -> None:
+    """spfpm's ``abs(f_xnum)`` twice gave ``test_f_xnum_abs_returns_f_xnum_with_``."""
+    source = write_module(
+        "fx",
+        [
+            returned(Call("Num.__abs__", (), init_args=("1",)), "1"),
+            returned(Call("Num.__abs__", (), init_args=("-1",)), "1"),
+        ],
+    )
+    names = [line[4:].split("(")[0] for line in source.splitlines() if line.startswith("def ")]
+    assert names == ["test_num_abs_returns_1", "test_num_abs_returns_1_2"]
+
+
 def test_a_name_told_apart_by_a_long_input_is_numbered_instead() -> None:
     """smartypants' ``..._returns_p_he_said_let_s_write_some_with_p_he_said_quot_let_s_write``
     was too long for its ``def`` line: the input's words go when the name passes 79."""
@@ -353,6 +366,24 @@ def test_special_methods_are_written_as_operators() -> None:
     assert "    assert (money == Money(1)) is True\n" in source
     assert "    assert len(money) == 1\n" in source
     assert "def test_money_add_returns_6()" in source and "__" not in source.split("import")[-1]
+
+
+def test_an_operator_expected_to_raise_is_assigned_so_no_linter_calls_it_pointless() -> None:
+    """spfpm's ``(f_xnum > None)`` alone under ``pytest.raises`` was ruff's B015 in the
+    suite the loop then asked itself to fix; ``-money`` and ``money + 'a'`` too."""
+    source = write_module(
+        "shop",
+        [
+            raised(Call("Money.__gt__", ("None",), init_args=("1",)), "TypeError", "no"),
+            raised(Call("Money.__neg__", (), init_args=("2",)), "ValueError", "negative"),
+            raised(Call("Money.__add__", ("'a'",), init_args=("3",)), "TypeError", "str"),
+            raised(Call("Money.total", (), init_args=("4",)), "ValueError", "empty"),
+        ],
+    )
+    assert "        _ = (money > None)\n" in source
+    assert "        _ = (-money)\n" in source
+    assert "        (money + 'a')\n" in source  # an operation a linter lets stand
+    assert "        money.total()\n" in source
 
 
 def test_an_equality_against_a_singleton_is_written_as_operator_eq() -> None:
