@@ -286,11 +286,21 @@ def _mark_node(node: ast.AST, mark: _Mark) -> None:
         _mark_call(node, mark)
 
 
+def is_re_function(func: ast.expr) -> bool:
+    """Whether a call of ``func`` is one of ``re``'s that take the pattern first
+    (``re.compile(p)``, ``re.sub(p, repl, s)``)."""
+    return (
+        isinstance(func, ast.Attribute)
+        and isinstance(func.value, ast.Name)
+        and func.value.id == "re"
+        and func.attr in _REGEX_FUNCS
+    )
+
+
 def _mark_call(node: ast.Call, mark: _Mark) -> None:
     func = node.func
     if isinstance(func, ast.Attribute):
-        is_re = isinstance(func.value, ast.Name) and func.value.id == "re"
-        if is_re and func.attr in _REGEX_FUNCS and node.args:
+        if is_re_function(func) and node.args:
             mark([node.args[0]], "regex")
         elif func.attr == "format" and isinstance(func.value, ast.Constant):
             mark([func.value], "format")

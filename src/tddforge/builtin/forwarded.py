@@ -17,7 +17,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable, Iterator
 
-from tddforge.builtin.constants import Constant, Kind
+from tddforge.builtin.constants import Constant, Kind, is_re_function
 from tddforge.builtin.usage import module_callables, passed_on
 
 #: Links of a chain of calls followed: ``convert`` → ``handle_nopinyin`` → its helper.
@@ -94,27 +94,15 @@ PATTERNS = (
     "(?=a)a",
     "[a-c]*",
 )
-#: ``re``'s functions whose first argument is the pattern
-_COMPILING = {
-    "compile",
-    "match",
-    "fullmatch",
-    "search",
-    "findall",
-    "finditer",
-    "sub",
-    "subn",
-    "split",
-}
 
 
 def _compiled(func: _Func) -> dict[str, list[_Literal]]:
     """``PATTERNS`` for each parameter ``func`` hands ``re`` as the pattern, alone or inside
     one built around it (``"(?:%s)\\Z" % pattern``, an f-string, a concatenation)."""
-    params = {a.arg for a in [*func.args.posonlyargs, *func.args.args, *func.args.kwonlyargs]}
+    params = _params(func)
     compiled: dict[str, list[_Literal]] = {}
     for node in ast.walk(func):
-        if not (isinstance(node, ast.Call) and node.args and _re_call(node.func)):
+        if not (isinstance(node, ast.Call) and node.args and is_re_function(node.func)):
             continue
         for name in _spliced(node.args[0]):
             if name in params:
@@ -136,27 +124,18 @@ def _spliced(node: ast.expr) -> Iterator[str]:
         for value in node.values:
             if isinstance(value, ast.FormattedValue):
                 yield from _spliced(value.value)
-    elif isinstance(node, ast.Call) and _name_of(node.func) == "format":
-        for arg in node.args:
+    elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        for arg in node.args if node.func.attr == "format" else ():
             yield from _spliced(arg)
 
 
-def _name_of(func: ast.expr) -> str:
-    return func.attr if isinstance(func, ast.Attribute) else ""
+def _params(func: _Func) -> set[str]:
+    return {a.arg for a in [*func.args.posonlyargs, *func.args.args, *func.args.kwonlyargs]}
 
 
-def _re_call(func: ast.expr) -> bool:
-    return (
-        isinstance(func, ast.Attribute)
-        and isinstance(func.value, ast.Name)
-        and func.value.id == "re"
-        and func.attr in _COMPILING
-    )
-
-
-def _tested(func: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, list[_Literal]]:
+def _tested(func: _Func) -> dict[str, list[_Literal]]:
     """Each parameter's literals in ``func``'s own comparisons (``p == 'a'``, ``p in (1, 2)``)."""
-    params = {a.arg for a in [*func.args.posonlyargs, *func.args.args, *func.args.kwonlyargs]}
+    params = _params(func)
     tested: dict[str, list[_Literal]] = {}
     for node in ast.walk(func):
         if not isinstance(node, ast.Compare):
@@ -181,12 +160,12 @@ def _passed_on(
     qualname: str,
     func: _Func,
     method: bool,
-    signatures: dict[str, tuple[ast.FunctionDef | ast.AsyncFunctionDef, bool]],
+    signatures: dict[str, tuple[_Func, bool]],
     known: dict[str, dict[str, list[_Literal]]],
 ) -> dict[str, list[_Literal]]:
     """The literals ``func``'s callees test what it passes on unchanged against, by its
     own parameter's name."""
-    own = {a.arg for a in [*func.args.posonlyargs, *func.args.args, *func.args.kwonlyargs]}
+    own = _params(func)
     passed: dict[str, list[_Literal]] = {}
     for callee, name, own_name in passed_on(qualname, func, method, signatures):
         if callee != qualname and own_name in own and name in known.get(callee, {}):

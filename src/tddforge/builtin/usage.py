@@ -18,7 +18,7 @@ hint is for one element, from the loop variables that take their elements.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 
 from tddforge.builtin.discover import CallableInfo, ModuleInfo
 
@@ -246,11 +246,7 @@ def passed_on(
     for node in ast.walk(func):
         if not isinstance(node, ast.Call):
             continue
-        callee = callee_name(node.func, owner, signatures)
-        if callee is None and isinstance(node.func, ast.Attribute):
-            held = built.get(_name(node.func.value))
-            callee = f"{held}.{node.func.attr}" if held else None
-            callee = callee if callee in signatures else None
+        callee = callee_name(node.func, owner, signatures, built)
         if callee is None:
             continue
         target, is_method = signatures[callee]
@@ -264,25 +260,17 @@ def passed_on(
 
 def _built_instances(func: _Func, signatures: dict[str, tuple[_Func, bool]]) -> dict[str, str]:
     """Local name → the module's class whose instance the body binds it to, once
-    (``writer = PlistWriter(f)``); a name bound twice is left out."""
+    (``writer = PlistWriter(f)``); a name bound more than once is left out."""
     classes = {name.rpartition(".")[0] for name in signatures if "." in name}
-    bound: dict[str, str] = {}
-    twice: set[str] = set()
+    made: dict[str, list[str]] = {}  # name → what each binding calls ("" for anything else)
     for node in ast.walk(func):
-        if not isinstance(node, ast.Assign | ast.AnnAssign | ast.AugAssign):
-            continue
-        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-        for target in targets:
-            name = _name(target)
-            if not name:
-                continue
-            value = node.value
-            made = value.func if isinstance(value, ast.Call) else None
-            cls = _name(made) if isinstance(made, ast.expr) else ""
-            if name in bound or cls not in classes or isinstance(node, ast.AugAssign):
-                twice.add(name)
-            bound.setdefault(name, cls)
-    return {name: cls for name, cls in bound.items() if name not in twice and cls}
+        if isinstance(node, ast.Assign | ast.AnnAssign | ast.AugAssign):
+            value = None if isinstance(node, ast.AugAssign) else node.value
+            cls = _name(value.func) if isinstance(value, ast.Call) else ""
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for name in filter(None, map(_name, targets)):
+                made.setdefault(name, []).append(cls)
+    return {name: cls[0] for name, cls in made.items() if len(cls) == 1 and cls[0] in classes}
 
 
 def positional_params(func: _Func, method: bool) -> list[ast.arg]:
@@ -293,18 +281,24 @@ def positional_params(func: _Func, method: bool) -> list[ast.arg]:
 
 
 def callee_name(
-    node: ast.expr, owner: str, signatures: dict[str, tuple[_Func, bool]]
+    node: ast.expr,
+    owner: str,
+    signatures: dict[str, tuple[_Func, bool]],
+    built: Mapping[str, str] | None = None,
 ) -> str | None:
     """The qualname of the module's callable a call names: a function, a class (its
-    ``__init__``), or a method of ``owner`` called on ``self`` or ``cls``."""
+    ``__init__``), a method of ``owner`` called on ``self`` or ``cls``, or a method called
+    on a local the body ``built`` (local name → class) an instance of."""
     if isinstance(node, ast.Name):
         for name in (node.id, f"{node.id}.__init__"):
             if name in signatures:
                 return name
-    if isinstance(node, ast.Attribute) and owner and _name(node.value) in ("self", "cls"):
-        name = f"{owner}.{node.attr}"
-        return name if name in signatures else None
-    return None
+    if not isinstance(node, ast.Attribute):
+        return None
+    held = _name(node.value)
+    cls = owner if owner and held in ("self", "cls") else (built or {}).get(held)
+    name = f"{cls}.{node.attr}" if cls else ""
+    return name if name in signatures else None
 
 
 def module_callables(body: list[ast.stmt], prefix: str) -> Iterator[tuple[str, _Func, bool]]:

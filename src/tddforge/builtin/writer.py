@@ -626,7 +626,8 @@ def _importable_type(outcome: Outcome, module: Names) -> bool:
 
 def _useless_alone(expr: str) -> bool:
     """Whether a linter calls ``expr`` useless or pointless when it stands alone: an attribute
-    read (``box.missing``), a comparison (``x > None``), a unary operation, a bare name."""
+    read (``box.missing``), a comparison (``x > None``), a unary operation, a bare name or
+    a literal."""
     try:
         node = ast.parse(expr, mode="eval").body
     except SyntaxError:
