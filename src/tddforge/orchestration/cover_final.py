@@ -127,9 +127,11 @@ def _remeasure(lab: SuiteLab, code: str, final: Final) -> Measurement:
 
 
 def kills(found: Measurement) -> dict[str, set[str]]:
-    """Test key → the ids of the mutants it is credited with killing."""
+    """Test key → the ids of the mutants it is credited with killing, or with timing out
+    (a timeout's ``killer`` is the test that ran out of time: without it, the mutant could
+    survive)."""
     kills: dict[str, set[str]] = {}
     for result in found.mutation.results if found.mutation else []:
-        if result.verdict == "killed" and result.killer:
+        if result.verdict in ("killed", "timeout") and result.killer:
             kills.setdefault(suites.test_key(result.killer), set()).add(result.mutant.id)
     return kills

@@ -12,10 +12,10 @@ scoring already holds each mutant's verdict for the suite:
   survivor's ``ran`` is every test that reaches it), or no-coverage when the
   suite keeps none of them;
 - no-coverage: no-coverage;
-- timed out: timed out, when the suite keeps every test its child ran: the same
-  child again. The engine runs a timeout again in a later run, since load can
-  cause one; here the very same tests timed out moments ago, and running them
-  again waits out the whole budget for the same verdict.
+- timed out: timed out, when the suite keeps the test it timed out in (the
+  report's ``killer``), or every test its child ran when that test is not known:
+  the same test loops again, and running it again waits out its budget for the
+  same verdict.
 
 A kill by a test the suite no longer has, or an error, cannot be known without
 running: ``derive`` then gives None and the lab asks the worker, whose own
@@ -76,13 +76,15 @@ def verdict(result: MutantResult, kept: frozenset[str], *, whole: bool) -> Mutan
         return _reused(result, "survived" if ran else "no-coverage", ran)
     if result.verdict == "no-coverage":
         return _reused(result, "no-coverage", ())
-    if result.verdict == "timeout" and (whole or (result.ran and set(result.ran) <= kept)):
+    if result.verdict == "timeout" and (
+        whole or result.killer in kept or (result.ran and set(result.ran) <= kept)
+    ):
         return _reused(result, "timeout", ran)
     return None
 
 
 def _reused(result: MutantResult, verdict: str, ran: tuple[str, ...]) -> MutantResult:
-    killer = result.killer if verdict == "killed" else None
+    killer = result.killer if verdict in ("killed", "timeout") else None
     return replace(result, verdict=verdict, killer=killer, ran=ran, duration=0.0, reused=True)
 
 

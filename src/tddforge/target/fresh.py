@@ -24,7 +24,7 @@ import pytest
 
 from .hosting import COLLECTION_PATH, Hosted, Starter, hand_back, run_items
 from .order import Neighbours
-from .processes import Pool, deliver, limit_cpu, wall_limit
+from .processes import Pool, deliver, limit_tests, wall_limit
 from .protocol import ChildVerdict, MutantRecord
 from .tracing import Targets
 
@@ -258,7 +258,7 @@ class FreshHost(FreshPlugin):
                 continue
             nodeids = self.neighbours.first(m, fresh_order(self.measured, m, self.seeing))
             if pool.spawn((m, nodeids, time.monotonic()), wall_limit(limit), self._done):
-                limit_cpu(limit)
+                limit_tests(limit, self.measured.deadlines(nodeids))
                 self._switch_on(m)
                 self.order = nodeids
                 if m["id"] in self.seeing:
@@ -361,7 +361,7 @@ def run_each_fresh(
         ) -> ChildVerdict:
             if target in running:  # no import of it is left to serve the mutant to
                 return {"verdict": "error", "detail": NOT_SWITCHABLE, "ran": 0}
-            limit_cpu(limit)
+            limit_tests(limit, measured.deadlines(nodeids))
             sys.meta_path.insert(0, MutatedFinder(target, mutated))
             plugin = FreshPlugin()
             plugin.order = nodeids

@@ -28,7 +28,7 @@ from .blocks import Blocks, find_code, replace_code
 from .fresh import CodeFinder, MutatedFinder
 from .hosting import Hosted, Starter, hand_back, run_items, settle
 from .order import Neighbours, schedule
-from .processes import Pool, limit_cpu, wall_limit
+from .processes import Pool, limit_tests, wall_limit
 from .protocol import ChildVerdict, DefaultRecord, MutantRecord
 from .rebind import rebind
 from .tracing import Targets
@@ -221,7 +221,7 @@ class GraftPlugin:
                 limit: float = limit,
                 code: Prepared = code,
             ) -> ChildVerdict:
-                limit_cpu(limit)
+                limit_tests(limit, self.measured.deadlines(nodeids))
                 switched = self._switch_on(m, code, live)
                 return switched or run_items([items[n] for n in nodeids if n in items])
 

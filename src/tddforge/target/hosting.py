@@ -9,7 +9,7 @@ from typing import Any, Callable, Generator, NoReturn
 
 import pytest
 
-from .processes import deliver, drain, in_pool_child, send
+from .processes import deliver, drain, in_pool_child, send, starting_test
 from .protocol import ChildVerdict, Fallback, WorkerConfig
 from .single_process import SingleProcess
 from .tracing import Targets
@@ -203,6 +203,7 @@ def run_items(items: list[Any]) -> ChildVerdict:
     """
     for index, item in enumerate(items):
         item.repr_failure = _no_failure_text
+        starting_test(item.nodeid)
         nextitem = items[index + 1] if index + 1 < len(items) else None
         if run_protocol(item, nextitem):
             return {"verdict": "killed", "killer": item.nodeid, "ran": index + 1}

@@ -49,13 +49,23 @@ class Journal:
         self, m: MutantRecord, nodeids: list[str], started: float, result: ChildVerdict
     ) -> None:
         """A mutant's child's verdict; ``ran``: the tests it ran, of ``nodeids`` in order,
-        after those a prior run found passing against it (``passed``) when it was judged."""
+        after those a prior run found passing against it (``passed``) when it was judged.
+
+        A timeout's ``killer`` is the test that ran out of time, and ``ran`` ends with
+        it. A prior timeout's test that still loops (``looped``) was not run again: when
+        the new tests pass, that test's timeout stands."""
         verdict = result.get("verdict", "error")
-        judged = verdict in ("killed", "survived")
-        ran = nodeids[: int(result.get("ran", len(nodeids)))] if judged else nodeids
-        if judged:  # the tests it was already known to pass, which this child skipped
-            ran = [*m.get("passed", []), *ran]
         killer, detail = result.get("killer"), result.get("detail")
+        passed = m.get("passed", [])  # the tests it was already known to pass, not run
+        if verdict in ("killed", "survived"):
+            ran = [*passed, *nodeids[: int(result.get("ran", len(nodeids)))]]
+        elif verdict == "timeout" and killer in nodeids:
+            ran = [*passed, *nodeids[: nodeids.index(killer) + 1]]
+        else:
+            ran = nodeids
+        looped = m.get("looped")
+        if verdict == "survived" and looped:
+            verdict, killer, ran = "timeout", looped, [*ran, looped]
         duration = result.get("wall", time.monotonic() - started)
         event = MutantEvent(
             event=MUTANT,

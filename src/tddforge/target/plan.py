@@ -19,10 +19,10 @@ from dataclasses import dataclass, field
 
 from .baseline import Measured
 from .observe import Observers
-from .protocol import Counts, MutantRecord, Reused, WorkerConfig
+from .protocol import Counts, MutantRecord, PriorVerdict, Reused, WorkerConfig
 from .rebind import data_lines
 from .request import called
-from .reuse import at_collection_fresh, reusable, still_passing
+from .reuse import at_collection_fresh, is_unchanged, looping, reusable, still_passing
 
 
 @dataclass
@@ -84,14 +84,19 @@ def plan(config: WorkerConfig, sources: dict[str, str], measured: Measured) -> P
             found.reused.append((m, verdict))
             continue
         passed = still_passing(prior.get(m["id"]), covering, unchanged)
-        if passed:
+        looped = looping(prior.get(m["id"]), covering, unchanged)
+        if passed or looped:
             done = set(passed)
             rest = [n for n in covering if n not in done]
-            if not _can_see(m, rest, measured):  # the new tests cannot reach it: it survives
-                found.reused.append((m, Reused(verdict="survived", ran=covering, duration=0.0)))
+            if looped:  # the unchanged tests after it: a run would not reach them
+                rest = [n for n in rest if not is_unchanged(n, unchanged)]
+            if not _can_see(m, rest, measured):  # the new tests cannot reach it
+                found.reused.append((m, _unreached(covering, looped, prior.get(m["id"]))))
                 continue
             m = m.copy()  # this request's record: the config's stays as the host wrote it
             m["passed"] = passed
+            if looped:
+                m["looped"] = looped
             covering = rest
             if m["strategy"] == "fresh":
                 found.seeing[m["id"]] = covering
@@ -148,6 +153,14 @@ def _place(
         found.graft.append((m, covering))
     else:
         found.uncovered.append(m)
+
+
+def _unreached(covering: list[str], looped: str | None, prior: PriorVerdict | None) -> Reused:
+    """The verdict of a mutant no new or edited test can reach: it survives, or it still
+    times out in ``looped``."""
+    if looped and prior:
+        return Reused(verdict="timeout", killer=looped, ran=prior.get("ran", []), duration=0.0)
+    return Reused(verdict="survived", ran=covering, duration=0.0)
 
 
 def _called_at_import(m: MutantRecord, measured: Measured) -> bool:

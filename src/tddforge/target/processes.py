@@ -53,6 +53,61 @@ def limit_cpu(seconds: float, backstop: float | None = None) -> None:
         pass
 
 
+class _TestClock:
+    """A tests' child's CPU schedule (``limit_tests``), in CPU seconds of the child."""
+
+    def __init__(self) -> None:
+        self.end = 0.0  # when its whole budget is spent
+        self.deadlines: Mapping[str, float] = {}  # test -> seconds from the first test's start
+        self.first: float | None = None  # when its first test started
+
+
+_CLOCK = _TestClock()
+# Before each test, a ``Pool`` child writes this byte, the test's node id and a newline on
+# its pipe: a child that ran out of time (and so wrote no verdict) is known by its last one.
+STARTS = b"\x1f"
+
+
+def limit_tests(seconds: float, deadlines: Mapping[str, float] | None = None) -> None:
+    """``limit_cpu`` for a ``Pool`` child that runs tests (``run_items``).
+
+    ``deadlines`` gives, per test, the CPU seconds the child may have used by that
+    test's end, counted from its first test's start: what comes before (switching
+    the mutant on, importing, collecting) has its own share of ``seconds``, which
+    the tests do not inherit. Each test re-arms the timer (``starting_test``), so an
+    endless loop in an early test ends at its own deadline instead of at the whole
+    run's, and never later than ``seconds`` from now.
+    """
+    _CLOCK.end = time.process_time() + seconds
+    _CLOCK.deadlines = deadlines or {}
+    _CLOCK.first = None
+    limit_cpu(seconds)
+
+
+def starting_test(nodeid: str) -> None:
+    """In a tests' child: ``nodeid`` runs now, within its deadline (``limit_tests``); a
+    ``Pool`` child says so on its pipe, for a timeout to name the test it ran out in."""
+    if _VERDICT_FD is not None:
+        os.write(_VERDICT_FD, STARTS + nodeid.encode("utf-8", "replace") + b"\n")
+    deadline = _CLOCK.deadlines.get(nodeid)
+    if deadline is None:
+        return
+    now = time.process_time()
+    if _CLOCK.first is None:
+        _CLOCK.first = now
+    cpu_timer(min(_CLOCK.end, _CLOCK.first + deadline) - now)
+
+
+def last_started(written: bytes) -> tuple[str | None, bytes]:
+    """What a ``Pool`` child wrote, split: the test it started last (None: none), and its
+    verdict's JSON (empty when it wrote none). The JSON holds no newline."""
+    if not written.startswith(STARTS):
+        return None, written
+    starts, _, verdict = written.rpartition(b"\n")
+    last = starts.rsplit(b"\n", 1)[-1]
+    return last[len(STARTS) :].decode("utf-8", "replace"), verdict
+
+
 def cpu_timer(seconds: float) -> None:
     """SIGPROF once this process has used ``seconds`` more CPU time (exactly)."""
     with contextlib.suppress(AttributeError, ValueError, OSError):
@@ -294,15 +349,18 @@ class Pool(Generic[K]):
         os.close(fd)
         _, status, usage = os.wait4(pid, 0)
         cpu = usage.ru_utime + usage.ru_stime
+        running, written = last_started(bytes(buf))
         if timed_out:
-            on_done(key, {"verdict": "timeout", "wall": wall, "cpu": cpu})
-            return
-        try:
-            result: ChildVerdict = json.loads(bytes(buf))
-        except ValueError:
-            killed_by = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
-            verdict = "timeout" if killed_by in OUT_OF_CPU else "error"
-            result = {"verdict": verdict, "detail": f"child ended with status {status}"}
+            result: ChildVerdict = {"verdict": "timeout"}
+        else:
+            try:
+                result = json.loads(written)
+            except ValueError:
+                killed_by = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
+                verdict = "timeout" if killed_by in OUT_OF_CPU else "error"
+                result = {"verdict": verdict, "detail": f"child ended with status {status}"}
+        if result.get("verdict") == "timeout" and running is not None:
+            result["killer"] = running  # the test it ran out of time in
         result["wall"] = wall
         result["cpu"] = cpu
         on_done(key, result)

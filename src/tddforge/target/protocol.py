@@ -51,6 +51,7 @@ class MutantRecord(_MutantRecordRequired, total=False):
     reach: list[int]  # [first, last]: the lines running it shows in (default: its own)
     observe: Observe  # import-time code: what can see it (absent: every test can)
     passed: list[str]  # tests a prior run found passing against it, unchanged: not run again
+    looped: str  # the unchanged test a prior run timed out in (not run again: it loops)
     default: DefaultRecord  # a default of a def run at import: set on the live function
 
 
@@ -239,7 +240,8 @@ class ServeAnswer(TypedDict, total=False):
 
 
 class ChildVerdict(TypedDict, total=False):
-    """A mutant's child's verdict on its pipe (``ran``: how many tests it ran).
+    """A mutant's child's verdict on its pipe (``ran``: how many tests it ran; a timeout's
+    ``killer``: the test it ran out of CPU time in).
 
     ``"fallback"``, from a graft or rebind child, hands the mutant to the fresh path.
     """

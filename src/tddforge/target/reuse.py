@@ -21,7 +21,8 @@ def reusable(prior: PriorVerdict | None, covering: list[str], unchanged: set[str
     survived / no-coverage: every test now covering the mutant is unchanged and
     had already run against it (so no new or edited test can kill it).
     timeout: likewise, every test now covering it is unchanged and was in the run
-    that timed out: the same code under the same tests loops again (a child's
+    that timed out, or the test it timed out in is unchanged and covers it
+    (``looping``): the same code under the same tests loops again (a child's
     budget is CPU time, which the machine's load does not change). An edited
     module is a new cache entry, so its timeouts run again.
     Errors always run again.
@@ -39,7 +40,26 @@ def reusable(prior: PriorVerdict | None, covering: list[str], unchanged: set[str
     if verdict in ("survived", "no-coverage", "timeout"):
         ran = set(prior.get("ran", []))
         if all(is_unchanged(n, unchanged) and n in ran for n in covering):
-            return Reused(verdict=verdict, ran=prior.get("ran", []), duration=0.0)
+            found = Reused(verdict=verdict, ran=prior.get("ran", []), duration=0.0)
+            if verdict == "timeout" and prior.get("killer"):
+                found["killer"] = prior.get("killer")
+            return found
+    looped = looping(prior, covering, unchanged)
+    if looped and all(is_unchanged(n, unchanged) for n in covering):
+        return Reused(verdict="timeout", killer=looped, ran=prior.get("ran", []), duration=0.0)
+    return None
+
+
+def looping(prior: PriorVerdict | None, covering: list[str], unchanged: set[str]) -> str | None:
+    """The test a prior timeout ran out of time in, when it is unchanged and still covers
+    the mutant: it loops again. Only the new or edited tests can change the verdict
+    now (one may fail first), and only they need to run; the unchanged tests after it
+    never ran, and a run in the same order would not reach them either."""
+    if not prior or prior.get("verdict") != "timeout":
+        return None
+    culprit = prior.get("killer")
+    if culprit and culprit in covering and is_unchanged(culprit, unchanged):
+        return culprit
     return None
 
 
@@ -47,12 +67,19 @@ def still_passing(
     prior: PriorVerdict | None, covering: list[str], unchanged: set[str]
 ) -> list[str]:
     """The covering tests a prior survivor is known to pass: unchanged, and run against it
-    then. Only the others (new or edited) can kill it now, and only they run; none when
-    the prior verdict was not a survival (a timeout runs whole again)."""
-    if not prior or prior.get("verdict") != "survived":
+    then. Only the others (new or edited) can kill it now, and only they run. For a
+    timeout still ``looping``, those that ran before the test it timed out in; none for
+    any other prior verdict (a timeout whose test is unknown or edited runs whole again)."""
+    if not prior:
         return []
-    ran = set(prior.get("ran", []))
-    return [n for n in covering if n in ran and is_unchanged(n, unchanged)]
+    ran = prior.get("ran", [])
+    if prior.get("verdict") == "timeout":
+        looped = looping(prior, covering, unchanged)
+        ran = [n for n in ran if n != looped] if looped else []
+    elif prior.get("verdict") != "survived":
+        return []
+    known = set(ran)
+    return [n for n in covering if n in known and is_unchanged(n, unchanged)]
 
 
 def _broke_the_module(killer: str, unchanged: set[str]) -> bool:

@@ -139,6 +139,53 @@ def test_an_endless_loop_at_import_times_out(tmp_path: Path, settings: Settings)
     assert verdicts[(2, "3", "4")] == "killed"
 
 
+LOOP_MODULE = """\
+def spin(n):
+    i = 0
+    while i < n:
+        i += 1
+    return i
+"""
+LOOP_TESTS = """\
+from pathlib import Path
+
+from sample import spin
+
+
+def test_spin():
+    with open(Path(__file__).with_name("spin.log"), "a") as log:
+        log.write("ran\\n")
+    assert spin(3) == 3
+"""
+SLOWER_LOOP_TEST = """\
+
+
+def test_spin_later():
+    import time
+
+    time.sleep(0.2)  # slower than test_spin: a whole run would run test_spin first
+    assert spin(2) == 2
+"""
+
+
+def test_a_timeout_names_its_test_which_later_runs_do_not_run_again(
+    tmp_path: Path, settings: Settings
+) -> None:
+    project = write_project(tmp_path / "spin", LOOP_MODULE, LOOP_TESTS)
+    cache = VerdictCache(project / ".tddforge" / "mutation-cache")
+    first = score(job_for(project), settings, cache=cache)
+    (loop,) = [r for r in first.results if (r.mutant.line, r.mutant.replacement) == (4, "-=")]
+    assert (loop.verdict, loop.killer) == ("timeout", "tests/test_sample.py::test_spin")
+    log = project / "tests" / "spin.log"
+    log.unlink()
+    # a new test that reaches the loop: only it runs against the mutant (and loops too)
+    (project / "tests" / "test_sample.py").write_text(LOOP_TESTS + SLOWER_LOOP_TEST)
+    second = score(job_for(project), settings, cache=cache)
+    (loop,) = [r for r in second.results if (r.mutant.line, r.mutant.replacement) == (4, "-=")]
+    assert (loop.verdict, loop.killer) == ("timeout", "tests/test_sample.py::test_spin_later")
+    assert not log.exists()  # test_spin, unchanged, ran neither in the baseline nor for a mutant
+
+
 SLOW_MODULE = """\
 import time
 

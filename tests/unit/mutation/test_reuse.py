@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from tddforge.mutation import fingerprints as fp
-from tddforge.target.reuse import is_unchanged, reusable, still_passing
+from tddforge.target.reuse import is_unchanged, looping, reusable, still_passing
 
 A, B, C = "t.py::test_a", "t.py::test_b", "t.py::TestK::test_c[1]"
 UNCHANGED = {"t.py::test_a", "t.py::TestK::*", "t.py"}
@@ -39,6 +39,11 @@ UNCHANGED = {"t.py::test_a", "t.py::TestK::*", "t.py"}
         ({"verdict": "timeout", "ran": [A, C]}, [A, C], "timeout"),
         ({"verdict": "timeout", "ran": [A]}, [A, C], None),  # a test now covers it that never ran
         ({"verdict": "timeout", "ran": [A, B]}, [A, B], None),  # an edited test covers it
+        # the test it timed out in is known: unchanged tests after it never ran, nor would
+        ({"verdict": "timeout", "killer": A, "ran": [A]}, [A, C], "timeout"),
+        ({"verdict": "timeout", "killer": A, "ran": [A]}, [A, B], None),  # B edited: B runs
+        ({"verdict": "timeout", "killer": B, "ran": [A, B]}, [A, B], None),  # it was edited
+        ({"verdict": "timeout", "killer": A, "ran": [A]}, [C], None),  # it covers it no more
         ({"verdict": "error", "ran": []}, [A], None),
     ],
 )
@@ -59,12 +64,31 @@ def test_reusable(prior: dict | None, covering: list[str], reused: str | None) -
         # a kill, a timeout or an error proves nothing of the tests it ran
         ({"verdict": "killed", "killer": B, "ran": [A, B]}, [A, B], []),
         ({"verdict": "timeout", "ran": [A]}, [A, C], []),
+        # a timeout whose test is known: those that ran before it passed
+        ({"verdict": "timeout", "killer": C, "ran": [A, C]}, [A, B, C], [A]),
+        ({"verdict": "timeout", "killer": B, "ran": [A, B]}, [A, B], []),  # its test edited
         ({"verdict": "error", "ran": [A]}, [A, C], []),
         ({"verdict": "no-coverage", "ran": []}, [A], []),
     ],
 )
 def test_still_passing(prior: dict | None, covering: list[str], passed: list[str]) -> None:
     assert still_passing(prior, covering, UNCHANGED) == passed  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("prior", "covering", "looped"),
+    [
+        (None, [A], None),
+        ({"verdict": "timeout", "killer": A, "ran": [A]}, [A, B], A),
+        ({"verdict": "timeout", "killer": C, "ran": [A, C]}, [A, C], C),  # a method, by class
+        ({"verdict": "timeout", "killer": B, "ran": [A, B]}, [A, B], None),  # edited
+        ({"verdict": "timeout", "killer": A, "ran": [A]}, [B], None),  # no longer covers it
+        ({"verdict": "timeout", "ran": [A]}, [A], None),  # which test timed out is unknown
+        ({"verdict": "killed", "killer": A, "ran": [A]}, [A], None),
+    ],
+)
+def test_looping(prior: dict | None, covering: list[str], looped: str | None) -> None:
+    assert looping(prior, covering, UNCHANGED) == looped  # type: ignore[arg-type]
 
 
 def test_a_module_that_failed_to_run_is_not_reused_when_anything_else_changed() -> None:

@@ -40,6 +40,9 @@ def _result(verdict: str, ran: tuple[str, ...] = (), killer: str | None = None) 
         (_result("timeout", (A, B)), {A, C}, False, None),  # without B it may die otherwise
         (_result("timeout"), {A, C}, False, None),
         (_result("timeout"), {A, B, C}, True, ("timeout", (), None)),
+        # the test it timed out in is known, and kept: it loops again by itself
+        (_result("timeout", (A, B), B), {B, C}, False, ("timeout", (B,), B)),
+        (_result("timeout", (A, B), B), {A, C}, False, None),  # that test is gone
         (_result("error", (A,)), {A, B, C}, True, None),
     ],
 )
@@ -116,3 +119,18 @@ def test_one_mutant_that_has_to_run_sends_the_whole_suite_to_the_worker() -> Non
     before = Scoring(_report(_result("killed", (A,), A), _result("killed", (B,), B)), PRINTS)
     assert derive(before, [A, C], PRINTS) is None
     assert derive(before, [A, B], PRINTS) is not None
+
+
+def test_a_test_is_credited_with_the_mutants_it_kills_or_times_out() -> None:
+    from types import SimpleNamespace
+
+    from tddforge.orchestration.cover_final import kills
+
+    results = [
+        _result("killed", (A,), A),
+        _result("timeout", (A, B), B),  # B loops under it: without B it may survive
+        _result("timeout", (A, B, C)),  # which test timed out is not known
+        _result("survived", (A, B, C)),
+    ]
+    found = SimpleNamespace(mutation=SimpleNamespace(results=results))
+    assert kills(found) == {"test_a": {"killed-1"}, "test_b": {"timeout-2"}}  # type: ignore[arg-type]

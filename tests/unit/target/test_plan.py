@@ -76,3 +76,39 @@ def test_the_modules_checked_for_drift_are_those_with_a_rebindable_mutant(
     mutants: list[MutantRecord], extra: dict[str, Any], expected: set[str]
 ) -> None:
     assert set(rebindable(_config(*mutants, **extra), SOURCES)) == expected
+
+
+FILL, OTHER = "tests/test_r.py::test_fill", "tests/test_r.py::test_other"
+NEW = "tests/test_r.py::test_new"
+
+
+def _looping_plan(covering: list[str], unchanged: list[str]) -> Any:
+    """A graft mutant of ``fill`` that timed out in ``test_fill`` last time."""
+    cover = {("registry.py", 6): covering}
+    durations = {**TESTS, NEW: 0.05}
+    measured = Measured(durations, sorted(durations, key=durations.__getitem__), cover, {}, 0.0,
+                        1.0, 5.0, "registry.py")  # fmt: skip
+    m = _mutant("registry.py", 6, "graft")
+    prior = {m["id"]: {"verdict": "timeout", "killer": FILL, "ran": [OTHER, FILL]}}
+    config = _config(m, prior=prior, unchanged_tests=unchanged)
+    return plan(config, SOURCES, measured)
+
+
+def test_a_timeout_whose_test_is_unchanged_runs_only_the_new_tests() -> None:
+    found = _looping_plan([OTHER, FILL, NEW], [FILL, OTHER])
+    ((m, covering),) = found.graft
+    assert covering == [NEW]  # neither the test it loops in nor the one that passed before
+    assert (m["looped"], m["passed"]) == (FILL, [OTHER])
+
+
+def test_a_timeout_no_new_test_reaches_is_reused_with_its_test() -> None:
+    found = _looping_plan([OTHER, FILL], [FILL, OTHER])
+    ((_, reused),) = found.reused
+    assert (reused["verdict"], reused.get("killer")) == ("timeout", FILL)
+
+
+def test_a_timeout_whose_test_was_edited_runs_whole() -> None:
+    found = _looping_plan([OTHER, FILL, NEW], [OTHER])
+    ((m, covering),) = found.graft
+    assert covering == [NEW, OTHER, FILL]  # fastest first
+    assert "looped" not in m and "passed" not in m
