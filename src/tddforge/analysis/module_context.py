@@ -15,6 +15,8 @@ import ast
 from dataclasses import dataclass
 from pathlib import Path
 
+from tddforge.pysource import read_python
+
 FILE_MODULES = ("pathlib", "shutil", "tempfile", "glob", "fnmatch", "fileinput")
 # os's functions that touch the file system (os.path's string work, like join, does not)
 OS_FILE_FUNCTIONS = frozenset(
@@ -126,7 +128,7 @@ def imported_definitions(
     """The definitions of the names ``module`` imports from its own package, and the names
     left out to stay within ``max_total`` lines."""
     try:
-        tree = ast.parse(module.read_text(encoding="utf-8"))
+        tree = ast.parse(read_python(module))
     except (OSError, SyntaxError, UnicodeDecodeError):
         return [], []
     root = _package_root(module, import_name)
@@ -202,7 +204,7 @@ def _definition(
 ) -> tuple[str, Path] | None:
     """The source of ``name``'s top-level definition in ``path``, following a re-export."""
     try:
-        source = path.read_text(encoding="utf-8")
+        source = read_python(path)
         tree = ast.parse(source)
     except (OSError, SyntaxError, UnicodeDecodeError):
         return None

@@ -45,6 +45,7 @@ from tddforge.builtin.explore import Call, Step
 from tddforge.builtin.special_uses import special_uses
 from tddforge.builtin.values import STDLIB_MODULES
 from tddforge.builtin.writer import bound_names
+from tddforge.pysource import read_python
 from tddforge.target.probe import CALL, OPERATORS
 
 #: How much of the project's tests is read, at most (files, characters), and calls kept.
@@ -71,8 +72,8 @@ def project_test_sources(project: Path, exclude: Iterable[str] = ()) -> dict[str
         if not _is_test_file(rel):
             continue
         try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
+            text = read_python(path)
+        except (OSError, UnicodeDecodeError, SyntaxError):
             continue
         total += len(text)
         if len(found) >= MAX_FILES or total > MAX_CHARS:

@@ -82,6 +82,7 @@ from tddforge.builtin.writer import bound_names, public_homes, write_module, wri
 from tddforge.config import Settings
 from tddforge.cover_contract import CoverTarget, GeneratedSuite
 from tddforge.mutation.mutant import Mutant, apply_mutant
+from tddforge.pysource import read_python
 from tddforge.sandbox import Limits, Sandbox
 from tddforge.sandbox.sandbox import BASE_ENV
 from tddforge.types import Progress
@@ -563,8 +564,8 @@ def _sibling_source(target: CoverTarget, name: str) -> str | None:
 def _read(path: Path) -> str | None:
     """A source file's text, or None when it is not there or not readable as UTF-8."""
     try:
-        return path.read_text(encoding="utf-8") if path.is_file() else None
-    except (OSError, UnicodeDecodeError):
+        return read_python(path) if path.is_file() else None
+    except (OSError, UnicodeDecodeError, SyntaxError):
         return None
 
 

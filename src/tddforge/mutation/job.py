@@ -31,6 +31,7 @@ from tddforge.mutation.layout import (
 )
 from tddforge.mutation.mutant import Mutant
 from tddforge.mutation.observers import observe, read_project
+from tddforge.pysource import read_python, syntax_error
 from tddforge.target.protocol import (
     BaselineRecord,
     MutantRecord,
@@ -153,13 +154,13 @@ def _observed(root: Path, targets: list[Target], test_files: list[Path]) -> None
 def _target(job: MutationJob, path: Path, starred: set[str]) -> Target:
     rel = path.relative_to(job.project.resolve()).as_posix()
     try:
-        source = path.read_text(encoding="utf-8")
+        source = read_python(path)
         interpreter = partial(read_interpreter, str(job.python))
         found = mutants_of(source, module_name(path) in starred, interpreter)
     except UnicodeDecodeError as exc:
-        raise InputError(f"{rel}: not UTF-8 text") from exc
+        raise InputError(f"{rel}: not {exc.encoding} text") from exc
     except SyntaxError as exc:
-        raise InputError(f"{rel}: syntax error at line {exc.lineno}: {exc.msg}") from exc
+        raise InputError(f"{rel}: {syntax_error(exc)}") from exc
     changed = changed_lines(job.project, path, job.since_ref) if job.since_ref else None
 
     def kept(mutants: list[Mutant]) -> list[Mutant]:

@@ -55,6 +55,7 @@ from tddforge.orchestration.cover_records import (
     TestsSeen,
 )
 from tddforge.outcome import BUDGET, Outcome
+from tddforge.pysource import read_python, syntax_error
 from tddforge.store.rundir import RunDir
 from tddforge.types import Progress
 from tddforge.workspace.paths import confine
@@ -87,12 +88,12 @@ def load_target(options: CoverOptions) -> CoverTarget:
     if project not in module.parents:
         raise InputError(f"module {options.module} is outside the project {project}")
     try:
-        source = module.read_text(encoding="utf-8")
+        source = read_python(module)
         ast.parse(source)
     except UnicodeDecodeError as exc:
-        raise InputError(f"{options.module}: not UTF-8 text") from exc
+        raise InputError(f"{options.module}: not {exc.encoding} text") from exc
     except SyntaxError as exc:
-        raise InputError(f"{options.module}: syntax error at line {exc.lineno}: {exc.msg}") from exc
+        raise InputError(f"{options.module}: {syntax_error(exc)}") from exc
     test_path = options.test_path or default_test_path(project, module)
     target_file = confine(project, test_path)
     if target_file == module or target_file.suffix != ".py":

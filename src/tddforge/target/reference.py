@@ -10,6 +10,7 @@ import json
 import os
 import signal
 import sys
+import tokenize
 from typing import Any, Tuple
 
 import pytest
@@ -103,7 +104,7 @@ def ground_truth(
     budget = None if limits is None else _budget(out, limits)
     (m,) = [m for m in config["mutants"] if m["id"] == mutant_id]
     target = m.get("target") or config["target"]
-    with open(target, encoding="utf-8") as handle:
+    with tokenize.open(target) as handle:  # as the host read it: no byte order mark
         source = handle.read()
     mutated = apply_mutant(source, line_offsets(source), m)
     quiet()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import tokenize
 from dataclasses import dataclass
 
 from .journal import Journal
@@ -25,8 +26,9 @@ class Module:
 
     @classmethod
     def read(cls, path: str) -> Module:
-        """The file at ``path``, now."""
-        with open(path, encoding="utf-8") as handle:
+        """The file at ``path``, now, as Python reads it (no byte order mark: the host's
+        mutants are offsets into that text)."""
+        with tokenize.open(path) as handle:
             source = handle.read()
         return cls(path, source, line_offsets(source))
 

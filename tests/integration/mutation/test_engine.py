@@ -186,6 +186,22 @@ def test_a_timeout_names_its_test_which_later_runs_do_not_run_again(
     assert not log.exists()  # test_spin, unchanged, ran neither in the baseline nor for a mutant
 
 
+def test_a_module_with_a_byte_order_mark_is_mutated_as_python_reads_it(
+    tmp_path: Path, settings: Settings
+) -> None:
+    # some editors start a UTF-8 file with a byte order mark, which Python imports
+    project = write_project(tmp_path / "bom", LOOP_MODULE, "from sample import spin\n\n\n"
+                            "def test_spin():\n    assert spin(3) == 3\n")  # fmt: skip
+    module = project / "sample.py"
+    module.write_bytes(b"\xef\xbb\xbf" + module.read_bytes())
+    report = score(job_for(project), settings)
+    verdicts = _verdicts(report)
+    assert verdicts[(2, "0", "1")] == "survived"  # spin(3) counts from 1 up to 3 all the same
+    assert verdicts[(3, "<", "<=")] == "killed"
+    assert report.counts["error"] == 0
+    assert _differences_from_ground_truth(project, settings, report) == []
+
+
 SLOW_MODULE = """\
 import time
 
