@@ -124,9 +124,14 @@ def _spliced(node: ast.expr) -> Iterator[str]:
         for value in node.values:
             if isinstance(value, ast.FormattedValue):
                 yield from _spliced(value.value)
-    elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-        for arg in node.args if node.func.attr == "format" else ():
+    elif isinstance(node, ast.Call) and _method(node.func) == "format":
+        for arg in node.args:
             yield from _spliced(arg)
+
+
+def _method(func: ast.expr) -> str:
+    """The name a call of ``func`` calls as a method (``"{}".format``: ``format``), or ""."""
+    return func.attr if isinstance(func, ast.Attribute) else ""
 
 
 def _params(func: _Func) -> set[str]:

@@ -562,7 +562,7 @@ def _sibling_source(target: CoverTarget, name: str) -> str | None:
 
 
 def _read(path: Path) -> str | None:
-    """A source file's text, or None when it is not there or not readable as UTF-8."""
+    """A source file's text, or None when it is not there or Python could not read it."""
     try:
         return read_python(path) if path.is_file() else None
     except (OSError, UnicodeDecodeError, SyntaxError):

@@ -257,8 +257,9 @@ class FreshHost(FreshPlugin):
             if m["id"] in early:
                 continue
             nodeids = self.neighbours.first(m, fresh_order(self.measured, m, self.seeing))
+            deadlines = self.measured.deadlines(nodeids)
             if pool.spawn((m, nodeids, time.monotonic()), wall_limit(limit), self._done):
-                limit_tests(limit, self.measured.deadlines(nodeids))
+                limit_tests(limit, deadlines)
                 self._switch_on(m)
                 self.order = nodeids
                 if m["id"] in self.seeing:
@@ -355,13 +356,17 @@ def run_each_fresh(
     for m in mutants:
         mutated = request.mutated(m)
         nodeids = neighbours.first(m, fresh_order(measured, m, seeing))
+        deadlines = measured.deadlines(nodeids)
 
         def body(
-            mutated: str = mutated, nodeids: list[str] = nodeids, target: str = request.target_of(m)
+            mutated: str = mutated,
+            nodeids: list[str] = nodeids,
+            target: str = request.target_of(m),
+            deadlines: dict[str, float] = deadlines,
         ) -> ChildVerdict:
             if target in running:  # no import of it is left to serve the mutant to
                 return {"verdict": "error", "detail": NOT_SWITCHABLE, "ran": 0}
-            limit_tests(limit, measured.deadlines(nodeids))
+            limit_tests(limit, deadlines)
             sys.meta_path.insert(0, MutatedFinder(target, mutated))
             plugin = FreshPlugin()
             plugin.order = nodeids

@@ -213,15 +213,17 @@ class GraftPlugin:
         for m, covering in work:
             nodeids = self.neighbours.first(m, covering)
             limit = self.measured.timeout(nodeids, self._extra(m))
+            deadlines = self.measured.deadlines(nodeids)
             code = self._prepared(m)
 
             def body(
                 m: MutantRecord = m,
                 nodeids: list[str] = nodeids,
                 limit: float = limit,
+                deadlines: dict[str, float] = deadlines,
                 code: Prepared = code,
             ) -> ChildVerdict:
-                limit_tests(limit, self.measured.deadlines(nodeids))
+                limit_tests(limit, deadlines)
                 switched = self._switch_on(m, code, live)
                 return switched or run_items([items[n] for n in nodeids if n in items])
 

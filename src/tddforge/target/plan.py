@@ -22,7 +22,14 @@ from .observe import Observers
 from .protocol import Counts, MutantRecord, PriorVerdict, Reused, WorkerConfig
 from .rebind import data_lines
 from .request import called
-from .reuse import at_collection_fresh, is_unchanged, looping, reusable, still_passing
+from .reuse import (
+    at_collection_fresh,
+    is_unchanged,
+    looping,
+    reusable,
+    still_passing,
+    timed_out,
+)
 
 
 @dataclass
@@ -159,7 +166,7 @@ def _unreached(covering: list[str], looped: str | None, prior: PriorVerdict | No
     """The verdict of a mutant no new or edited test can reach: it survives, or it still
     times out in ``looped``."""
     if looped and prior:
-        return Reused(verdict="timeout", killer=looped, ran=prior.get("ran", []), duration=0.0)
+        return timed_out(prior, looped)
     return Reused(verdict="survived", ran=covering, duration=0.0)
 
 

@@ -10,7 +10,6 @@ import json
 import os
 import signal
 import sys
-import tokenize
 from typing import Any, Tuple
 
 import pytest
@@ -20,8 +19,9 @@ from .hosting import pytest_args
 from .preimported import NOT_SWITCHABLE, forget_preimported, running_targets
 from .processes import cpu_timer, limit_cpu, quiet
 from .protocol import ChildVerdict, WorkerConfig
+from .request import Module
 from .single_process import SingleProcess
-from .source import apply_mutant, line_offsets
+from .source import apply_mutant
 
 # CPU seconds, start-up seconds, and the phase the budget counts from
 Limits = Tuple[float, float, str]
@@ -104,9 +104,8 @@ def ground_truth(
     budget = None if limits is None else _budget(out, limits)
     (m,) = [m for m in config["mutants"] if m["id"] == mutant_id]
     target = m.get("target") or config["target"]
-    with tokenize.open(target) as handle:  # as the host read it: no byte order mark
-        source = handle.read()
-    mutated = apply_mutant(source, line_offsets(source), m)
+    module = Module.read(target)  # as the host read it: no byte order mark
+    mutated = apply_mutant(module.source, module.offsets, m)
     quiet()
     return reference_child(config, target, mutated, list(config["tests"]), budget)
 

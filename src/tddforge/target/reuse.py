@@ -40,14 +40,21 @@ def reusable(prior: PriorVerdict | None, covering: list[str], unchanged: set[str
     if verdict in ("survived", "no-coverage", "timeout"):
         ran = set(prior.get("ran", []))
         if all(is_unchanged(n, unchanged) and n in ran for n in covering):
-            found = Reused(verdict=verdict, ran=prior.get("ran", []), duration=0.0)
-            if verdict == "timeout" and prior.get("killer"):
-                found["killer"] = prior.get("killer")
-            return found
+            if verdict == "timeout":
+                return timed_out(prior, prior.get("killer"))
+            return Reused(verdict=verdict, ran=prior.get("ran", []), duration=0.0)
     looped = looping(prior, covering, unchanged)
     if looped and all(is_unchanged(n, unchanged) for n in covering):
-        return Reused(verdict="timeout", killer=looped, ran=prior.get("ran", []), duration=0.0)
+        return timed_out(prior, looped)
     return None
+
+
+def timed_out(prior: PriorVerdict, killer: str | None) -> Reused:
+    """A prior timeout that stands, with the test it ran out of time in when known."""
+    found = Reused(verdict="timeout", ran=prior.get("ran", []), duration=0.0)
+    if killer:
+        found["killer"] = killer
+    return found
 
 
 def looping(prior: PriorVerdict | None, covering: list[str], unchanged: set[str]) -> str | None:
