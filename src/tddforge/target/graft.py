@@ -25,12 +25,16 @@ from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Tuple, Union
 import pytest
 
 from .blocks import Blocks, find_code, replace_code
+from .entries import Snapshot
 from .fresh import CodeFinder, MutatedFinder
 from .hosting import Hosted, Starter, hand_back, run_items, settle
+from .narrowing import TRACED, Narrowing
 from .order import Neighbours, schedule
 from .processes import Pool, limit_tests, wall_limit
 from .protocol import ChildVerdict, DefaultRecord, MutantRecord
+from .purity import narrowable_lines
 from .rebind import rebind
+from .request import called
 from .tracing import Targets
 
 if TYPE_CHECKING:
@@ -194,6 +198,7 @@ class GraftPlugin:
         self.ahead = ahead or CompiledAhead(request)
         self.module_code: dict[str, types.CodeType] = {}
         self.lazy: set[str] = set()
+        self.narrowing = Narrowing(measured, request.target_of)
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtestloop(self, session: Any) -> bool:
@@ -210,7 +215,9 @@ class GraftPlugin:
         work = schedule(
             self.work, lambda w: w[0], self.request.target_of, lambda w: _cost(w[1], durations)
         )
-        for m, covering in work:
+        narrowed = [(m, covering) for m, covering in work if self._narrows(m)]
+        self.narrowing.start(pool, session.items, narrowed, self._done)
+        for m, covering in self.narrowing.in_turn(pool, work, self._narrows, self._done):
             nodeids = self.neighbours.first(m, covering)
             limit = self.measured.timeout(nodeids, self._extra(m))
             deadlines = self.measured.deadlines(nodeids)
@@ -224,12 +231,43 @@ class GraftPlugin:
                 code: Prepared = code,
             ) -> ChildVerdict:
                 limit_tests(limit, deadlines)
+                before = self._snapshot(m, code)
                 switched = self._switch_on(m, code, live)
-                return switched or run_items([items[n] for n in nodeids if n in items])
+                if switched:
+                    return switched
+                if before is not None:
+                    return self._narrowed(m, before, nodeids, items)
+                return run_items([items[n] for n in nodeids if n in items])
 
             pool.submit((m, nodeids, time.monotonic()), wall_limit(limit), body, self._done)
         pool.drain(self._done)
         hand_back(self.fd, self.fallback)
+
+    def _rebound(self, m: MutantRecord) -> bool:
+        """Whether ``m`` is switched on by ``rebind`` here (a data mutant of a live module)."""
+        target = self.request.target_of(m)
+        return m["strategy"] == "fresh" and "default" not in m and target not in self.lazy
+
+    def _narrows(self, m: MutantRecord) -> bool:
+        """Whether ``m`` is a rebound mutant in a plain data statement (``purity``), whose
+        child may run only the tests reading what it changed (``narrowing``). Worked out
+        per module once, in the collector: its children inherit the answer."""
+        if not self._rebound(m):
+            return False
+        target = self.request.target_of(m)
+        source = self.request.module_of(m).source
+        return m["line"] in narrowable_lines(source, called(self.request.config, target))
+
+    def _snapshot(self, m: MutantRecord, code: Prepared) -> Snapshot | None:
+        """In a rebound mutant's child: its module before ``rebind`` (``entries``)."""
+        if code is not None or not self._narrows(m):
+            return None
+        return self.narrowing.snapshot(self.request.target_of(m))
+
+    def _narrowed(
+        self, m: MutantRecord, before: Snapshot, nodeids: list[str], items: dict[str, Any]
+    ) -> ChildVerdict:
+        return self.narrowing.run(self.request.target_of(m), before, nodeids, items)
 
     def _extra(self, m: MutantRecord) -> float:
         """A rebound or served mutant's child also runs the module: collection's time is added."""
@@ -296,6 +334,9 @@ class GraftPlugin:
 
     def _done(self, key: Key, result: ChildVerdict) -> None:
         m, nodeids, started = key
+        if m is TRACED:
+            self.narrowing.ended(result)
+            return
         if result.get("verdict") == "fallback":
             self.fallback.append(m["id"])
             return

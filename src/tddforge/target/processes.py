@@ -314,6 +314,11 @@ class Pool(Generic[K]):
             else:
                 select.select([self.slots.read_fd], [], [], 1.0)
 
+    def reap(self, on_done: Done[K]) -> None:
+        """Wait for one child to report or time out (none running: return at once)."""
+        if self.running:
+            self._reap_one(on_done)
+
     def drain(self, on_done: Done[K]) -> None:
         """Wait for every child still running."""
         while self.running:

@@ -14,7 +14,7 @@ reads them. Every message is one JSON object:
 
 from __future__ import annotations
 
-from typing import Literal, TypedDict, Union
+from typing import Any, Literal, TypedDict, Union
 
 # the values of an event's "event" key
 BASELINE: Literal["baseline"] = "baseline"
@@ -252,6 +252,7 @@ class ChildVerdict(TypedDict, total=False):
     detail: str
     wall: float  # seconds from its fork to its verdict (the parent adds it)
     cpu: float  # the CPU seconds it used, its own children's included (the parent adds it)
+    reads: dict[str, Any]  # a traced run's (``entries.EntryReads.to_data``)
 
 
 class Sources(TypedDict):

@@ -329,6 +329,11 @@ def _differs(live: Any, made: Any) -> bool:
     return False
 
 
+def live_module(target: str) -> Any:
+    """The module loaded from ``target`` (LookupError when none is)."""
+    return _live_module(SameFile(target))
+
+
 def _live_module(is_target: SameFile) -> Any:
     """The module loaded from the target file (LookupError when none is)."""
     modules = list(sys.modules.values())

@@ -719,3 +719,71 @@ def test_literal_defaults_are_set_on_the_live_functions_with_the_verdicts_of_a_f
     # pad's 4 (three mutants) and " ", label's "box" and ":": set in place, in the collector
     assert whole.strategies["rebind"] >= 6
     assert _differences_from_ground_truth(project, settings, report) == []
+
+
+UNITS = """\
+UNITS = {
+    "m": 1.0,
+    "km": 1000.0,
+    "cm": 0.01,
+    "mm": 0.001,
+    "mi": 1609.0,
+    "ft": 0.3048,
+}
+"""
+
+CONVERT = """\
+from sample import UNITS
+
+
+def to_metres(value, unit):
+    return value * UNITS[unit]
+"""
+
+UNITS_TESTS = """\
+from pathlib import Path
+
+from convert import to_metres
+
+
+def test_km():
+    assert to_metres(2, "km") == 2000.0
+
+
+def test_cm():
+    assert to_metres(100, "cm") == 1.0
+
+
+def test_metre():
+    with open(Path(__file__).with_name("runs.txt"), "a") as runs:
+        runs.write("ran\\n")
+    assert to_metres(3, "m") == 3.0
+"""
+
+
+def test_a_table_mutant_runs_only_the_tests_that_read_its_entry(
+    tmp_path: Path, settings: Settings
+) -> None:
+    """A data mutant of a table is rebound; a traced run of the tests found which entry
+    each test reads, so a mutant of an entry no test reads survives without running
+    any, and one of an entry a test reads is killed by it. ``test_metre`` notes each of
+    its runs: once in the baseline, once in the traced run, and then only for the
+    mutants of the "m" entry (and maybe a mutant of the whole table), not for the other
+    entries' survivors. The table is read through ``from sample import UNITS`` in
+    another module, which is traced too."""
+    project = write_project(tmp_path / "proj", UNITS, UNITS_TESTS)
+    (project / "convert.py").write_text(CONVERT)  # reads the table: it is not mutated
+    whole = score_project(job_for(project), settings)
+    report = whole.single()
+    verdicts = _verdicts(report)
+    assert verdicts[(3, "1000.0", "1001.0")] == "killed"
+    assert verdicts[(4, "0.01", "1.01")] == "killed"
+    assert verdicts[(6, "1609.0", "1610.0")] == "survived"  # no test reads "mi"
+    assert whole.strategies["rebind"] == len(report.results) >= 8
+    on_metre = [r for r in report.results if r.mutant.line == 2]
+    assert on_metre and all(r.verdict == "killed" for r in on_metre)
+    # a mutant of the whole table (UNITS = None) rebinds the name: every test may run
+    whole_table = [r for r in report.results if r.mutant.line == 1]
+    runs = (project / "tests" / "runs.txt").read_text().count("ran")
+    assert 2 + len(on_metre) <= runs <= 2 + len(on_metre) + len(whole_table)
+    assert _differences_from_ground_truth(project, settings, report) == []
