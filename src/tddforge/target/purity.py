@@ -59,7 +59,7 @@ def narrowable_lines(source: str, called: frozenset[str] = frozenset()) -> froze
         return frozenset()
     lines: set[int] = set()
     for statement in tree.body:
-        if isinstance(statement, _SIMPLE) and _plain(statement, data):
+        if _plain(statement, data) or _filling(statement, data):
             lines.update(range(statement.lineno, (statement.end_lineno or statement.lineno) + 1))
     return frozenset(lines)
 
@@ -86,10 +86,24 @@ def _bound_otherwise(tree: ast.Module) -> set[str]:
     return found
 
 
+def _filling(statement: ast.stmt, data: set[str]) -> bool:
+    """Whether a statement fills the module's data in place (``TABLE[k].update(a=[...])``,
+    ``NAMES.append("x")``) with values built as ``_plain`` builds them."""
+    call = statement.value if isinstance(statement, ast.Expr) else None
+    if not isinstance(call, ast.Call) or not isinstance(call.func, ast.Attribute):
+        return False
+    if call.func.attr not in MUTATORS or _root(call.func.value) not in data:
+        return False
+    parts = [call.func.value, *call.args, *(k.value for k in call.keywords)]
+    return all(_builds(node) for part in parts for node in _evaluated(part))
+
+
 def _plain(statement: ast.stmt, data: set[str]) -> bool:
     """Whether an assignment binds module names (or items and attributes of its data) to
     a value built without calls but to ``BUILDERS``."""
-    targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]  # type: ignore[attr-defined]
+    if not isinstance(statement, _SIMPLE):
+        return False
+    targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
     if not all(_target_in(t, data) for t in targets):
         return False
     return all(_builds(node) for node in _evaluated(statement))

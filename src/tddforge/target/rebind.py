@@ -90,7 +90,7 @@ def _foreign_call(statement: Any, functions: dict[str, Any], data: set[str]) -> 
     func = call.func
     if isinstance(func, ast.Name):
         return func.id not in functions
-    while isinstance(func, ast.Attribute):
+    while isinstance(func, (ast.Attribute, ast.Subscript)):  # ``TABLE[k].update(...)``
         func = func.value
     return not (isinstance(func, ast.Name) and func.id in data)
 

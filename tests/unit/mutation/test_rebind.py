@@ -80,6 +80,8 @@ def test_data_lines_are_simple_top_level_statements_with_their_readers() -> None
     ("statement", "rebound"),
     [
         ("RULES.append(1)", True),  # a method of the module's own data
+        ("WORDS['a'].update(b=2)", True),  # of an item of it (toolz's signature tables)
+        ("re.cache['x'].clear()", False),
         ("_irregular('a', 'b')", True),  # the module's own function
         ("functoolz._sigs.create_signature_registry()", False),  # done elsewhere: fresh
         ("register(RULES)", False),  # an imported function

@@ -38,11 +38,16 @@ def expand(sig):
         ("X = {'k': f(1)}\n", 1, False),
         ("import os\nos.environ['A'] = 'b'\n", 2, False),  # beyond the module
         ("import other\nother.X = 1\n", 2, False),
-        ("X = [1]\nY = X\nY.append(2)\n", 3, False),  # not an assignment
+        ("X = [1]\nY = X\nY.append(2)\n", 3, True),  # still the module's data
         ("X = (lambda v=f(): v)\n", 1, False),  # a lambda's default is run
         ("def dict(**k):\n    return k\n\n\nX = dict(a=1)\n", 5, False),  # shadowed
         ("list = [1]\nX = list\n", 2, False),
         ("X = [1]\n\n\ndef f():\n    return X\n", 4, False),  # a function's line
+        ("X = {'a': {}}\nX['a'].update(b=[lambda: 1])\n", 2, True),  # filled in place
+        ("X = []\nX.append((1, 'a'))\n", 2, True),
+        ("X = []\nX.append(make())\n", 2, False),
+        ("import os\nos.environ.update(A='b')\n", 2, False),
+        ("X = []\nX.frobnicate(1)\n", 2, False),  # not a method known to fill
     ],
 )
 def test_plain_data_statements(source: str, line: int, expected: bool) -> None:
