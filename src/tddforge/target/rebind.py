@@ -179,6 +179,7 @@ def rebind(
     namespace = module.__dict__
     if original_source is not None:
         drifted(original_source, target, namespace, replays)
+    _bind_submodules(namespace)
     before = dict(namespace)
     code = compile(mutated_source, target, "exec", dont_inherit=True)
     exec(code, namespace)  # an exception here is the mutant breaking the import
@@ -195,6 +196,21 @@ def rebind(
     if changed:
         _rebind_elsewhere(module, changed)
     replay(replays, is_target)
+
+
+def _bind_submodules(namespace: dict[str, Any]) -> None:
+    """In a package's namespace, bind each of its submodules already imported to its name,
+    where the name is not bound: what importing them bound the first time, which running
+    the package again does not (they are imported already), and which its code may
+    ``del`` (toolz.curried ends with ``del exceptions``)."""
+    name, path = namespace.get("__name__"), namespace.get("__path__")
+    if not isinstance(name, str) or path is None:
+        return
+    prefix = name + "."
+    for key, module in list(sys.modules.items()):
+        child = key[len(prefix) :]
+        if key.startswith(prefix) and "." not in child and module is not None:
+            namespace.setdefault(child, module)
 
 
 def _merged_in_place(old: Any, new: Any) -> bool:
@@ -252,6 +268,7 @@ def drifted(
     lists and sets by size, plain values by equality.
     """
     scratch = dict(namespace)
+    _bind_submodules(scratch)
     try:
         exec(compile(original_source, target, "exec", dont_inherit=True), scratch)
         replay(replays, SameFile(target), scratch)

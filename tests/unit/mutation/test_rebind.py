@@ -123,6 +123,30 @@ def test_rebind_needs_the_module_imported(tmp_path: Path) -> None:
         rebind(SOURCE, str(tmp_path / "never_imported.py"))
 
 
+PACKAGE = "from .sub import X\nfrom . import sub as other\nVALUE = X + 1\ndel sub\n"
+
+
+def test_a_package_that_deletes_its_submodule_runs_again(tmp_path: Path) -> None:
+    """Importing ``pkg.sub`` binds ``sub`` in the package the first time only; a package
+    ending with ``del sub`` (toolz.curried) still runs again, and is not taken for
+    drifted, as the submodule is bound back first."""
+    package = tmp_path / "delpkg"
+    package.mkdir()
+    (package / "__init__.py").write_text(PACKAGE, encoding="utf-8")
+    (package / "sub.py").write_text("X = 1\n", encoding="utf-8")
+    sys.path.insert(0, str(tmp_path))
+    try:
+        module = importlib.import_module("delpkg")
+        target = str(package / "__init__.py")
+        assert drifted_targets({target: PACKAGE}) == []
+        rebind(PACKAGE.replace("X + 1", "X + 2"), target, PACKAGE)
+        assert module.VALUE == 3 and "sub" not in vars(module)
+    finally:
+        sys.path.remove(str(tmp_path))
+        for name in ("delpkg", "delpkg.sub"):
+            sys.modules.pop(name, None)
+
+
 GUARDED = """\
 LIMIT = 3
 
