@@ -357,33 +357,60 @@ def _parts(function: types.FunctionType) -> tuple[Any, ...]:
 
 
 def readers(
-    snapshot: Snapshot, namespace: dict[str, Any], target: str, reads: EntryReads
+    snapshot: Snapshot,
+    namespace: dict[str, Any],
+    target: str,
+    reads: EntryReads,
+    lines: tuple[int, int] = (0, 1 << 30),
 ) -> set[str] | None:
     """The tests that can see what changed in ``namespace`` since ``snapshot``: the readers
-    of the traced entries that changed; None when something else changed (every test can)."""
+    of the traced entries that changed; None when something else changed (every test can).
+    ``lines``: the mutant's. A module function's code is compared only when its source
+    meets them: elsewhere it is the unchanged text compiled again, and comparing code a
+    process ran with code it did not is unreliable (Python 3.11 rewrites some
+    instructions of code it runs)."""
     seeing: set[str] = set()
     if set(namespace) != set(snapshot.values):
         return None
     for name, old in snapshot.values.items():
         new = namespace[name]
         traced = f"{target}::{name}"
-        if name == "__builtins__":
-            if new is not old:
-                return None
-        elif name in snapshot.items:
+        if name in snapshot.items and traced in reads.sizes and new is old:
             before = snapshot.items[name]
-            if traced in reads.sizes and new is old:
-                if len(before) != reads.sizes[traced]:
-                    return None
-                seeing |= _dict_readers(before, new, traced, reads)
-            elif new is not old or not same(before, type(new)(new)):
+            if len(before) != reads.sizes[traced]:
                 return None
-        elif name in snapshot.parts:
-            if new is not old or not same(snapshot.parts[name], _parts(new)):
-                return None
-        elif new is not old and not same(old, new):
+            seeing |= _dict_readers(before, new, traced, reads)
+        elif not _unchanged(snapshot, name, new, lines):
             return None
     return seeing
+
+
+def _unchanged(snapshot: Snapshot, name: str, new: Any, lines: tuple[int, int]) -> bool:
+    """Whether the global ``name`` is what it was (``readers``), as code reading it sees."""
+    old = snapshot.values[name]
+    if name == "__builtins__":
+        return new is old
+    if name in snapshot.items:
+        return new is old and same(snapshot.items[name], type(new)(new))
+    if name in snapshot.parts:
+        code, defaults, keywords = snapshot.parts[name]
+        if new is not old or not same((defaults, keywords), _parts(new)[1:]):
+            return False
+        changeable = _meets(code, lines) or _meets(new.__code__, lines)
+        return not changeable or same(code, new.__code__)
+    return new is old or same(old, new)
+
+
+def _meets(code: types.CodeType, lines: tuple[int, int]) -> bool:
+    """Whether any line of ``code`` (or of the code it holds) is within ``lines``."""
+    import dis
+
+    found = [line for _, line in dis.findlinestarts(code) if line is not None]
+    first, last = min(found, default=code.co_firstlineno), max(found, default=0)
+    first = min(first, code.co_firstlineno)
+    if first <= lines[1] and lines[0] <= last:
+        return True
+    return any(_meets(c, lines) for c in code.co_consts if isinstance(c, types.CodeType))
 
 
 def _dict_readers(

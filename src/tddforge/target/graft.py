@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import functools
 import gc
 import time
 import types
@@ -35,6 +36,7 @@ from .protocol import ChildVerdict, DefaultRecord, MutantRecord
 from .purity import narrowable_lines
 from .rebind import rebind
 from .request import called
+from .statements import Statements
 from .tracing import Targets
 
 if TYPE_CHECKING:
@@ -199,6 +201,7 @@ class GraftPlugin:
         self.module_code: dict[str, types.CodeType] = {}
         self.lazy: set[str] = set()
         self.narrowing = Narrowing(measured, request.target_of)
+        self.statements: dict[str, Statements | None] = {}  # rebound targets, compiled
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtestloop(self, session: Any) -> bool:
@@ -267,7 +270,7 @@ class GraftPlugin:
     def _narrowed(
         self, m: MutantRecord, before: Snapshot, nodeids: list[str], items: dict[str, Any]
     ) -> ChildVerdict:
-        return self.narrowing.run(self.request.target_of(m), before, nodeids, items)
+        return self.narrowing.run(m, before, nodeids, items)
 
     def _extra(self, m: MutantRecord) -> float:
         """A rebound or served mutant's child also runs the module: collection's time is added."""
@@ -284,10 +287,23 @@ class GraftPlugin:
                 return self._served(m, target)
             if m["strategy"] == "fresh":
                 default = m.get("default")
-                return None if default is None else Default(default)
+                if default is None:
+                    self._statements(target)  # here, once: every rebound child shares it
+                    return None
+                return Default(default)
             return self._compiled(m, target)
         except Exception as exc:  # raised again in the child, which decides its meaning
             return exc
+
+    def _statements(self, target: str) -> Statements | None:
+        """The target's top-level statements compiled one by one (``statements``), once;
+        None when its source does not compile (each child then finds that out)."""
+        if target not in self.statements:
+            try:
+                self.statements[target] = Statements.of(self.request.modules[target].source, target)
+            except (SyntaxError, ValueError):
+                self.statements[target] = None
+        return self.statements[target]
 
     def _compiled(self, m: MutantRecord, target: str) -> types.CodeType:
         """The code holding ``m``'s mutated function: compiled ahead, or now."""
@@ -319,7 +335,12 @@ class GraftPlugin:
                 # the baseline checked once whether the module's data drifted; else, here
                 checked = target in self.measured.checked
                 source = None if checked else self.request.module_of(m).source
-                rebind(self.request.mutated(m), target, source, self.request.replays(target))
+                mutated = self.request.mutated(m)
+                statements = self.statements.get(target)
+                run = None
+                if statements is not None:
+                    run = functools.partial(statements.run, mutated, m["line"], m["end_line"])
+                rebind(mutated, target, source, self.request.replays(target), run)
             elif isinstance(code, Exception):
                 raise code
             elif isinstance(code, Default):

@@ -105,14 +105,15 @@ class Narrowing:
             return None
 
     def run(
-        self, target: str, before: Snapshot, nodeids: list[str], items: dict[str, Any]
+        self, m: MutantRecord, before: Snapshot, nodeids: list[str], items: dict[str, Any]
     ) -> ChildVerdict:
         """In a rebound mutant's child, after ``rebind``: run those of ``nodeids`` that can
         see what changed since ``before``; the verdict told in ``nodeids``' terms."""
         reads = self.reads
-        seeing = (
-            None if reads is None else readers(before, vars(live_module(target)), target, reads)
-        )
+        target = self.target_of(m)
+        namespace = vars(live_module(target))
+        lines = (m["line"], m["end_line"])
+        seeing = None if reads is None else readers(before, namespace, target, reads, lines)
         if reads is None or seeing is None:
             return run_items([items[n] for n in nodeids if n in items])
         chosen = [n for n in nodeids if n in seeing or n not in reads.tests]

@@ -13,7 +13,7 @@ import functools
 import os
 import sys
 import types
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from .protocol import Replay
@@ -160,6 +160,7 @@ def rebind(
     target: str,
     original_source: str | None = None,
     replays: Sequence[Replay] = (),
+    run: Callable[[dict[str, Any]], None] | None = None,
 ) -> None:
     """Switch on a module-level data mutant in a collected process, without re-importing.
 
@@ -172,7 +173,9 @@ def rebind(
     path then runs the mutant), among others when, given ``original_source``,
     the module's data is no longer what running that source makes of it
     (``drifted``). ``replays``: the calls other files made into the module while
-    they were imported, run again last (a fresh import runs them too).
+    they were imported, run again last (a fresh import runs them too). ``run``: runs
+    the mutated module in the namespace given (``Statements.run``), instead of
+    compiling ``mutated_source`` whole.
     """
     is_target = SameFile(target)
     module = _live_module(is_target)
@@ -181,8 +184,11 @@ def rebind(
         drifted(original_source, target, namespace, replays)
     _bind_submodules(namespace)
     before = dict(namespace)
-    code = compile(mutated_source, target, "exec", dont_inherit=True)
-    exec(code, namespace)  # an exception here is the mutant breaking the import
+    if run is None:
+        code = compile(mutated_source, target, "exec", dont_inherit=True)
+        exec(code, namespace)  # an exception here is the mutant breaking the import
+    else:
+        run(namespace)  # the same, the module's statements compiled ahead (``statements``)
     pairs = [(n, before.get(n, namespace), new) for n, new in list(namespace.items())]
     # containers first: a function's default that is one of them must become the kept one
     pairs.sort(key=lambda pair: not _merged_in_place(pair[1], pair[2]))

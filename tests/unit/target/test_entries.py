@@ -180,3 +180,24 @@ def test_entry_reads_survive_their_json() -> None:
     reads = _reads()
     again = EntryReads.from_data(json.loads(json.dumps(reads.to_data())))
     assert again == reads
+
+
+LAMBDA = TABLE + "SCALE = lambda v: v * 2\n"
+
+
+@pytest.mark.parametrize(
+    ("body", "lines", "expected"),
+    [
+        ("v * 3", (8, 8), None),  # the mutant's own lambda changed: every test
+        ("v * 2", (8, 8), set()),  # made again, the same
+        ("v * 3", (1, 1), set()),  # elsewhere: its text did not change, nor its code
+    ],
+)
+def test_a_function_is_compared_by_code_only_where_the_mutant_is(
+    body: str, lines: tuple[int, int], expected: set[str] | None
+) -> None:
+    namespace = vars(_module("t", LAMBDA))
+    before = Snapshot(namespace)
+    made = _module("t2", LAMBDA.replace("v * 2", body))
+    namespace["SCALE"].__code__ = made.SCALE.__code__
+    assert readers(before, namespace, "t", _reads(), lines) == expected
