@@ -62,7 +62,8 @@ class Statements:
             raise LookupError(f"no top-level statement holds lines {first}-{last}")
         index = found[0]
         start, end, _ = self.groups[index]
-        text = "".join(mutated.splitlines(keepends=True)[start - 1 : end + shift])
+        # lines as Python counts them: "\n" only (``splitlines`` also splits at a form feed)
+        text = "\n".join(mutated.split("\n")[start - 1 : end + shift])
         body = ast.parse("\n" * (start - 1) + text, self.target).body
         code = _compiled(body, self.target, self.flags, leading=index == 0)
         for position, (_, _, group) in enumerate(self.groups):

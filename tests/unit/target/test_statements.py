@@ -102,3 +102,12 @@ def test_lines_no_one_group_holds_are_refused() -> None:
     statements = Statements.of(SOURCE, "sample.py")
     with pytest.raises(LookupError):
         statements.run(SOURCE, 10, 11, {})
+
+
+def test_a_form_feed_is_not_a_line_break() -> None:
+    """Python counts lines by newlines; a page break (``\\x0c``, old modules have them
+    between sections) is within a line."""
+    source = "A = 1\n\x0c\nB = [\n    2,\n]\nC = 3\n"
+    mutated = source.replace("2,", "5,")
+    ran = _run(Statements.of(source, "m.py"), mutated, 4, 4)
+    assert (ran["A"], ran["B"], ran["C"]) == (1, [5], 3)
