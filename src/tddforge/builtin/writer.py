@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import contextlib
 import itertools
 import keyword
 import re
@@ -44,7 +45,7 @@ _ANY_SET = "r'\\{[^{}]*\\}'"
 _SINGLETONS = ("True", "False", "None")  # compared with ``is`` (ruff E711/E712)
 # modules the writer's own spellings use (a ``match=``, a round trip), by how they show
 _WRITTEN_MODULES = {
-    "re": re.compile(r"\bre\.escape\("),
+    "re": re.compile(r"\bre\.(?:escape|fullmatch)\("),
     "copy": re.compile(r"\bcopy\.(?:copy|deepcopy)\("),
     "pickle": re.compile(r"\bpickle\.loads\(pickle\.dumps\("),
     "os": re.compile(r"\bos\.(?:environ|chdir)\b"),
@@ -87,6 +88,7 @@ class Style:
     instance: str
     raises_matching: str
     raises: str
+    matches: str  # a text ({0}) matched whole by a pattern ({1})
 
 
 PYTEST = Style(
@@ -95,6 +97,7 @@ PYTEST = Style(
     instance="assert isinstance({0}, {1})",
     raises_matching="with pytest.raises({0}, match={1}):",
     raises="with pytest.raises({0}):",
+    matches="assert re.fullmatch({1}, {0})",
 )
 UNITTEST = Style(
     equal="self.assertEqual({0}, {1})",
@@ -102,6 +105,7 @@ UNITTEST = Style(
     instance="self.assertIsInstance({0}, {1})",
     raises_matching="with self.assertRaisesRegex({0}, {1}):",
     raises="with self.assertRaises({0}):",
+    matches="self.assertIsNotNone(re.fullmatch({1}, {0}))",
 )
 
 
@@ -303,14 +307,14 @@ def _test(
         checks = _assertions(expr, outcome, module, imports, call, style)
         named = _member_of(outcome, module) is not None  # ``is Colour.RED`` says it all
         if result.readable_repr and outcome.kind == "return" and not named:
-            checks.append(style.equal.format("repr(result)", repr(outcome.repr)))
+            checks.append(_equal_text(style, "repr(result)", outcome.repr))
     instance = setup[0].split(" = ")[0] if setup else _held(call) or ""
     effects = [
         _compare(style, f"{instance}{name}" if name.startswith("[") else f"{instance}.{name}", text)
         for name, text in outcome.after  # ``box.size``, or an item read back: ``box[0]``
     ]
     if instance and outcome.after_repr:  # what the call changed in it, as it shows itself
-        effects.append(style.equal.format(f"repr({instance})", repr(outcome.after_repr)))
+        effects.append(_equal_text(style, f"repr({instance})", outcome.after_repr))
     body = [*setup, *checks, *effects]
     name = _unique_name(call, outcome, names)
     env = (*call.pinned, *call.env, *((variable, None) for variable in call.unset))
@@ -640,8 +644,23 @@ def _useless_alone(expr: str) -> bool:
 
 
 def _compare(style: Style, left: str, right: str) -> str:
-    """``left == right``, or ``left is right`` for None, True and False (as a person writes)."""
+    """``left == right``, or ``left is right`` for None, True and False (as a person writes);
+    a text showing a set of strings is matched (``_equal_text``)."""
+    if _SET_OF_STRINGS.search(right):
+        with contextlib.suppress(ValueError, SyntaxError, MemoryError, RecursionError):
+            value = ast.literal_eval(right)
+            if isinstance(value, str):
+                return _equal_text(style, left, value)
     return (style.identical if right in _SINGLETONS else style.equal).format(left, right)
+
+
+def _equal_text(style: Style, left: str, text: str) -> str:
+    """``left == text``; where ``text`` shows a set of strings (``{'b', 'a'}``), whose order
+    follows string hashing and differs between interpreters, ``left`` matches it with the
+    set in any order."""
+    if _SET_OF_STRINGS.search(text) is None:
+        return style.equal.format(left, repr(text))
+    return style.matches.format(left, _pattern(text))
 
 
 def _type_name(outcome: Outcome, module: Names, imports: set[str]) -> str:

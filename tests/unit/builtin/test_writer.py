@@ -1025,3 +1025,32 @@ def test_a_set_of_strings_in_a_message_matches_in_any_order(message: str) -> Non
     reordered = reordered.replace("'a', 'b'", "'b', 'a'").replace('"c", "d"', '"d", "c"')
     assert re.search(pattern, message) and re.search(pattern, reordered)
     compile(source, "test_docs.py", "exec")
+
+
+@pytest.mark.parametrize("framework", ["pytest", "unittest"])
+def test_a_text_showing_a_set_of_strings_matches_it_in_any_order(framework: str) -> None:
+    """A returned text (or an attribute's) that shows a set of strings is in the order
+    string hashing gives, which differs between interpreters: it is matched, with the
+    set in any order, not compared; a set itself, and other texts, are compared."""
+    results = [
+        returned(Call("describe", ("1",)), repr("missing: {'jsonrpc', 'method'}")),
+        returned(Call("describe", ("2",)), "{'jsonrpc', 'method'}"),  # a set: == holds
+        returned(Call("describe", ("3",)), repr("{not a set} (x.y)")),
+        obj(Call("Box", ("4",)), "Box", state=(("keys", repr("{'a', 'b'} kept")),)),
+    ]
+    source = write_module("shapes", results, framework=framework)
+    compile(source, "test_shapes.py", "exec")
+    assert "import re\n" in source, source
+    matched = [line for line in source.splitlines() if "re.fullmatch(" in line]
+    assert len(matched) == 2, source
+    for line, text, reordered in zip(
+        matched,
+        ("missing: {'jsonrpc', 'method'}", "{'a', 'b'} kept"),
+        ("missing: {'method', 'jsonrpc'}", "{'b', 'a'} kept"),
+        strict=True,
+    ):
+        pattern = eval(line.split("re.fullmatch(", 1)[1].rsplit(",", 1)[0], {"re": re})
+        assert re.fullmatch(pattern, text) and re.fullmatch(pattern, reordered)
+        assert not re.fullmatch(pattern, text + "!")
+    assert "{'jsonrpc', 'method'}" in source.replace("re.fullmatch", "")
+    assert "'{not a set} (x.y)'" in source, source
