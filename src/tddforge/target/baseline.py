@@ -390,6 +390,10 @@ class Measured:
         """The lines of ``m``'s target run while a target was imported."""
         return self.collect_lines.get(self.target(m), set())
 
+    def seconds(self, nodeids: list[str]) -> float:
+        """What ``nodeids`` took in the baseline, together (a test that did not pass: 0)."""
+        return sum(self.durations.get(n, 0.0) for n in nodeids)
+
     def timeout(self, nodeids: list[str], extra: float = 0.0) -> float:
         """The CPU budget of a child running ``nodeids`` (plus ``extra`` seconds)."""
         return self.floor + extra + self.factor * float(sum(self.durations[n] for n in nodeids))

@@ -27,9 +27,26 @@ import types
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
+from .hosting import run_protocol
 from .sameness import same
 
 WHOLE = -1  # in a test's reads of a dict: it read the dict whole
+
+
+@dataclass
+class Reads:
+    """What the running test read (dict name -> positions, ``WHOLE`` among them) and the
+    dicts it looked a missing key up in."""
+
+    current: dict[str, set[int]] = field(default_factory=dict)
+    missed: set[str] = field(default_factory=set)
+
+    def take(self) -> tuple[dict[str, list[int]], list[str]]:
+        """What was read since the last ``take``; starts afresh."""
+        found = {name: sorted(positions) for name, positions in self.current.items()}
+        missed = sorted(self.missed)
+        self.current, self.missed = {}, set()
+        return found, missed
 
 
 class _Note:
@@ -52,24 +69,11 @@ class _Note:
         self.reads.current.setdefault(self.name, set()).add(WHOLE)
 
 
-class _NoNote(_Note):
-    def __init__(self) -> None:
-        pass
-
-    def key(self, key: Any) -> None:
-        pass
-
-    def miss(self) -> None:
-        pass
-
-    def whole(self) -> None:
-        pass
-
-
 class TracedDict(dict):  # type: ignore[type-arg]
-    """A dict that notes its reads (``_Note``); it pickles and copies as a plain dict."""
+    """A dict that notes its reads (``_Note``); it pickles and copies as a plain dict.
+    The methods that read it whole are added below (``_WHOLE_READS``)."""
 
-    _note: _Note = _NoNote()
+    _note = _Note("", {}, Reads())  # one made otherwise than by ``trace_dicts``: kept by none
 
     def __getitem__(self, key: Any) -> Any:
         try:
@@ -86,100 +90,54 @@ class TracedDict(dict):  # type: ignore[type-arg]
         return found
 
     def get(self, key: Any, default: Any = None) -> Any:
-        if not dict.__contains__(self, key):
-            self._note.miss()
-            return default
-        self._note.key(key)
-        return dict.__getitem__(self, key)
+        return dict.__getitem__(self, key) if key in self else default
 
     def setdefault(self, key: Any, default: Any = None) -> Any:
-        if key in self:
-            return self[key]
-        return dict.setdefault(self, key, default)
+        return dict.__getitem__(self, key) if key in self else dict.setdefault(self, key, default)
 
     def pop(self, key: Any, *default: Any) -> Any:
         key in self  # noqa: B015  (notes the read)
         return dict.pop(self, key, *default)
 
-    def _whole(self) -> None:
-        self._note.whole()
-
-    def __iter__(self) -> Any:
-        self._whole()
-        return dict.__iter__(self)
-
-    def __reversed__(self) -> Any:
-        self._whole()
-        return reversed(dict(self))
-
-    def keys(self) -> Any:
-        self._whole()
-        return dict.keys(self)
-
-    def values(self) -> Any:
-        self._whole()
-        return dict.values(self)
-
-    def items(self) -> Any:
-        self._whole()
-        return dict.items(self)
-
-    def __len__(self) -> int:
-        self._whole()
-        return dict.__len__(self)
-
-    def __eq__(self, other: Any) -> Any:
-        self._whole()
-        return dict.__eq__(self, other)
-
-    def __ne__(self, other: Any) -> Any:
-        self._whole()
-        return dict.__ne__(self, other)
-
     __hash__ = None
 
-    def __repr__(self) -> str:
-        self._whole()
-        return dict.__repr__(self)
-
     def copy(self) -> dict[Any, Any]:
-        self._whole()
+        self._note.whole()
         return dict(dict.items(self))
 
     def __or__(self, other: Any) -> Any:
-        self._whole()
-        return dict(dict.items(self)) | other
+        return self.copy() | other
 
     def __ror__(self, other: Any) -> Any:
-        self._whole()
-        return other | dict(dict.items(self))
-
-    def popitem(self) -> Any:
-        self._whole()
-        return dict.popitem(self)
+        return other | self.copy()
 
     def __reduce_ex__(self, protocol: Any) -> Any:
-        self._whole()
-        return (dict, (dict(dict.items(self)),))
+        return (dict, (self.copy(),))
 
     def __reduce__(self) -> Any:
         return self.__reduce_ex__(2)
 
 
-@dataclass
-class Reads:
-    """What the running test read (dict name -> positions, ``WHOLE`` among them) and the
-    dicts it looked a missing key up in."""
+# dict's methods that read the whole dict, noted as such on a traced one
+_WHOLE_READS = (
+    "__iter__", "__reversed__", "keys", "values", "items", "__len__", "__eq__", "__ne__",
+    "__repr__", "popitem",
+)  # fmt: skip
 
-    current: dict[str, set[int]] = field(default_factory=dict)
-    missed: set[str] = field(default_factory=set)
 
-    def take(self) -> tuple[dict[str, list[int]], list[str]]:
-        """What was read since the last ``take``; starts afresh."""
-        found = {name: sorted(positions) for name, positions in self.current.items()}
-        missed = sorted(self.missed)
-        self.current, self.missed = {}, set()
-        return found, missed
+def _reading_whole(name: str) -> Any:
+    method = getattr(dict, name)
+
+    def read(self: TracedDict, *args: Any) -> Any:
+        self._note.whole()
+        return method(self, *args)
+
+    read.__name__ = read.__qualname__ = name
+    return read
+
+
+for _name in _WHOLE_READS:
+    setattr(TracedDict, _name, _reading_whole(_name))
 
 
 def dict_names(module: types.ModuleType) -> list[str]:
@@ -443,8 +401,6 @@ def traced_run(
 ) -> dict[str, Any]:
     """In a child of the collector: run ``items`` in order with the modules' dicts traced;
     what each test read (``EntryReads.to_data``), or why nothing can be narrowed."""
-    from .hosting import run_protocol
-
     reads = Reads()
     sizes = trace_dicts(modules, reads)
     if not sizes:

@@ -18,21 +18,19 @@ import os
 import sys
 import time
 import types
-from typing import TYPE_CHECKING, Any, Collection, List, Tuple
+from typing import TYPE_CHECKING, Any, Collection
 
 import pytest
 
 from .hosting import COLLECTION_PATH, Hosted, Starter, hand_back, run_items
 from .order import Neighbours
 from .processes import Pool, deliver, limit_tests, wall_limit
-from .protocol import ChildVerdict, MutantRecord
+from .protocol import ChildVerdict, Key, MutantRecord
 from .tracing import Targets
 
 if TYPE_CHECKING:  # the reference run imports this module and needs neither
     from .baseline import Measured
     from .request import Request
-
-Key = Tuple[MutantRecord, List[str], float]  # a mutant, the tests its child runs, when it began
 
 
 class MutatedFinder(importlib.abc.MetaPathFinder):

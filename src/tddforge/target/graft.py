@@ -32,7 +32,7 @@ from .hosting import Hosted, Starter, hand_back, run_items, settle
 from .narrowing import TRACED, Narrowing
 from .order import Neighbours, schedule
 from .processes import Pool, limit_tests, wall_limit
-from .protocol import ChildVerdict, DefaultRecord, MutantRecord
+from .protocol import ChildVerdict, DefaultRecord, Key, MutantRecord
 from .purity import narrowable_lines
 from .rebind import rebind
 from .request import called
@@ -43,7 +43,6 @@ if TYPE_CHECKING:
     from .baseline import Measured
     from .request import Request
 
-Key = Tuple[MutantRecord, List[str], float]  # a mutant, the tests its child runs, when it began
 Live = Dict[Tuple[str, str, int], List[types.FunctionType]]  # (target, name, first line)
 
 
@@ -214,9 +213,8 @@ class GraftPlugin:
         gc.collect()
         gc.freeze()  # grandchildren share the collected heap instead of copying it
         pool: Pool[Key] = Pool(self.request.workers, self.request.slots)
-        durations = self.measured.durations
         work = schedule(
-            self.work, lambda w: w[0], self.request.target_of, lambda w: _cost(w[1], durations)
+            self.work, lambda w: w[0], self.request.target_of, lambda w: self.measured.seconds(w[1])
         )
         narrowed = [(m, covering) for m, covering in work if self._narrows(m)]
         self.narrowing.start(pool, session.items, narrowed, self._done)
@@ -239,7 +237,7 @@ class GraftPlugin:
                 if switched:
                     return switched
                 if before is not None:
-                    return self._narrowed(m, before, nodeids, items)
+                    return self.narrowing.run(m, before, nodeids, items)
                 return run_items([items[n] for n in nodeids if n in items])
 
             pool.submit((m, nodeids, time.monotonic()), wall_limit(limit), body, self._done)
@@ -266,11 +264,6 @@ class GraftPlugin:
         if code is not None or not self._narrows(m):
             return None
         return self.narrowing.snapshot(self.request.target_of(m))
-
-    def _narrowed(
-        self, m: MutantRecord, before: Snapshot, nodeids: list[str], items: dict[str, Any]
-    ) -> ChildVerdict:
-        return self.narrowing.run(m, before, nodeids, items)
 
     def _extra(self, m: MutantRecord) -> float:
         """A rebound or served mutant's child also runs the module: collection's time is added."""
@@ -365,10 +358,6 @@ class GraftPlugin:
         if result.get("verdict") == "killed" and killer in nodeids:
             self.neighbours.killed(m, killer)
         self.request.journal.verdict(m, nodeids, started, result)
-
-
-def _cost(nodeids: list[str], durations: dict[str, float]) -> float:
-    return sum(durations.get(n, 0.0) for n in nodeids)
 
 
 def start_graft(

@@ -18,13 +18,12 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, List, Tuple, cast
 from .entries import EntryReads, Snapshot, readers, traced_run
 from .hosting import run_items
 from .processes import Done, Pool, limit_tests, wall_limit
-from .protocol import ChildVerdict, MutantRecord
+from .protocol import ChildVerdict, Key, MutantRecord
 from .rebind import live_module
 
 if TYPE_CHECKING:
     from .baseline import Measured
 
-Key = Tuple[MutantRecord, List[str], float]  # as the collector's: mutant, tests, start
 Work = List[Tuple[MutantRecord, List[str]]]  # mutants with the tests their children run
 
 # the key of the traced run, told apart from a mutant's by identity
@@ -48,10 +47,10 @@ class Narrowing:
     def start(self, pool: Pool[Key], items: list[Any], rebound: Work, done: Done[Key]) -> None:
         """Start the traced run when it is worth it: the tests any rebound mutant runs, in
         collection order, in a child of ``pool``; ``done`` gets its result (``ended``)."""
-        durations = self.measured.durations
+        seconds = self.measured.seconds
         wanted = {n for _, covering in rebound for n in covering}
-        spared = sum(_cost(c, durations) for _, c in rebound)
-        if len(rebound) < NARROW_LEAST or spared < WORTH * _cost(list(wanted), durations):
+        spared = sum(seconds(covering) for _, covering in rebound)
+        if len(rebound) < NARROW_LEAST or spared < WORTH * seconds(list(wanted)):
             return
         chosen = [item for item in items if item.nodeid in wanted]
         modules = {}
@@ -60,7 +59,7 @@ class Narrowing:
                 modules[target] = live_module(target)
         if not chosen or not modules:
             return
-        passing = set(durations)
+        passing = set(self.measured.durations)
         limit = 2 * self.measured.timeout([i.nodeid for i in chosen if i.nodeid in passing])
 
         def body() -> ChildVerdict:
@@ -124,7 +123,3 @@ class Narrowing:
         else:
             result["ran"] = len(nodeids)
         return result
-
-
-def _cost(nodeids: list[str], durations: dict[str, float]) -> float:
-    return sum(durations.get(n, 0.0) for n in nodeids)

@@ -14,7 +14,7 @@ reads them. Every message is one JSON object:
 
 from __future__ import annotations
 
-from typing import Any, Literal, TypedDict, Union
+from typing import Any, List, Literal, Tuple, TypedDict, Union
 
 # the values of an event's "event" key
 BASELINE: Literal["baseline"] = "baseline"
@@ -237,6 +237,10 @@ class ServeAnswer(TypedDict, total=False):
     done: bool
     elapsed: float
     error: str
+
+
+# a mutant, the tests its child runs (in order), and when the child began: a pool's key
+Key = Tuple[MutantRecord, List[str], float]
 
 
 class ChildVerdict(TypedDict, total=False):

@@ -92,7 +92,7 @@ def _filling(statement: ast.stmt, data: set[str]) -> bool:
     call = statement.value if isinstance(statement, ast.Expr) else None
     if not isinstance(call, ast.Call) or not isinstance(call.func, ast.Attribute):
         return False
-    if call.func.attr not in MUTATORS or _root(call.func.value) not in data:
+    if call.func.attr not in MUTATORS or root(call.func.value) not in data:
         return False
     parts = [call.func.value, *call.args, *(k.value for k in call.keywords)]
     return all(_builds(node) for part in parts for node in _evaluated(part))
@@ -116,11 +116,11 @@ def _target_in(target: ast.expr, data: set[str]) -> bool:
         return all(_target_in(e, data) for e in target.elts)
     if isinstance(target, ast.Starred):
         return _target_in(target.value, data)
-    root = _root(target)
-    return root is not None and root in data
+    return root(target) in data
 
 
-def _root(node: ast.expr) -> str | None:
+def root(node: ast.expr) -> str | None:
+    """The name an attribute or item chain starts from (``TABLE`` of ``TABLE[k].x``)."""
     while isinstance(node, (ast.Attribute, ast.Subscript)):
         node = node.value
     return node.id if isinstance(node, ast.Name) else None
@@ -173,12 +173,12 @@ def _within(
     if isinstance(node, (ast.Attribute, ast.Subscript)) and isinstance(
         node.ctx, (ast.Store, ast.Del)
     ):
-        return _root(node) in allowed
+        return root(node) in allowed
     if not isinstance(node, ast.Call):
         return True
     func = node.func
     if isinstance(func, ast.Attribute) and func.attr in MUTATORS:
-        return _root(func.value) in allowed
+        return root(func.value) in allowed
     if isinstance(func, ast.Name) and func.id in functions:
         return _keeps_to_data(func.id, functions, data, seen)
     return True

@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from .protocol import Replay
+from .purity import root
 from .tracing import SameFile
 
 _SIMPLE_STATEMENTS = ("Assign", "AnnAssign", "AugAssign", "Expr")
@@ -90,9 +91,7 @@ def _foreign_call(statement: Any, functions: dict[str, Any], data: set[str]) -> 
     func = call.func
     if isinstance(func, ast.Name):
         return func.id not in functions
-    while isinstance(func, (ast.Attribute, ast.Subscript)):  # ``TABLE[k].update(...)``
-        func = func.value
-    return not (isinstance(func, ast.Name) and func.id in data)
+    return root(func) not in data  # a method of the data, or of an item (``TABLE[k].update``)
 
 
 def _add_statement(found: dict[int, set[int]], statement: Any, functions: dict[str, Any]) -> None:
