@@ -10,14 +10,16 @@ import select
 import sys
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Iterator, Tuple
+from typing import Any, Callable, Iterable, Iterator, Tuple, TypedDict
 
 import pytest
 
+from .affinity import Affinity, grouped, test_words
 from .codecache import imported_sources
 from .hosting import Starter, run_protocol
 from .imports import ImportWatch
 from .preimported import running_targets
+from .preload import stdlib_imported
 from .processes import drain, quiet, read_all, send
 from .protocol import (
     BASELINE,
@@ -35,6 +37,7 @@ from .protocol import (
 from .rebind import drifted_targets
 from .request import reached, targets_of
 from .reuse import reusable_baseline
+from .split import file_of, split
 from .tracing import LineTracer, Targets, TraceFromImport, line_count, untraced_rewriting
 
 
@@ -49,6 +52,7 @@ class BaselinePlugin:
         sources_fd: int | None = None,
         rebindable: dict[str, str] | None = None,
         replays: dict[str, list[Replay]] | None = None,
+        parts: int = 1,
     ):
         self.targets = Targets(targets)
         self.rebindable = rebindable or {}  # target -> source: modules with data mutants
@@ -67,6 +71,8 @@ class BaselinePlugin:
         self.import_lines: dict[str, set[int]] = {t: set() for t in targets}
         self.skipped = False  # whether the running test's reports include a skip
         self.running = running_targets(self.targets.names)  # pytest imported them itself
+        self.part_count = parts  # how many processes run the tests side by side
+        self.parts_sent: list[PartResult] = []  # the forked parts' reports
         untraced_rewriting()
         # No target line can run before a target is imported: trace from then on.
         self.watch = TraceFromImport(self.targets, self.collect.trace)
@@ -120,10 +126,9 @@ class BaselinePlugin:
         # the next test that runs, not the next collected: pytest tears down what the next
         # item does not share, and one whose record is reused never sets anything up
         ran = [item for item in items if item.nodeid not in self.reusable]
-        following = dict(zip(ran, [*ran[1:], None]))
+        records = self._run_parts(ran)
         for item in items:
-            known = self.reusable.get(item.nodeid)
-            tests[item.nodeid] = record = known or self._run(item, following[item])
+            tests[item.nodeid] = record = self.reusable.get(item.nodeid) or records[item.nodeid]
             for target, lines in record["imports"].items():  # a test imported it, or reloaded it
                 self.import_lines.setdefault(target, set()).update(lines)
         result = BaselineResult(
@@ -136,11 +141,51 @@ class BaselinePlugin:
             drifted=self.drifted,
             checked=sorted(self.rebindable),
             names=self.names,
-            late_sources=later_sources(self.sent),
+            late_sources=_union(later_sources(self.sent), *(p["late"] for p in self.parts_sent)),
+            words=grouped(test_words(items)),
+            stdlib=sorted(set(stdlib_imported()).union(*(p["stdlib"] for p in self.parts_sent))),
         )
         send(self.fd, result)
         os.close(self.fd)
         os._exit(0)
+
+    def _run_parts(self, ran: list[Any]) -> dict[str, BaselineRecord]:
+        """Run ``ran``, traced, in ``split`` parts side by side: the first here, each other
+        in a child forked now. A part whose child failed a test or ended without a report
+        runs again here, with all after it, after the first: as one process runs them."""
+        cut = split([file_of(item.nodeid) for item in ran], self.part_count) or [(0, 0)]
+        forked: list[tuple[int, int, int]] = []  # (first test, pid, pipe)
+        for start, end in cut[1:]:
+            read_fd, write_fd = os.pipe()
+            pid = os.fork()
+            if pid == 0:
+                os.close(read_fd)
+                os.close(self.fd)
+                done = self._run_all(ran[start:end])
+                late, stdlib = later_sources(self.sent), stdlib_imported()
+                send(write_fd, PartResult(records=done, late=late, stdlib=stdlib))
+                os._exit(0)
+            os.close(write_fd)
+            forked.append((start, pid, read_fd))
+        start, end = cut[0]
+        records = self._run_all(ran[start:end])
+        again: int | None = None
+        for start, pid, read_fd in forked:
+            data = drain(read_fd, pid)
+            part: PartResult | None = json.loads(data) if data else None
+            if again is None and (part is None or _failing(part["records"])):
+                again = start
+            if again is None and part is not None:
+                records.update(part["records"])
+                self.parts_sent.append(part)
+        if again is not None:
+            records.update(self._run_all(ran[again:]))
+        return records
+
+    def _run_all(self, items: list[Any]) -> dict[str, BaselineRecord]:
+        """Run ``items`` in order, traced; each test tears down what the next does not share."""
+        following = dict(zip(items, [*items[1:], None]))
+        return {item.nodeid: self._run(item, following[item]) for item in items}
 
     def _run(self, item: Any, nextitem: Any) -> BaselineRecord:
         tracer = LineTracer(self.targets)
@@ -163,6 +208,26 @@ class BaselinePlugin:
             imports=imports,
             imported=watch.imported(),
         )
+
+
+class PartResult(TypedDict):
+    """What a forked part of the baseline reports: its tests' records, and the project
+    files and standard library modules its tests imported."""
+
+    records: dict[str, BaselineRecord]
+    late: Sources
+    stdlib: list[str]
+
+
+def _failing(records: dict[str, BaselineRecord]) -> bool:
+    return any(record["outcome"] == "failed" for record in records.values())
+
+
+def _union(first: Sources, *others: Sources) -> Sources:
+    """Each kind of file of ``first`` and ``others``, once, in first-seen order."""
+    modules = list(dict.fromkeys([*first["modules"], *(m for o in others for m in o["modules"])]))
+    tests = list(dict.fromkeys([*first["tests"], *(t for o in others for t in o["tests"])]))
+    return Sources(modules=modules, tests=tests)
 
 
 def later_sources(sent: Sources) -> Sources:
@@ -232,7 +297,10 @@ def _baseline_child(
     try:
         reusable = reusable_baseline(config)
         replays = config.get("replays")
-        plugin = BaselinePlugin(targets_of(config), fd, reusable, sources_fd, rebindable, replays)
+        parts = int(config.get("workers", 1))
+        plugin = BaselinePlugin(
+            targets_of(config), fd, reusable, sources_fd, rebindable, replays, parts
+        )
         code = starter.main(plugin)
         # Reached only when pytest stopped before running tests (usage or collection errors).
         send(fd, BaselineResult(pytest_exit=int(code), collect_errors=plugin.collect_errors))
@@ -325,6 +393,8 @@ class Measured:
     checked: frozenset[str] = frozenset()  # targets the baseline checked for drift
     names: dict[str, str] = field(default_factory=dict)  # target -> its module's name
     importers: dict[str, set[str]] = field(default_factory=dict)  # target -> tests importing it
+    affinity: Affinity = field(default_factory=Affinity)  # the words tests name
+    stdlib: tuple[str, ...] = ()  # the standard library's modules the baseline imported
 
     @classmethod
     def of(cls, baseline: BaselineResult, floor: float, factor: float, target: str) -> Measured:
@@ -361,6 +431,8 @@ class Measured:
             checked,
             dict(baseline.get("names", {})),
             importers,
+            Affinity.of(baseline.get("words", []), durations),
+            tuple(baseline.get("stdlib", [])),
         )
 
     def target(self, m: MutantRecord) -> str:

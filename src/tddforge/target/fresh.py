@@ -24,6 +24,7 @@ import pytest
 
 from .hosting import COLLECTION_PATH, Hosted, Starter, hand_back, run_items
 from .order import Neighbours
+from .preload import preload
 from .processes import Pool, deliver, limit_tests, wall_limit
 from .protocol import ChildVerdict, Key, MutantRecord
 from .tracing import Targets
@@ -247,6 +248,7 @@ class FreshHost(FreshPlugin):
         request = self.request
         imported = set(Targets(request.targets).imported())
         early = [m["id"] for m in self.mutants if request.target_of(m) in imported]
+        preload(self.measured.stdlib)  # once here, not in every child
         gc.collect()
         gc.freeze()  # the children share the started session's heap
         pool: Pool[Key] = Pool(request.workers, request.slots)
@@ -254,7 +256,9 @@ class FreshHost(FreshPlugin):
         for m in self.mutants:
             if m["id"] in early:
                 continue
-            nodeids = self.neighbours.first(m, fresh_order(self.measured, m, self.seeing))
+            tests = fresh_order(self.measured, m, self.seeing)
+            tests = self.measured.affinity.first(request.words(m), tests)
+            nodeids = self.neighbours.first(m, tests)
             deadlines = self.measured.deadlines(nodeids)
             if pool.spawn((m, nodeids, time.monotonic()), wall_limit(limit), self._done):
                 limit_tests(limit, deadlines)
@@ -351,9 +355,11 @@ def run_each_fresh(
 
     limit = measured.fresh_limit()
     running = set(running_targets(request.targets))
+    preload(measured.stdlib)
     for m in mutants:
         mutated = request.mutated(m)
-        nodeids = neighbours.first(m, fresh_order(measured, m, seeing))
+        tests = measured.affinity.first(request.words(m), fresh_order(measured, m, seeing))
+        nodeids = neighbours.first(m, tests)
         deadlines = measured.deadlines(nodeids)
 
         def body(

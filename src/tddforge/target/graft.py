@@ -219,6 +219,7 @@ class GraftPlugin:
         narrowed = [(m, covering) for m, covering in work if self._narrows(m)]
         self.narrowing.start(pool, session.items, narrowed, self._done)
         for m, covering in self.narrowing.in_turn(pool, work, self._narrows, self._done):
+            covering = self.measured.affinity.first(self.request.words(m), covering)
             nodeids = self.neighbours.first(m, covering)
             limit = self.measured.timeout(nodeids, self._extra(m))
             deadlines = self.measured.deadlines(nodeids)

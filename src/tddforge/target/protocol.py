@@ -277,6 +277,8 @@ class BaselineResult(TypedDict, total=False):
     checked: list[str]  # the targets checked for drift
     names: dict[str, str]  # target -> the name the collection imported its module by
     late_sources: Sources  # project files first imported while the tests ran
+    words: list[list[list[str]]]  # [words, nodeids]: what tests name (``affinity``)
+    stdlib: list[str]  # the standard library's modules imported by the end (``preload``)
     collect_seconds: float
     collect_errors: list[str]
     pytest_exit: int

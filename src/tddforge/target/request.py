@@ -5,6 +5,7 @@ from __future__ import annotations
 import tokenize
 from dataclasses import dataclass
 
+from .affinity import Words, line_words
 from .journal import Journal
 from .processes import Slots
 from .protocol import MutantRecord, Replay, WorkerConfig
@@ -65,6 +66,11 @@ class Request:
     def module_of(self, m: MutantRecord) -> Module:
         """The source ``m`` was made from."""
         return self.modules[self.target_of(m)]
+
+    def words(self, m: MutantRecord) -> Words:
+        """The words of the lines ``m`` mutates (``affinity``)."""
+        module = self.module_of(m)
+        return line_words(module.source, module.offsets, m["line"], m["end_line"])
 
     @property
     def floor(self) -> float:

@@ -28,6 +28,8 @@ EXPECTED = {
     # the mutated module, when no test file collected for its mutant imported it
     "fresh": ["importlib.import_module(name or dotted_name(target))"],
     "signatures": ["importlib.import_module(module_name)"],
+    # standard library modules the tests imported, once before the fresh children fork
+    "preload": ["importlib.import_module(name)"],
     # the package's function a project's test calls (``hjson.loads``), by its dotted path
     "capture": ["importlib.import_module('.'.join(parts[:cut]))"],
     "calls": [
