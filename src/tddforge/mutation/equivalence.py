@@ -20,6 +20,7 @@ from functools import cached_property
 
 from tddforge.mutation.generate import typing_only_names
 from tddforge.mutation.mutant import Mutant
+from tddforge.mutation.parsed import parsed
 
 
 class Facts:
@@ -62,7 +63,7 @@ Rule = Callable[[Mutant, Facts], "str | None"]
 def likely_equivalent(mutants: list[Mutant], source: str) -> dict[str, str]:
     """Mutant id → why it is likely equivalent, for those of ``mutants`` a rule matches."""
     try:
-        facts = Facts(ast.parse(source))
+        facts = Facts(parsed(source))
     except SyntaxError:
         return {}
     found = {}

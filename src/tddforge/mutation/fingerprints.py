@@ -27,6 +27,7 @@ from typing import TypeGuard
 
 from tddforge.analysis.testsource import is_test_class
 from tddforge.mutation.layout import python_files
+from tddforge.mutation.parsed import parsed
 
 
 def _sha(*parts: str) -> str:
@@ -79,7 +80,7 @@ def file_fingerprints(project: Path, test_file: Path) -> dict[str, str]:
     rel = test_file.resolve().relative_to(project.resolve()).as_posix()
     conftests = _conftests(project.resolve(), test_file.resolve())
     try:
-        tree = ast.parse(source)
+        tree = parsed(source)
     except SyntaxError:
         return {rel: _sha(conftests, source)}
 

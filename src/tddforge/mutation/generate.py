@@ -22,6 +22,7 @@ from typing import Any
 from tddforge.mutation.gates import NOT_EVALUATED, Gates, Interpreter, imported_names, same_value
 from tddforge.mutation.mutant import DefaultSlot, Mutant, mutant_id
 from tddforge.mutation.operators import OPERATORS, Edit, Source
+from tddforge.mutation.parsed import parsed
 
 Scope = tuple[str, int] | None  # (function name, co_firstlineno) of the enclosing top-level def
 
@@ -368,7 +369,7 @@ def mutants_of(
     """As ``find_mutants``; with the ``interpreter``'s facts, its gates' mutants that
     cannot change anything there are left out (and listed apart). ``interpreter`` may be
     a function giving the facts: it is called only for a module that could read them."""
-    tree = ast.parse(source)
+    tree = parsed(source)
     gates = None
     if interpreter is not None and imported_names(tree):
         facts = interpreter() if callable(interpreter) else interpreter

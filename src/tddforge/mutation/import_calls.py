@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from tddforge.mutation.parsed import parsed
 from tddforge.target.protocol import Replay
 
 
@@ -23,7 +24,7 @@ def bare_calls(source: str) -> list[tuple[int, str, str]]:
     """The module's top-level statements that are a call and nothing else, in source order:
     (line, the statement's text, the called name: ``f`` of ``f(...)`` or ``a.b.f(...)``)."""
     try:
-        tree = ast.parse(source)
+        tree = parsed(source)
     except SyntaxError:
         return []
     return calls_in(tree, source)
@@ -47,7 +48,7 @@ def calls_in(tree: ast.Module, source: str) -> list[tuple[int, str, str]]:
 def functions_of(source: str) -> set[str]:
     """The names of the module's top-level functions."""
     try:
-        tree = ast.parse(source)
+        tree = parsed(source)
     except SyntaxError:
         return set()
     kinds = (ast.FunctionDef, ast.AsyncFunctionDef)

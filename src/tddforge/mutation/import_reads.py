@@ -15,6 +15,7 @@ from pathlib import Path
 
 from tddforge.mutation.import_calls import calls_in
 from tddforge.mutation.layout import python_files
+from tddforge.mutation.parsed import parsed
 
 _SIMPLE = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Expr)
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -25,7 +26,7 @@ def import_time_reads(source: str) -> set[str]:
     statements and class bodies, and the decorators, defaults and annotations of its
     functions, not their bodies."""
     try:
-        tree = ast.parse(source)
+        tree = parsed(source)
     except SyntaxError:
         return set()
     found: set[str] = set()
@@ -74,7 +75,7 @@ def data_names(source: str) -> dict[int, set[str]]:
     """Lines of the module's simple top-level statements (assignments and calls), and of the
     module functions such a statement calls, each mapped to the module data it binds or
     changes: the names simple top-level statements assign that it mentions."""
-    tree = ast.parse(source)
+    tree = parsed(source)
     statements = [s for s in tree.body if isinstance(s, _SIMPLE)]
     data = {
         n.id
@@ -129,7 +130,7 @@ def project_import_code(
         reads[resolved] = set()
         try:
             text = path.read_text(encoding="utf-8", errors="replace")
-            tree = ast.parse(text)
+            tree = parsed(text)
         except (OSError, SyntaxError):
             continue
         for statement in tree.body:

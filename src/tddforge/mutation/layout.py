@@ -22,6 +22,7 @@ from pathlib import Path
 
 from tddforge.config import MutateConfig
 from tddforge.errors import InputError
+from tddforge.mutation.parsed import parsed
 from tddforge.runner.pytest_config import testpaths
 
 TEST_DIRS = frozenset({"tests", "test", "testing"})
@@ -203,7 +204,7 @@ def star_imported(project: Path) -> set[str]:
         if "import *" not in text:
             continue
         try:
-            tree = ast.parse(text)
+            tree = parsed(text)
         except SyntaxError:
             continue
         here = module_name(path)

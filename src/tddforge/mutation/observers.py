@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tddforge.mutation.import_reads import statement_reads
+from tddforge.mutation.parsed import parsed
 from tddforge.target.observe import code_words, reflective, words
 from tddforge.target.protocol import Observe
 
@@ -63,14 +64,14 @@ class ProjectText:
 
 def module_units(source: str) -> list[Unit]:
     """The mutated module's top-level statements; a function or class reads its whole body."""
-    tree = ast.parse(source)
+    tree = parsed(source)
     return [_unit(statement, _all_names(statement)) for statement in tree.body]
 
 
 def import_time_units(source: str) -> list[Unit]:
     """Another file's top-level statements, each with what it reads while imported."""
     try:
-        tree = ast.parse(source)
+        tree = parsed(source)
     except SyntaxError:
         return []
     return [_unit(s, statement_reads(s) | _imported(s)) for s in tree.body]
@@ -265,7 +266,7 @@ def _runtime_code(source: str) -> str:
     """The text of a file's function bodies: what runs after it was imported (its import-time
     code is followed by ``reached_names``)."""
     try:
-        tree = ast.parse(source)
+        tree = parsed(source)
     except SyntaxError:
         return source
     parts = [

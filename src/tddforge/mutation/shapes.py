@@ -14,6 +14,8 @@ import ast
 import hashlib
 from collections.abc import Iterator
 
+from tddforge.mutation.parsed import parsed
+
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 
 
@@ -21,7 +23,7 @@ def import_shape(source: str, keep: set[str]) -> str:
     """The hash of what runs at import: function bodies left out, except those named in
     ``keep`` (``name`` or ``Class.name``); a text that does not parse has its own hash."""
     try:
-        tree = ast.parse(source)
+        tree = ast.parse(source)  # its own tree: the bodies are cut out below
     except SyntaxError:
         return "unparsable:" + hashlib.sha256(source.encode("utf-8", "surrogatepass")).hexdigest()
     for name, function in _functions(tree.body, ""):
@@ -40,7 +42,7 @@ def _documented(function: Function) -> bool:
 def import_run(source: str, lines: set[int]) -> list[str]:
     """The functions (``name`` or ``Class.name``) whose bodies hold any of ``lines``."""
     try:
-        tree = ast.parse(source)
+        tree = parsed(source)
     except SyntaxError:
         return []
     found = []
