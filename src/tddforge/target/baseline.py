@@ -16,7 +16,7 @@ import pytest
 
 from .affinity import Affinity, grouped, test_words
 from .codecache import imported_sources
-from .hosting import Starter, run_protocol
+from .hosting import Starter, run_protocol, unreported
 from .imports import ImportWatch
 from .preimported import running_targets
 from .preload import stdlib_imported
@@ -126,6 +126,7 @@ class BaselinePlugin:
         # the next test that runs, not the next collected: pytest tears down what the next
         # item does not share, and one whose record is reused never sets anything up
         ran = [item for item in items if item.nodeid not in self.reusable]
+        unreported(session.config)  # this process ends in ``os._exit``
         records = self._run_parts(ran)
         for item in items:
             tests[item.nodeid] = record = self.reusable.get(item.nodeid) or records[item.nodeid]

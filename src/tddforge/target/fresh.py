@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Collection
 
 import pytest
 
-from .hosting import COLLECTION_PATH, Hosted, Starter, hand_back, run_items
+from .hosting import COLLECTION_PATH, Hosted, Starter, hand_back, run_items, unreported
 from .order import Neighbours
 from .preload import preload
 from .processes import Pool, deliver, limit_tests, wall_limit
@@ -249,6 +249,7 @@ class FreshHost(FreshPlugin):
         imported = set(Targets(request.targets).imported())
         early = [m["id"] for m in self.mutants if request.target_of(m) in imported]
         preload(self.measured.stdlib)  # once here, not in every child
+        unreported(session.config)  # this process ends in ``hand_back``
         gc.collect()
         gc.freeze()  # the children share the started session's heap
         pool: Pool[Key] = Pool(request.workers, request.slots)

@@ -28,7 +28,7 @@ import pytest
 from .blocks import Blocks, find_code, replace_code
 from .entries import Snapshot
 from .fresh import CodeFinder, MutatedFinder
-from .hosting import Hosted, Starter, hand_back, run_items, settle
+from .hosting import Hosted, Starter, hand_back, run_items, settle, unreported
 from .narrowing import TRACED, Narrowing
 from .order import Neighbours, schedule
 from .processes import Pool, limit_tests, wall_limit
@@ -210,6 +210,7 @@ class GraftPlugin:
         self.lazy = set(self.request.targets) - set(targets.imported())
         live = live_functions(targets)
         settle(session.items)
+        unreported(session.config)  # this process ends in ``hand_back``
         gc.collect()
         gc.freeze()  # grandchildren share the collected heap instead of copying it
         pool: Pool[Key] = Pool(self.request.workers, self.request.slots)

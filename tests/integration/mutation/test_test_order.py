@@ -48,3 +48,30 @@ def test_the_test_naming_the_changed_attribute_runs_first(
     assert result.killer == "tests/test_sample.py::test_kept"
     # before it at most the test that killed a neighbour (line 3's mutant), not all six
     assert len(result.ran) <= 2, result.ran
+
+
+REPORTER_TESTS = """\
+import pathlib
+
+from sample import Box
+
+
+def test_value(request, capsys):
+    reporter = request.config.pluginmanager.get_plugin("terminalreporter")
+    log = pathlib.Path(__file__).with_name("reporter.log")
+    with open(log, "a") as handle:
+        handle.write("present\\n" if reporter is not None else "absent\\n")
+    print("captured as ever")
+    assert capsys.readouterr().out == "captured as ever\\n"
+    assert Box(2).value == 2
+"""
+
+
+def test_tests_run_without_the_terminal_reporter(tmp_path: Path, settings: Settings) -> None:
+    """Children print nowhere: pytest's terminal reporter is not there to format each test
+    (what a test fixture captures is unchanged)."""
+    project = write_project(tmp_path / "quiet", MODULE, REPORTER_TESTS)
+    report = score(job_for(project), settings)
+    assert any(r.verdict == "killed" for r in report.results)
+    runs = (project / "tests" / "reporter.log").read_text().split()
+    assert len(runs) >= 2 and set(runs) == {"absent"}, runs
