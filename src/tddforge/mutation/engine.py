@@ -12,11 +12,12 @@ module (``score``) or many against one suite (``score_project``).
 from __future__ import annotations
 
 import json
+import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import IO, TypeVar
+from typing import IO, Any, TypeVar
 
 from tddforge.config import Settings
 from tddforge.errors import PytestStartError, RunnerError
@@ -129,20 +130,28 @@ def with_neutral_fallback(
 def _score_cold(
     job: MutationJob, settings: Settings, progress: Tally | None, cache: VerdictCache | None
 ) -> ProjectReport:
-    prep = prepare(job, cache)
-    started = time.monotonic()
     sandbox = sandbox_for(job, settings)
     with workspace(sandbox) as private:
         results = ResultsFile(private / "results.jsonl")
         config = private / "config.json"
-        config.write_text(json.dumps(worker_config(prep, results.path)), encoding="utf-8")
         argv = entry_argv(job.python, private, "worker", str(config))
         warm_plugins(job.python, job.project)
+        # the worker starts (interpreter, pytest's imports) while the mutants are made;
+        # it waits for its config, or for word that there is none (bad input)
         run = in_thread(
             lambda: sandbox.run(
                 argv, cwd=job.project, timeout=job.timeout, extra_env=worker_env(job)
             )
         )
+        try:
+            prep = prepare(job, cache)
+        except BaseException:
+            _publish(config, {"abort": True})
+            run.join()
+            sandbox.close()
+            raise
+        started = time.monotonic()
+        _publish(config, worker_config(prep, results.path))
         follow(results, len(prep.mutants), run, progress)
         outcome = run.result
         lines = results.finish()
@@ -152,6 +161,14 @@ def _score_cold(
         lines.append(ErrorEvent(event=ERROR, kind="timeout", message=message))
     stderr = outcome.stderr if outcome else ""
     return assemble(prep, lines, time.monotonic() - started, cache, stderr)
+
+
+def _publish(path: Path, config: Mapping[str, Any]) -> None:
+    """Write the worker's config whole, then give it its name: the worker waiting for
+    the file never reads half of it."""
+    partial = path.with_name(path.name + ".partial")
+    partial.write_text(json.dumps(config), encoding="utf-8")
+    os.replace(partial, path)
 
 
 class WarmWorker:

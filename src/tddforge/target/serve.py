@@ -130,7 +130,22 @@ def main(argv: list[str]) -> int:
     if args[:1] == ["--serve"]:
         serve()
         return 0
-    with open(args[0], encoding="utf-8") as handle:
-        config = json.load(handle)
-    run_request(config)
+    config = await_config(args[0])
+    if config is not None:
+        run_request(config)
     return 0
+
+
+def await_config(path: str, patience: float = 3600.0) -> WorkerConfig | None:
+    """The request at ``path``, once the host has written it: it starts this process
+    first and makes the mutants meanwhile. None when the host had none to give (bad
+    input, ``abort``), or went away, or did not write it within ``patience`` seconds."""
+    parent = os.getppid()
+    deadline = time.monotonic() + patience
+    while not os.path.exists(path):
+        if os.getppid() != parent or time.monotonic() > deadline:
+            return None
+        time.sleep(0.002)
+    with open(path, encoding="utf-8") as handle:
+        config = json.load(handle)
+    return None if config.get("abort") else config
