@@ -6,9 +6,10 @@ always: ``self.__module__ = getattr(func, '__module__', None)`` runs under
 every test that makes a ``curry``, and only the one or two that read
 ``__module__`` fail when it is mutated; run by speed, a hundred pass first.
 So among the covering tests, those whose code names a rare word of the
-mutant's lines (an attribute, a global, a string) go first, the rarer the
-shared words the sooner; the rest keep their order. Only the order changes,
-never which tests run, so no verdict can change.
+mutant's lines (an attribute, a global, a string) move ahead of the tests that
+cost more than their time over their chance to fail, which grows with the
+rarity of the shared words; the rest keep their order. Only the order changes,
+never which tests run.
 
 A test's words are read from its function's code objects (``co_names`` and
 the words in its string constants, nested functions included), not from its
@@ -45,7 +46,7 @@ def code_words(code: types.CodeType) -> Words:
     return frozenset(found - COMMON)
 
 
-def test_words(items: Iterable[Any]) -> dict[str, Words]:
+def words_of_tests(items: Iterable[Any]) -> dict[str, Words]:
     """Per collected test item, the words of its test function (none for other items)."""
     found: dict[str, Words] = {}
     cache: dict[types.CodeType, Words] = {}

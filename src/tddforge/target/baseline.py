@@ -14,7 +14,7 @@ from typing import Any, Callable, Iterable, Iterator, Tuple, TypedDict
 
 import pytest
 
-from .affinity import Affinity, grouped, test_words
+from .affinity import Affinity, grouped, words_of_tests
 from .codecache import imported_sources
 from .hosting import Starter, run_protocol, unreported
 from .imports import ImportWatch
@@ -143,7 +143,7 @@ class BaselinePlugin:
             checked=sorted(self.rebindable),
             names=self.names,
             late_sources=_union(later_sources(self.sent), *(p["late"] for p in self.parts_sent)),
-            words=grouped(test_words(items)),
+            words=grouped(words_of_tests(items)),
             stdlib=sorted(set(stdlib_imported()).union(*(p["stdlib"] for p in self.parts_sent))),
         )
         send(self.fd, result)
