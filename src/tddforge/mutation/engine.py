@@ -12,7 +12,6 @@ module (``score``) or many against one suite (``score_project``).
 from __future__ import annotations
 
 import json
-import os
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import replace
@@ -41,6 +40,7 @@ from tddforge.runner.ship import entry_argv
 from tddforge.sandbox import Sandbox
 from tddforge.target.protocol import ERROR, ErrorEvent, ServeAnswer
 from tddforge.types import Tally
+from tddforge.workspace.paths import atomic_write
 
 R = TypeVar("R", bound=MutationReport | ProjectReport)
 
@@ -164,11 +164,8 @@ def _score_cold(
 
 
 def _publish(path: Path, config: Mapping[str, Any]) -> None:
-    """Write the worker's config whole, then give it its name: the worker waiting for
-    the file never reads half of it."""
-    partial = path.with_name(path.name + ".partial")
-    partial.write_text(json.dumps(config), encoding="utf-8")
-    os.replace(partial, path)
+    """The worker's config, written whole: the worker waiting for it never reads half."""
+    atomic_write(path, json.dumps(config).encode("utf-8"))
 
 
 class WarmWorker:

@@ -55,26 +55,21 @@ class Blocks:
     """Compiles a graft mutant's function alone, not the whole module."""
 
     def __init__(self, source: str, offsets: list[int]):
-        import __future__
-
         self.source = source
         self.offsets = offsets
         tree = ast.parse(source)
-        self.flags = 0
+        self.flags = future_flags(tree)
         self.scopes: dict[Key, tuple[int, int, list[Header]]] = {}  # first, last line, headers
         self.statements: list[tuple[int, int]] = []  # each top-level statement's lines
         for node in tree.body:
-            self.statements.append((_first_line(node), node.end_lineno or node.lineno))
-            if isinstance(node, ast.ImportFrom) and node.module == "__future__":
-                for alias in node.names:
-                    self.flags |= getattr(__future__, alias.name).compiler_flag
+            self.statements.append((first_line(node), node.end_lineno or node.lineno))
         self._index(tree.body, [])
 
     def _index(self, body: list[ast.stmt], headers: list[Header]) -> None:
         """Every function not inside another function, with its stand-in headers."""
         for node in body:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                first = _first_line(node)
+                first = first_line(node)
                 if len(headers) < first and all(h[0] < node.col_offset for h in headers):
                     self.scopes[(node.name, first)] = (first, node.end_lineno or first, headers)
             elif isinstance(node, ast.ClassDef):
@@ -117,9 +112,22 @@ class Blocks:
         return code
 
 
-def _first_line(node: ast.stmt) -> int:
+def first_line(node: ast.stmt) -> int:
+    """A statement's first line, its decorators' included."""
     decorators: list[ast.expr] = getattr(node, "decorator_list", [])
     return min([node.lineno] + [d.lineno for d in decorators])
+
+
+def future_flags(tree: ast.Module) -> int:
+    """The compiler flags of a module's ``from __future__`` imports."""
+    import __future__
+
+    flags = 0
+    for statement in tree.body:
+        if isinstance(statement, ast.ImportFrom) and statement.module == "__future__":
+            for alias in statement.names:
+                flags |= getattr(getattr(__future__, alias.name, None), "compiler_flag", 0)
+    return flags
 
 
 def _handler_bodies(handlers: list[object]) -> list[ast.stmt]:

@@ -257,9 +257,7 @@ class FreshHost(FreshPlugin):
         for m in self.mutants:
             if m["id"] in early:
                 continue
-            tests = fresh_order(self.measured, m, self.seeing)
-            tests = self.measured.affinity.first(request.words(m), tests)
-            nodeids = self.neighbours.first(m, tests)
+            nodeids = fresh_tests(request, self.measured, self.neighbours, m, self.seeing)
             deadlines = self.measured.deadlines(nodeids)
             if pool.spawn((m, nodeids, time.monotonic()), wall_limit(limit), self._done):
                 limit_tests(limit, deadlines)
@@ -292,6 +290,19 @@ def _note_killer(neighbours: Neighbours, key: Key, result: ChildVerdict) -> None
     killer = result.get("killer")
     if result.get("verdict") == "killed" and killer in key[1]:
         neighbours.killed(key[0], killer)
+
+
+def fresh_tests(
+    request: Request,
+    measured: Measured,
+    neighbours: Neighbours,
+    m: MutantRecord,
+    seeing: dict[str, list[str]] | None,
+) -> list[str]:
+    """A fresh mutant's tests in the order its child runs them: its neighbours' killers,
+    then those naming words of its lines (``affinity``), then ``fresh_order``'s."""
+    tests = measured.affinity.first(request.words(m), fresh_order(measured, m, seeing))
+    return neighbours.first(m, tests)
 
 
 def fresh_order(
@@ -359,8 +370,7 @@ def run_each_fresh(
     preload(measured.stdlib)
     for m in mutants:
         mutated = request.mutated(m)
-        tests = measured.affinity.first(request.words(m), fresh_order(measured, m, seeing))
-        nodeids = neighbours.first(m, tests)
+        nodeids = fresh_tests(request, measured, neighbours, m, seeing)
         deadlines = measured.deadlines(nodeids)
 
         def body(

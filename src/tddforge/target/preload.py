@@ -26,28 +26,33 @@ UNSAFE = frozenset(
 def stdlib_imported() -> list[str]:
     """The names of the standard library's modules imported now (but the ``UNSAFE``)."""
     tops = getattr(sys, "stdlib_module_names", None)
+    roots = _stdlib_roots() if tops is None else set()
     found = []
     for name, module in list(sys.modules.items()):
         top = name.split(".", 1)[0]
         if module is None or top in UNSAFE or top.startswith("__"):
             continue
-        if (name in sys.builtin_module_names) or not _is_stdlib(name, module, tops):
+        if name in sys.builtin_module_names:
             continue
-        found.append(name)
+        stdlib = top in tops if tops is not None else _under(module, roots)
+        if stdlib:
+            found.append(name)
     return sorted(found)
 
 
-def _is_stdlib(name: str, module: object, tops: Iterable[str] | None) -> bool:
-    if tops is not None:  # Python 3.10 and later name them
-        return name.split(".", 1)[0] in tops
+def _stdlib_roots() -> set[str]:
+    """Where the standard library lives (Python 3.9 and older, which do not name it)."""
+    paths = sysconfig.get_paths()
+    return {os.path.realpath(paths[key]) for key in ("stdlib", "platstdlib") if key in paths}
+
+
+def _under(module: object, roots: set[str]) -> bool:
     path = getattr(module, "__file__", None)
     if not isinstance(path, str):
         return False
     real = os.path.realpath(path)
     if "site-packages" in real or "dist-packages" in real:
         return False
-    paths = sysconfig.get_paths()
-    roots = {os.path.realpath(paths[key]) for key in ("stdlib", "platstdlib") if key in paths}
     return any(real.startswith(root + os.sep) for root in roots)
 
 

@@ -14,12 +14,13 @@ first statement is not taken for its docstring.
 """
 
 from __future__ import annotations
-import __future__
 
 import ast
 import types
 from dataclasses import dataclass
 from typing import Tuple
+
+from .blocks import first_line, future_flags
 
 Group = Tuple[int, int, types.CodeType]  # first line, last line, the group's code
 
@@ -37,10 +38,10 @@ class Statements:
     def of(cls, source: str, target: str) -> Statements:
         """``source`` parsed and compiled group by group (SyntaxError as ``compile``)."""
         tree = ast.parse(source, target)
-        flags = _future_flags(tree)
+        flags = future_flags(tree)
         spans: list[tuple[int, int, list[ast.stmt]]] = []
         for statement in tree.body:
-            first, last = _span(statement)
+            first, last = first_line(statement), statement.end_lineno or statement.lineno
             if spans and first <= spans[-1][1]:
                 spans[-1] = (spans[-1][0], max(last, spans[-1][1]), [*spans[-1][2], statement])
             else:
@@ -68,22 +69,6 @@ class Statements:
         code = _compiled(body, self.target, self.flags, leading=index == 0)
         for position, (_, _, group) in enumerate(self.groups):
             exec(code if position == index else group, namespace)
-
-
-def _span(statement: ast.stmt) -> tuple[int, int]:
-    decorators = getattr(statement, "decorator_list", [])
-    first = min([statement.lineno, *(d.lineno for d in decorators)])
-    return first, statement.end_lineno or statement.lineno
-
-
-def _future_flags(tree: ast.Module) -> int:
-    flags = 0
-    for statement in tree.body:
-        if isinstance(statement, ast.ImportFrom) and statement.module == "__future__":
-            for alias in statement.names:
-                feature = getattr(__future__, alias.name, None)
-                flags |= getattr(feature, "compiler_flag", 0)
-    return flags
 
 
 def _compiled(body: list[ast.stmt], target: str, flags: int, leading: bool) -> types.CodeType:

@@ -54,7 +54,7 @@ class WriteReport:
             if before is None:
                 target.unlink(missing_ok=True)
             else:
-                _atomic_write(target, before)
+                atomic_write(target, before)
         for made in reversed(self._made_dirs):
             with contextlib.suppress(OSError):  # not empty: something else lives there now
                 made.rmdir()
@@ -67,7 +67,7 @@ def write_file(work_dir: Path, relative: str, content: str) -> Path:
     """Write ``content`` at ``relative`` inside ``work_dir`` atomically; raise PathRefused."""
     target = confine(work_dir, relative)
     target.parent.mkdir(parents=True, exist_ok=True)
-    _atomic_write(target, content.encode("utf-8"))
+    atomic_write(target, content.encode("utf-8"))
     return target
 
 
@@ -95,10 +95,12 @@ def _write_block(block: FileBlock, report: WriteReport) -> None:
     missing = [d for d in (target.parent, *target.parent.parents) if not d.exists()]
     target.parent.mkdir(parents=True, exist_ok=True)
     report._made_dirs += reversed(missing)
-    _atomic_write(target, block.content.encode("utf-8"))
+    atomic_write(target, block.content.encode("utf-8"))
 
 
-def _atomic_write(target: Path, data: bytes) -> None:
+def atomic_write(target: Path, data: bytes) -> None:
+    """Write ``data`` to a new file beside ``target``, then give it ``target``'s name: a
+    reader never sees half of it, nor a crash leave half of it."""
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".tddforge-", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as handle:
