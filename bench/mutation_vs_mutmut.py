@@ -21,7 +21,8 @@ Then, in one process, it times a cold run against a warm re-score after one
 test was added to the test file. It is a measurement, not a test.
 
 With ``--project`` both tools mutate the whole ``toolz`` package against its
-whole suite (its pytest testpaths, ``toolz``), and the script also measures the floor of a
+whole suite (its pytest testpaths, ``toolz``); ``--package boltons`` takes boltons
+instead, with its ``tests``. The script also measures the floor of a
 mutant's cost (a child forked from the collected session running one test,
 ``mutation.floor``) beside ours per mutant, re-runs ``tddforge mutate`` with
 its cache after a body edit of one module (what ran again, what was reused),
@@ -59,9 +60,9 @@ def test_bench_added_test():
 """
 
 
-def fetch(targets: Path) -> Path:
-    """The unpacked toolz sdist, fetched with the shared script when missing."""
-    source = targets / "src" / "toolz-1.2.0"
+def fetch(targets: Path, sdist: str = "toolz-1.2.0") -> Path:
+    """The unpacked sdist, fetched with the shared script when missing."""
+    source = targets / "src" / sdist
     if not source.is_dir():
         script = HERE.parent.parent / "shared" / "bench" / "fetch_targets.sh"
         subprocess.run(["bash", str(script), str(targets)], check=True)
@@ -159,17 +160,21 @@ def main() -> None:
     parser.add_argument("--targets", type=Path, default=Path("bench-targets"))
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--project", action="store_true", help="the whole toolz package")
+    parser.add_argument("--project", action="store_true", help="a whole package")
+    parser.add_argument(
+        "--package", default="toolz", choices=("toolz", "boltons"), help="with --project"
+    )
     parser.add_argument("--cosmic-seconds", type=float, default=300.0)
     parser.add_argument("--cosmic-venv", type=Path, help="default: DIR/cosmic-ray-venv")
     args = parser.parse_args()
     if args.project:
-        from project_bench import run_project_bench  # beside this script
+        from project_bench import TARGETS, run_project_bench  # beside this script
 
-        source = fetch(args.targets.resolve())
+        target = TARGETS[args.package]
+        source = fetch(args.targets.resolve(), target.sdist)
         mutmut = mutmut_venv(args.targets.resolve())
         args.cosmic_venv = args.cosmic_venv or args.targets / "cosmic-ray-venv"
-        run_project_bench(source, mutmut, args)
+        run_project_bench(target, source, mutmut, args)
         return
     source = fetch(args.targets.resolve())
     mutmut = mutmut_venv(args.targets.resolve())
