@@ -176,11 +176,16 @@ def rebind(
     the mutated module in the namespace given (``Statements.run``), instead of
     compiling ``mutated_source`` whole.
     """
+    from .preimported import NOT_SWITCHABLE, RUNNING  # it imports what imports this module
+
     is_target = SameFile(target)
     module = _live_module(is_target)
+    if str(getattr(module, "__name__", "")).partition(".")[0] in RUNNING:
+        raise LookupError(NOT_SWITCHABLE)  # pytest's own objects were made from its data
     namespace = module.__dict__
     if original_source is not None:
         drifted(original_source, target, namespace, replays)
+    bound = set(namespace)  # before ``_bind_submodules``: what other modules could take
     _bind_submodules(namespace)
     before = dict(namespace)
     if run is None:
@@ -188,9 +193,13 @@ def rebind(
         exec(code, namespace)  # an exception here is the mutant breaking the import
     else:
         run(namespace)  # the same, the module's statements compiled ahead (``statements``)
+    gone = [n for n in bound if n not in namespace]
+    if gone:  # a module that imported it still holds it; a fresh import would fail there
+        raise LookupError(f"the mutated module no longer binds {gone[0]}")
     pairs = [(n, before.get(n, namespace), new) for n, new in list(namespace.items())]
-    # containers first: a function's default that is one of them must become the kept one
-    pairs.sort(key=lambda pair: not _merged_in_place(pair[1], pair[2]))
+    # the module's objects, then containers, then functions and classes: a default or an
+    # entry that is one of the kept ones must become that one
+    pairs.sort(key=lambda pair: _rank(pair[1], pair[2], is_target))
     kept: dict[int, Any] = {}  # id of a container the mutated run made -> the live one kept
     changed: list[tuple[str, Any, Any]] = []
     for name, old, new in pairs:
@@ -220,6 +229,14 @@ def _bind_submodules(namespace: dict[str, Any]) -> None:
 
 def _merged_in_place(old: Any, new: Any) -> bool:
     return type(old) is type(new) and type(old) in (list, dict, set) and old is not new
+
+
+def _rank(old: Any, new: Any, is_target: SameFile) -> int:
+    if _defined_in(type(new), is_target) and not isinstance(new, type):
+        return 0
+    if _merged_in_place(old, new):
+        return 1
+    return 3 if _defined_in(old, is_target) else 2
 
 
 def drifted_targets(
@@ -382,11 +399,17 @@ def _kept(
     if _defined_in(old, is_target):
         _carry_over(old, new, kept)
     elif _defined_in(type(new), is_target):
-        raise LookupError(f"{name} is an instance of the module's own class")
+        # the module's class made again: the live object stays (tests hold it) if the
+        # mutated run made its equal, or one that differs only in its items
+        if not _same_member(old, new):
+            if not _items_only(old, new):
+                raise LookupError(f"{name} is an instance of the module's own class")
+            _update_in_place(old, new, kept)
+        kept[id(new)] = old
     elif not _same_value(old, new):
         if type(old) is not type(new) or type(old) not in (list, dict, set):
             return False
-        _update_in_place(old, new)
+        _update_in_place(old, new, kept)
         kept[id(new)] = old
     namespace[name] = old
     return True
@@ -398,7 +421,9 @@ def _carry_over(old: Any, new: Any, kept: dict[int, Any]) -> None:
     refuse what cannot be carried over faithfully."""
     if isinstance(old, types.FunctionType) and isinstance(new, types.FunctionType):
         if old.__closure__ or new.__closure__:
-            raise LookupError(f"{old.__name__} is a closure made at import time")
+            if not _same_member(old, new):
+                raise LookupError(f"{old.__name__} is a closure made at import time")
+            return  # made again unchanged
         if old.__code__ != new.__code__:
             old.__code__ = new.__code__  # a module-level lambda's body was mutated
         defaults, keywords = new.__defaults__, new.__kwdefaults__
@@ -408,34 +433,190 @@ def _carry_over(old: Any, new: Any, kept: dict[int, Any]) -> None:
             keywords = {key: kept.get(id(value), value) for key, value in keywords.items()}
         old.__defaults__, old.__kwdefaults__ = defaults, keywords
     elif isinstance(old, type) and isinstance(new, type):
-        for key, value in vars(new).items():
-            if key not in ("__dict__", "__weakref__") and not _same_member(
-                vars(old).get(key), value
-            ):
-                raise LookupError(f"class {old.__name__} changed: {key}")
+        changed = _changed_member(old, new, _Compared())
+        if changed is not None:
+            raise LookupError(f"class {old.__name__} changed: {changed}")
     else:
         raise LookupError(f"{type(old).__name__} is not a function or class")
 
 
-def _same_member(before: Any, value: Any) -> bool:
-    """Whether a class attribute made by the mutated run is the same as the live one."""
+class _Compared:
+    """The pairs of objects compared so far (a pair met again is taken as the same: only
+    the rest of the structure decides) and how many more may be."""
+
+    def __init__(self, budget: int = 20_000) -> None:
+        self.pairs: set[tuple[int, int]] = set()
+        self.budget = budget
+
+    def first(self, before: Any, value: Any) -> bool:
+        """Whether the pair is new here; ``LookupError`` when the budget is spent."""
+        key = (id(before), id(value))
+        if key in self.pairs:
+            return False
+        self.budget -= 1
+        if self.budget < 0:
+            raise LookupError("too large to compare")
+        self.pairs.add(key)
+        return True
+
+
+def _same_member(before: Any, value: Any, compared: _Compared | None = None) -> bool:
+    """Whether an object the mutated run made (a class attribute, a module's object) is the
+    same as the live one: equal values, functions with the same code and defaults, the
+    module's class made again unchanged, objects of the same class with the same state.
+    What cannot be compared (a lock, a structure too large or too deep) is not the same."""
     if before is value or _same_value(before, value) or (before is None and value is None):
         return True
-    if type(before) is not type(value):
+    compared = compared or _Compared()
+    try:
+        if isinstance(before, type) and isinstance(value, type):
+            return _same_class(before, value, compared)
+        if not compared.first(before, value):
+            return True
+        if not _same_class(type(before), type(value), compared):
+            return False
+        if isinstance(value, types.FunctionType):
+            return bool(
+                value.__code__ == before.__code__
+                and _same_member(before.__defaults__, value.__defaults__, compared)
+                and _same_member(before.__kwdefaults__, value.__kwdefaults__, compared)
+                and _same_cells(before.__closure__, value.__closure__, compared)
+            )
+        if isinstance(value, (staticmethod, classmethod)):
+            return _same_member(before.__func__, value.__func__, compared)
+        if isinstance(value, (types.MemberDescriptorType, types.GetSetDescriptorType)):
+            return bool(before.__name__ == value.__name__)  # a slot of the class compared
+        if isinstance(value, property):
+            return all(
+                _same_member(getattr(before, f), getattr(value, f), compared)
+                for f in ("fget", "fset", "fdel")
+            )
+        return _same_items(before, value, compared) and _same_attributes(before, value, compared)
+    except Exception:  # the budget spent, a structure too deep, an attribute that raises
         return False
-    if isinstance(value, types.FunctionType):
-        return bool(
-            value.__code__ == before.__code__
-            and value.__defaults__ == before.__defaults__
-            and not value.__closure__
+
+
+def _same_cells(before: Any, value: Any, compared: _Compared) -> bool:
+    """The same variables closed over (a function made by another function)."""
+    if not before or not value:
+        return not before and not value
+    try:
+        mine = [c.cell_contents for c in before]
+        theirs = [c.cell_contents for c in value]
+    except ValueError:  # a cell not filled yet
+        return False
+    return _same_member(tuple(mine), tuple(theirs), compared)
+
+
+def _same_class(before: type, value: type, compared: _Compared) -> bool:
+    """The same class, or the module's class made again with the same bases and members."""
+    if before is value:
+        return True
+    if (before.__module__, before.__qualname__) != (value.__module__, value.__qualname__):
+        return False
+    if len(before.__bases__) != len(value.__bases__):
+        return False
+    if not compared.first(before, value):
+        return True
+    if not all(_same_class(b, v, compared) for b, v in zip(before.__bases__, value.__bases__)):
+        return False
+    return _changed_member(before, value, compared) is None
+
+
+def _changed_member(before: type, value: type, compared: _Compared) -> str | None:
+    """The name of a member of the class made again that is not the same, if any."""
+    names = (set(vars(before)) | set(vars(value))) - {"__dict__", "__weakref__"}
+    if _unregistered(before) and _unregistered(value):
+        names.discard("_abc_impl")  # an abstract class's caches, nothing registered
+    for name in sorted(names):
+        if not _same_member(vars(before).get(name), vars(value).get(name), compared):
+            return name
+    return None
+
+
+def _unregistered(cls: type) -> bool:
+    """An abstract base class with no class registered as its virtual subclass."""
+    if "_abc_impl" not in vars(cls):
+        return False
+    import abc
+
+    dump = getattr(abc, "_get_dump", None)  # the C implementation's
+    try:
+        return dump is not None and not dump(cls)[0]
+    except TypeError:
+        return False
+
+
+_ITEMS = (dict, list, tuple, set, frozenset, str, bytes, int, float, complex)
+_POINTER = 8 if sys.maxsize > 2**32 else 4
+
+
+def _plain(cls: type) -> bool:
+    """Whether all of an object's state is in its items (at most one built-in container
+    or value base, which ``_same_items`` reads) and its attributes: no class of its MRO
+    keeps more in C than its ``__slots__``, ``__dict__`` and ``__weakref__`` (a lock, a
+    compiled pattern, an ``OrderedDict`` do)."""
+    if cls is object or sum(1 for c in cls.__mro__ if c in _ITEMS) > 1:
+        return False
+    for c in cls.__mro__:
+        if c is object or c in _ITEMS:
+            continue
+        slots = vars(c).get("__slots__", ())
+        count = 1 if isinstance(slots, str) else len(slots)
+        if c.__basicsize__ - (c.__base__ or object).__basicsize__ > _POINTER * (count + 2):
+            return False
+    return True
+
+
+def _same_items(before: Any, value: Any, compared: _Compared) -> bool:
+    """The same items (of a container's subclass), member by member; True for an object
+    that holds none. An object whose state is not all there (``_plain``) is not the same."""
+    if not _plain(type(before)):
+        return False
+    if isinstance(before, dict):
+        return dict.keys(before) == dict.keys(value) and all(
+            _same_member(dict.__getitem__(before, k), dict.__getitem__(value, k), compared)
+            for k in dict.keys(before)
         )
-    if isinstance(value, (staticmethod, classmethod)):
-        return _same_member(before.__func__, value.__func__)
-    if isinstance(value, property):
-        return all(
-            _same_member(getattr(before, f), getattr(value, f)) for f in ("fget", "fset", "fdel")
+    if isinstance(before, (list, tuple)):
+        return len(before) == len(value) and all(
+            _same_member(b, v, compared) for b, v in zip(before, value)
         )
-    return False
+    if isinstance(before, (set, frozenset)):
+        return set(before) == set(value)
+    base = next((c for c in _ITEMS if isinstance(before, c)), None)
+    return base is None or base.__eq__(before, value) is True
+
+
+def _same_attributes(before: Any, value: Any, compared: _Compared) -> bool:
+    """The same instance attributes (``__dict__``, and ``__slots__`` when it has them)."""
+    names: set[str] = set()
+    for cls in type(before).__mro__:
+        slots = vars(cls).get("__slots__", ())
+        names.update([slots] if isinstance(slots, str) else slots)
+    missing = object()
+    for name in names - {"__dict__", "__weakref__"}:
+        mine, theirs = getattr(before, name, missing), getattr(value, name, missing)
+        if not _same_member(mine, theirs, compared):
+            return False
+    mine, theirs = getattr(before, "__dict__", {}), getattr(value, "__dict__", {})
+    if not isinstance(mine, dict) or not isinstance(theirs, dict) or mine.keys() != theirs.keys():
+        return False
+    return all(_same_member(mine[k], theirs[k], compared) for k in mine)
+
+
+def _items_only(before: Any, value: Any) -> bool:
+    """Whether two objects of the module's class (made again unchanged) differ only in
+    their items, those of a list, dict or set subclass, which can change in place."""
+    if not isinstance(before, (list, dict, set)) or not _plain(type(before)):
+        return False
+    compared = _Compared()
+    try:
+        return _same_class(type(before), type(value), compared) and _same_attributes(
+            before, value, compared
+        )
+    except Exception:
+        return False
 
 
 def _defined_in(value: Any, is_target: SameFile) -> bool:
@@ -447,9 +628,28 @@ def _defined_in(value: Any, is_target: SameFile) -> bool:
     return False
 
 
+# immutable values of the standard library, equal when their values are
+_VALUES = frozenset(
+    {
+        ("builtins", "complex"),
+        ("builtins", "range"),
+        ("datetime", "date"),
+        ("datetime", "datetime"),
+        ("datetime", "time"),
+        ("datetime", "timedelta"),
+        ("datetime", "timezone"),
+        ("decimal", "Decimal"),
+        ("fractions", "Fraction"),
+        ("re", "Pattern"),
+    }
+)
+
+
 def _same_value(old: Any, new: Any) -> bool:
-    if type(old) is not type(new) or not isinstance(
-        old, (str, bytes, int, float, tuple, frozenset)
+    if type(old) is not type(new):
+        return False
+    if not isinstance(old, (str, bytes, int, float, tuple, frozenset)) and (
+        (type(old).__module__, type(old).__qualname__) not in _VALUES
     ):
         return False
     try:
@@ -458,18 +658,25 @@ def _same_value(old: Any, new: Any) -> bool:
         return False
 
 
-def _update_in_place(old: Any, new: Any) -> None:
+def _update_in_place(old: Any, new: Any, kept: dict[int, Any]) -> None:
+    """Give ``old`` the items of ``new``, by the built-in methods (a subclass may change
+    them); an item that is a kept object becomes that one."""
     if isinstance(old, list):
-        old[:] = new
+        list.__setitem__(old, slice(None), [kept.get(id(v), v) for v in new])
+    elif isinstance(old, dict):
+        dict.clear(old)
+        dict.update(old, {k: kept.get(id(v), v) for k, v in dict.items(new)})
     else:
-        old.clear()
-        old.update(new)
+        set.clear(old)
+        set.update(old, new)
 
 
 def _rebind_elsewhere(module: Any, changed: list[tuple[str, Any, Any]]) -> None:
     """``from target import NAME`` in the project's other modules (tests, conftests): point
     NAME at the new value. Matched by name and identity: identity alone would also catch
-    cached small ints and interned strings everywhere."""
+    cached small ints and interned strings everywhere. A class or function the target took
+    from another module is refused (``LookupError``): a module holding it under the same name
+    may have taken it from there, where the mutant changes nothing."""
     root = os.getcwd() + os.sep
     for other in list(sys.modules.values()):
         names = getattr(other, "__dict__", None)
@@ -480,4 +687,8 @@ def _rebind_elsewhere(module: Any, changed: list[tuple[str, Any, Any]]) -> None:
             continue
         for name, old, new in changed:
             if names.get(name, module) is old:
+                if isinstance(old, (type, types.FunctionType)) and not _defined_in(
+                    old, SameFile(module.__file__ or "")
+                ):
+                    raise LookupError(f"{name} is {old.__qualname__}, held elsewhere too")
                 names[name] = new

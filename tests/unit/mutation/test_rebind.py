@@ -171,7 +171,8 @@ INSTANCE = GUARDED + "DEFAULT = Sized()\n"
     [
         (GUARDED, GUARDED.replace("LIMIT = 3", "LIMIT = 4"), "class Sized changed: CAP"),
         (CLOSURE, CLOSURE.replace("make(LIMIT)", "make(LIMIT + 1)"), "<lambda> is a closure"),
-        (INSTANCE, INSTANCE.replace("LIMIT = 3", "LIMIT = 3  # same"), "DEFAULT is an instance"),
+        (INSTANCE, INSTANCE.replace("Sized()", "Sized()\nDEFAULT.n = 1"), "DEFAULT is an instance"),
+        (INSTANCE, INSTANCE.replace("LIMIT = 3", "LIMIT = 3  # same"), None),  # made again equal
         (GUARDED, GUARDED + "DEFAULT = Sized()\n", None),  # a new name: nothing held the old one
     ],
 )
@@ -191,6 +192,89 @@ def test_rebind_refuses_what_it_cannot_switch_on_faithfully(
     finally:
         sys.path.remove(str(tmp_path))
         sys.modules.pop("guarded_target", None)
+
+
+HELD = """\
+import datetime
+
+SIZE = 3
+ZERO = datetime.timedelta(0)
+
+
+def make_marker(name):
+    class Marker:
+        def __init__(self):
+            self.name = name
+
+    return Marker()
+
+
+class cached:
+    def __init__(self, func):
+        self.func = func
+
+    def __get__(self, obj, owner=None):
+        return self if obj is None else self.func(obj)
+
+
+class Box(dict):
+    @cached
+    def side(self):
+        return SIZE
+
+
+class Holder:
+    __slots__ = ("n", "offset")
+
+    def __init__(self, n, offset=ZERO):
+        self.n = n
+        self.offset = offset
+
+
+MISSING = make_marker("missing")
+HOLDER = Holder(SIZE)
+TABLE = Box(a=1)
+INDEX = {"missing": MISSING}
+
+
+def get(key, default=MISSING):
+    return TABLE.get(key, default)
+"""
+
+
+@pytest.mark.parametrize(
+    ("mutated", "refused"),
+    [
+        (HELD.replace("TABLE = Box(a=1)", "TABLE = Box(a=2)"), None),
+        (HELD.replace("SIZE = 3", "SIZE = 4"), "HOLDER is an instance"),
+        (HELD.replace('make_marker("missing")', 'make_marker("")'), "MISSING is an instance"),
+        (HELD.replace("offset=ZERO", "offset=None"), "HOLDER is an instance"),  # its class
+    ],
+)
+def test_the_modules_own_objects_made_again_equal_are_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mutated: str, refused: str | None
+) -> None:
+    """Objects of the module's classes (a sentinel made by a function, a decorator's object
+    in a class body, an instance with slots, a dict subclass) are what tests hold: when the
+    mutated run makes them again equal they stay, and a dict subclass's items change in
+    place; one made different cannot be switched on."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "held_target.py").write_text(HELD, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    try:
+        module = importlib.import_module("held_target")
+        held = (module.MISSING, module.HOLDER, module.TABLE, module.Box, module.INDEX)
+        if refused is not None:
+            with pytest.raises(LookupError, match=refused):
+                rebind(mutated, module.__file__, HELD)
+            return
+        rebind(mutated, module.__file__, HELD)
+        now = (module.MISSING, module.HOLDER, module.TABLE, module.Box, module.INDEX)
+        assert all(a is b for a, b in zip(held, now, strict=True))
+        assert module.TABLE == {"a": 2} and module.TABLE.side == 3
+        assert module.get("zz") is module.MISSING and module.INDEX["missing"] is module.MISSING
+    finally:
+        sys.modules.pop("held_target", None)
 
 
 REGISTRY = """\
@@ -378,3 +462,49 @@ def test_the_lines_of_a_function_another_file_calls_at_import_are_data() -> None
     found = data_lines(REGISTRY, frozenset({"fill", "absent"}))
     assert found[7] == found[8] == set()  # nothing else in the module reads what it does
     assert 1 in found and 2 in found
+
+
+@pytest.mark.parametrize(
+    ("source", "user", "mutated", "refused"),
+    [
+        # a fresh import would fail where a test took Y from the module
+        (
+            "X = 1\nY = 2\nif X == 2:\n    del Y\n",
+            "from gone_target import Y\n",
+            ("X = 1", "X = 2"),
+            "no longer binds Y",
+        ),
+        # the user took OrderedDict from collections: a fresh import leaves it alone
+        (
+            "from collections import OrderedDict\nOMD = OrderedDict\n",
+            "from collections import OrderedDict as OMD\n",
+            ("OMD = OrderedDict", "OMD = None"),
+            "OMD is OrderedDict, held elsewhere too",
+        ),
+        ("X = 1\nY = 2\n", "from gone_target import Y\n", ("Y = 2", "Y = 3"), None),
+    ],
+)
+def test_rebind_refuses_what_modules_holding_the_old_value_would_see_otherwise(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    source: str,
+    user: str,
+    mutated: tuple[str, str],
+    refused: str | None,
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "gone_target.py").write_text(source, encoding="utf-8")
+    (tmp_path / "gone_user.py").write_text(f"import gone_target\n{user}")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    try:
+        holder = importlib.import_module("gone_user")
+        module = sys.modules["gone_target"]
+        if refused is None:
+            rebind(source.replace(*mutated), module.__file__, source)
+            assert holder.Y == 3
+        else:
+            with pytest.raises(LookupError, match=refused):
+                rebind(source.replace(*mutated), module.__file__, source)
+    finally:
+        for name in ("gone_target", "gone_user"):
+            sys.modules.pop(name, None)

@@ -111,3 +111,32 @@ def test_a_form_feed_is_not_a_line_break() -> None:
     mutated = source.replace("2,", "5,")
     ran = _run(Statements.of(source, "m.py"), mutated, 4, 4)
     assert (ran["A"], ran["B"], ran["C"]) == (1, [5], 3)
+
+
+IMPORTING = """\
+import string
+try:
+    import textwrap as wrapping
+except ImportError:  # never
+    wrapping = None
+
+
+class Words(dict):
+    def caps(self, text):
+        return string.capwords(text) + wrapping.dedent(text)
+
+
+TABLE = Words(a=1)
+"""
+
+
+def test_a_group_compiles_as_the_whole_module_where_it_calls_an_imported_module() -> None:
+    """From Python 3.11, ``string.capwords(...)`` compiles to other opcodes when the
+    compiler knows ``string`` as an import; a class compiled in its group alone must be the
+    class the import made, or ``rebind`` takes it for changed."""
+    statements = Statements.of(IMPORTING, "sample.py")
+    ran = _run(statements, IMPORTING.replace("a=1", "a=2"), 13, 13)
+    whole = _whole(IMPORTING)
+    assert ran["Words"].caps.__code__ == whole["Words"].caps.__code__
+    assert ran["TABLE"] == {"a": 2}
+    assert "string" not in vars(ran["Words"]) and ran["wrapping"] is whole["wrapping"]
