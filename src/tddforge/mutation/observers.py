@@ -26,7 +26,14 @@ from pathlib import Path
 
 from tddforge.mutation.import_reads import statement_reads
 from tddforge.mutation.parsed import parsed
-from tddforge.target.observe import code_words, reflective, words
+from tddforge.target.observe import (
+    code_words,
+    connected,
+    import_name,
+    import_words,
+    reflective,
+    words,
+)
 from tddforge.target.protocol import Observe
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -58,8 +65,10 @@ class ProjectText:
     tests: dict[str, set[str]] = field(default_factory=dict)  # test file -> its words
     dynamic_tests: set[str] = field(default_factory=set)  # test files looking names up
     others: dict[str, set[str]] = field(default_factory=dict)  # other file -> words (+ dynamic)
-    import_names: dict[str, set[str]] = field(default_factory=dict)  # other file -> its names
     conftests: dict[str, set[str]] = field(default_factory=dict)  # conftest -> its words
+    # every file -> the names its imports mention (None: it may import anything)
+    imports: dict[str, set[str] | None] = field(default_factory=dict)
+    names: dict[str, str] = field(default_factory=dict)  # every file -> its import name
 
 
 def module_units(source: str) -> list[Unit]:
@@ -230,7 +239,6 @@ def read_project(
 ) -> ProjectText:
     """Read the project's Python files once: import-time units of every file, the words of
     test files, conftests and other (non-target) files."""
-    from tddforge.mutation.layout import module_name
 
     text = ProjectText()
     tests = {p.resolve() for p in test_files}
@@ -243,6 +251,8 @@ def read_project(
         except OSError:
             continue
         text.units[rel] = import_time_units(source)
+        text.imports[rel] = import_words(source)
+        text.names[rel] = import_name(rel)
         if resolved in mutated:
             continue
         if resolved in tests:
@@ -257,8 +267,6 @@ def read_project(
             if reflective(runtime):
                 found.add("\0dynamic")
             text.others[rel] = found
-            dotted = module_name(resolved)
-            text.import_names[rel] = {p for p in dotted.split(".") if p} | {path.stem}
     return text
 
 
@@ -285,27 +293,37 @@ def observe(
     there, or None (every test)."""
     units = module_units(source)
     reach = Reach(units, [found for f, found in text.units.items() if f != rel])
+    text.imports.setdefault(rel, None)
+    text.names.setdefault(rel, import_name(rel))
+    reaching = connected(rel, text.imports, text.names)
     found: dict[int, Observe | None] = {}
     by_unit: dict[int, Observe | None] = {}
     for line in lines:
         start = next((u for u in units if u.first <= line <= u.last), None)
         key = start.first if start is not None else -line
         if key not in by_unit:
-            by_unit[key] = _observe(reach.names(line), text)
+            by_unit[key] = _observe(reach.names(line), text, reaching)
         found[line] = by_unit[key]
     return found
 
 
-def _observe(names: set[str] | None, text: ProjectText) -> Observe | None:
+def _observe(
+    names: set[str] | None, text: ProjectText, reaching: tuple[set[str], set[str]]
+) -> Observe | None:
+    """What can see a change reaching ``names``: test files mentioning one of them, or the
+    name of another file that does (or that looks names up dynamically and imports the
+    mutated module, ``reaching``: those files and their import names), or looking names up
+    dynamically themselves with an import of one of those files."""
     if names is None or any(names & w for w in text.conftests.values()):
         return None
+    reached, reached_names = reaching
     via: set[str] = set()
     for rel, found in text.others.items():
-        if names & found or "\0dynamic" in found:
-            via |= text.import_names[rel]
+        if names & found or ("\0dynamic" in found and rel in reached):
+            via.add(text.names[rel])
     files = [
         rel
         for rel, found in text.tests.items()
-        if rel in text.dynamic_tests or (names | via) & found
+        if (rel in text.dynamic_tests and reached_names & found) or (names | via) & found
     ]
     return Observe(names=sorted(names), files=sorted(files))

@@ -7,9 +7,10 @@ which test files mention one of them or look names up dynamically. A test can
 then see the mutant only if it imports the mutated module while it runs,
 runs code inside the definition of one of those names (a function whose
 default changed, a class whose attribute did), runs a line of any target
-that mentions one of those names or looks names up dynamically (``getattr``
-by a computed name, ``vars``, ``__dict__``), or comes from such a test file
-(or from a file the host did not read, such as a module's doctests). Every
+that mentions one of those names, runs a line that looks names up dynamically
+(``getattr`` by a computed name, ``vars``, ``__dict__``) in the mutated module or in
+one that imports it (``connected``), or comes from such a test file (or from a file
+the host did not read, such as a module's doctests). Every
 other test runs no code that could tell the difference, so a survivor need
 not run it. A mutant the host could not bound (a call into another module at
 import time) keeps every test.
@@ -18,6 +19,7 @@ import time) keeps every test.
 from __future__ import annotations
 
 import ast
+import os
 import re
 from typing import TYPE_CHECKING
 
@@ -62,6 +64,62 @@ def reflective(text: str) -> bool:
     return REFLECTION.search(FIXED_LOOKUP.sub("", text)) is not None
 
 
+def import_words(source: str) -> set[str] | None:
+    """The names a file's imports mention (modules, their parts, what is taken from them),
+    wherever they are (a function's lazy import too); None when it imports by a computed
+    name or does not parse: it may import anything."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return None
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(p for a in node.names for p in a.name.split("."))
+        elif isinstance(node, ast.ImportFrom):
+            found.update((node.module or "").split("."))
+            found.update(a.name for a in node.names)
+        elif isinstance(node, ast.Call) and _by_name(node.func) in DYNAMIC_IMPORTS:
+            return None
+    found.discard("")
+    return found
+
+
+DYNAMIC_IMPORTS = frozenset({"import_module", "__import__", "run_module", "run_path"})
+
+
+def _by_name(func: ast.expr) -> str:
+    if isinstance(func, ast.Name):
+        return func.id
+    return func.attr if isinstance(func, ast.Attribute) else ""
+
+
+def import_name(path: str) -> str:
+    """The name a module is imported by, its last part: a file's stem, a package's name
+    for its ``__init__.py``."""
+    folder, name = os.path.split(path)
+    stem = name[:-3] if name.endswith(".py") else name
+    return os.path.basename(folder) if stem == "__init__" else stem
+
+
+def connected(
+    start: str, imports: dict[str, set[str] | None], names: dict[str, str]
+) -> tuple[set[str], set[str]]:
+    """The files that can hold ``start``'s names: ``start`` and every file importing one of
+    them, over and over (``imports``: file -> ``import_words``; ``names``: file ->
+    ``import_name``); and the import names of them all."""
+    reached, words_ = {start}, {names[start]}
+    grew = True
+    while grew:
+        grew = False
+        for file, mentioned in imports.items():
+            if file not in reached and (mentioned is None or mentioned & words_):
+                reached.add(file)
+                words_.add(names[file])
+                grew = True
+    return reached, words_
+
+
 def definitions(source: str) -> dict[str, range]:
     """The lines of each top-level function and class of ``source``, by name (a class's
     methods under its own name too, and under theirs)."""
@@ -89,7 +147,11 @@ class Observers:
         self.measured = measured
         self.scanned = set(scanned)  # the test files the host read (project-relative)
         self.lines: dict[str, set[tuple[str, int]]] = {}  # word -> (target, line) mentioning it
-        self.dynamic: set[str] = set()  # tests running a line that looks names up dynamically
+        # per target, the tests running a line of it that looks names up dynamically
+        self.dynamic: dict[str, set[str]] = {}
+        self.imports = {target: import_words(source) for target, source in sources.items()}
+        self.names = {target: import_name(target) for target in sources}
+        self.reached: dict[str, set[str]] = {}  # target -> the targets connected to it
         # name -> (target, lines) of a top-level function or class of that name
         self.defined: dict[str, list[tuple[str, range]]] = {}
         for target, source in sources.items():
@@ -99,7 +161,8 @@ class Observers:
                 for word in words(text):
                     self.lines.setdefault(word, set()).add((target, number))
                 if reflective(text):
-                    self.dynamic.update(measured.cover.get((target, number), ()))
+                    found = measured.cover.get((target, number), ())
+                    self.dynamic.setdefault(target, set()).update(found)
 
     def of(self, m: MutantRecord) -> list[str] | None:
         """The tests that can see ``m``, fastest first; None when every test can."""
@@ -107,7 +170,10 @@ class Observers:
         if observe is None:
             return None
         measured = self.measured
-        seeing = set(measured.importers.get(measured.target(m), ())) | self.dynamic
+        mutated = measured.target(m)
+        seeing = set(measured.importers.get(mutated, ()))
+        for other in self._connected(mutated):
+            seeing |= self.dynamic.get(other, set())
         for name in observe["names"]:
             for line in self.lines.get(name, ()):
                 seeing.update(measured.cover.get(line, ()))
@@ -119,3 +185,11 @@ class Observers:
             if path in files or path not in self.scanned:
                 seeing.add(nodeid)
         return [n for n in measured.by_speed if n in seeing]
+
+    def _connected(self, target: str) -> set[str]:
+        if target not in self.reached:
+            if target in self.imports:
+                self.reached[target] = connected(target, self.imports, self.names)[0]
+            else:  # not one the host sent: every target may reach it
+                self.reached[target] = set(self.imports)
+        return self.reached[target]

@@ -95,11 +95,29 @@ def _text(**files: str) -> ProjectText:
 
 
 def test_test_files_mentioning_a_reached_name_or_looking_names_up_are_kept() -> None:
+    """A test file looking names up dynamically counts when it imports the mutated module
+    (or a module importing it): without, it cannot hold the module's names."""
     text = _text(**{"tests/test_a.py": "lookup x", "tests/test_b.py": "other"})
-    text.dynamic_tests.add("tests/test_c.py")
-    text.tests["tests/test_c.py"] = {"vars"}
+    text.dynamic_tests |= {"tests/test_c.py", "tests/test_d.py", "tests/test_e.py"}
+    text.tests["tests/test_c.py"] = {"vars", "m"}  # ``import m``
+    text.tests["tests/test_d.py"] = {"vars", "other"}
+    text.tests["tests/test_e.py"] = {"vars", "user"}  # ``import user``, which imports m
+    text.imports = {"m.py": set(), "user.py": {"m"}, "other.py": {"os"}}
+    text.names = {"m.py": "m", "user.py": "user", "other.py": "other"}
     found = observe(MODULE, "m.py", [4], text)[4]
-    assert found == {"names": ["TABLE", "lookup"], "files": ["tests/test_a.py", "tests/test_c.py"]}
+    assert found == {
+        "names": ["TABLE", "lookup"],
+        "files": ["tests/test_a.py", "tests/test_c.py", "tests/test_e.py"],
+    }
+
+
+def test_code_elsewhere_looking_names_up_counts_when_it_imports_the_mutated_module() -> None:
+    text = _text(**{"tests/test_a.py": "loader", "tests/test_b.py": "walker"})
+    text.others = {"pkg/loader.py": {"\0dynamic"}, "pkg/walker.py": {"\0dynamic"}}
+    text.imports = {"pkg/m.py": set(), "pkg/loader.py": {"pkg", "m"}, "pkg/walker.py": {"os"}}
+    text.names = {"pkg/m.py": "m", "pkg/loader.py": "loader", "pkg/walker.py": "walker"}
+    found = observe(MODULE, "pkg/m.py", [4], text)[4]
+    assert found is not None and found["files"] == ["tests/test_a.py"]
 
 
 def test_a_conftest_mentioning_a_reached_name_keeps_every_test() -> None:
@@ -111,7 +129,7 @@ def test_a_conftest_mentioning_a_reached_name_keeps_every_test() -> None:
 def test_code_elsewhere_reading_a_reached_name_at_run_time_keeps_the_tests_naming_it() -> None:
     text = _text(**{"tests/test_a.py": "helpers", "tests/test_b.py": "nothing"})
     text.others["tests/helpers.py"] = {"lookup"}
-    text.import_names["tests/helpers.py"] = {"tests", "helpers"}
+    text.names["tests/helpers.py"] = "helpers"
     found = observe(MODULE, "m.py", [4], text)[4]
     assert found is not None and found["files"] == ["tests/test_a.py"]
 
@@ -135,4 +153,6 @@ def test_read_project_separates_tests_conftests_and_runtime_code(tmp_path: Path)
     assert set(text.conftests) == {"tests/conftest.py"}
     assert text.others["pkg/__init__.py"] == set()  # imports only: nothing runs later
     assert "\0dynamic" in text.others["pkg/loader.py"]
-    assert text.import_names["pkg/loader.py"] == {"pkg", "loader"}
+    assert text.names["pkg/loader.py"] == "loader"
+    assert text.names["pkg/__init__.py"] == "pkg"
+    assert text.imports["tests/test_m.py"] == {"pkg", "lookup"}

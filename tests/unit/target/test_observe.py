@@ -5,17 +5,26 @@ from __future__ import annotations
 import pytest
 
 from tddforge.target.baseline import Measured
-from tddforge.target.observe import Observers, code_words, definitions, reflective
+from tddforge.target.observe import (
+    Observers,
+    code_words,
+    connected,
+    definitions,
+    import_name,
+    import_words,
+    reflective,
+)
 from tddforge.target.protocol import MutantRecord
 
 DATA = "TABLE = {}\n\n\ndef lookup(k):\n    return TABLE.get(k)\n"
-OTHER = "from m import TABLE\n\n\ndef keys():\n    return list(TABLE)\n\n\ndef names(mod):\n    return dir(mod)\n\n\ndef plain():\n    return 1\n"
+OTHER = "from data import TABLE\n\n\ndef keys():\n    return list(TABLE)\n\n\ndef names(mod):\n    return dir(mod)\n\n\ndef plain():\n    return 1\n"
 TESTS = {
     "tests/test_m.py::test_lookup": 0.3,  # runs lookup (data.py's own code)
     "tests/test_o.py::test_keys": 0.1,  # runs other.keys, which names TABLE
     "tests/test_o.py::test_names": 0.2,  # runs other.names, which looks names up
     "tests/test_o.py::test_plain": 0.05,  # runs nothing that can see TABLE
     "tests/test_t.py::test_table": 0.4,  # its file names TABLE
+    "tests/test_w.py::test_walk": 0.02,  # looks names up, in a module not importing data.py
     "pkg/m.py::pkg.m": 0.01,  # a doctest: a file the host did not read
 }
 
@@ -26,6 +35,7 @@ def _measured() -> Measured:
         ("other.py", 5): ["tests/test_o.py::test_keys"],
         ("other.py", 9): ["tests/test_o.py::test_names"],
         ("other.py", 13): ["tests/test_o.py::test_plain"],
+        ("walker.py", 5): ["tests/test_w.py::test_walk"],
     }
     by_speed = sorted(TESTS, key=TESTS.__getitem__)
     users = {"data.py": {"tests/test_m.py::test_lookup"}}
@@ -37,9 +47,15 @@ def _mutant(**extra: object) -> MutantRecord:
     return {**base, "original": "", "replacement": "", "strategy": "fresh", **extra}  # type: ignore[return-value]
 
 
+WALKER = "import os\n\n\ndef names(mod):\n    return dir(mod)\n"
+
+
 def test_only_the_tests_that_can_see_the_mutant_run_fastest_first() -> None:
-    scanned = ["tests/test_m.py", "tests/test_o.py", "tests/test_t.py"]
-    observers = Observers({"data.py": DATA, "other.py": OTHER}, _measured(), scanned)
+    """Looking names up counts in a module importing the mutated one (other.py), not in
+    one that does not (walker.py: it cannot hold data.py's names)."""
+    scanned = ["tests/test_m.py", "tests/test_o.py", "tests/test_t.py", "tests/test_w.py"]
+    sources = {"data.py": DATA, "other.py": OTHER, "walker.py": WALKER}
+    observers = Observers(sources, _measured(), scanned)
     seen = observers.of(
         _mutant(observe={"names": ["TABLE", "lookup"], "files": ["tests/test_t.py"]})
     )
@@ -134,3 +150,28 @@ def test_definitions() -> None:
 )
 def test_a_comment_names_nothing(source: str, found: set[str]) -> None:
     assert code_words(source) == found
+
+
+@pytest.mark.parametrize(
+    ("source", "found"),
+    [
+        ("import a.b\nfrom c.d import e as f\n", {"a", "b", "c", "d", "e"}),
+        ("def f():\n    from . import g\n", {"g"}),
+        ("import importlib\nimportlib.import_module(name)\n", None),
+        ("x = __import__(name)\n", None),
+        ("def f(:\n", None),
+    ],
+)
+def test_import_words(source: str, found: set[str] | None) -> None:
+    assert import_words(source) == found
+
+
+def test_connected_follows_imports_of_imports() -> None:
+    imports = {"p/a.py": set(), "p/b.py": {"p", "a"}, "p/c.py": {"b"}, "p/d.py": {"os"}}
+    names = {f: import_name(f) for f in imports}
+    assert connected("p/a.py", imports, names) == ({"p/a.py", "p/b.py", "p/c.py"}, {"a", "b", "c"})
+    assert import_name("p/__init__.py") == "p"
+    assert connected("p/d.py", {**imports, "p/e.py": None}, {**names, "p/e.py": "e"})[0] == {
+        "p/d.py",
+        "p/e.py",
+    }
