@@ -251,7 +251,7 @@ def read_project(
         except OSError:
             continue
         text.units[rel] = import_time_units(source)
-        text.imports[rel] = import_words(source)
+        text.imports[rel] = import_words(source, _tree(source))
         text.names[rel] = import_name(rel)
         if resolved in mutated:
             continue
@@ -268,6 +268,14 @@ def read_project(
                 found.add("\0dynamic")
             text.others[rel] = found
     return text
+
+
+def _tree(source: str) -> ast.Module | None:
+    """``source`` parsed (the cached tree ``import_time_units`` read), or None."""
+    try:
+        return parsed(source)
+    except SyntaxError:
+        return None
 
 
 def _runtime_code(source: str) -> str:

@@ -19,6 +19,7 @@ import time) keeps every test.
 from __future__ import annotations
 
 import ast
+import functools
 import os
 import re
 from typing import TYPE_CHECKING
@@ -64,13 +65,22 @@ def reflective(text: str) -> bool:
     return REFLECTION.search(FIXED_LOOKUP.sub("", text)) is not None
 
 
-def import_words(source: str) -> set[str] | None:
+@functools.lru_cache(maxsize=64)
+def _parsed(source: str) -> ast.Module | None:
+    """``source``'s tree, parsed once for ``definitions`` and ``import_words`` (never
+    change it); None when it does not parse."""
+    try:
+        return ast.parse(source)
+    except SyntaxError:
+        return None
+
+
+def import_words(source: str, tree: ast.AST | None = None) -> set[str] | None:
     """The names a file's imports mention (modules, their parts, what is taken from them),
     wherever they are (a function's lazy import too); None when it imports by a computed
-    name or does not parse: it may import anything."""
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
+    name or does not parse: it may import anything. ``tree``: ``source`` parsed already."""
+    tree = tree or _parsed(source)
+    if tree is None:
         return None
     found: set[str] = set()
     for node in ast.walk(tree):
@@ -123,9 +133,8 @@ def connected(
 def definitions(source: str) -> dict[str, range]:
     """The lines of each top-level function and class of ``source``, by name (a class's
     methods under its own name too, and under theirs)."""
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
+    tree = _parsed(source)
+    if tree is None:
         return {}
     kinds = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
     found: dict[str, range] = {}

@@ -678,6 +678,7 @@ def _rebind_elsewhere(module: Any, changed: list[tuple[str, Any, Any]]) -> None:
     from another module is refused (``LookupError``): a module holding it under the same name
     may have taken it from there, where the mutant changes nothing."""
     root = os.getcwd() + os.sep
+    is_target = SameFile(getattr(module, "__file__", None) or "")
     for other in list(sys.modules.values()):
         names = getattr(other, "__dict__", None)
         where = getattr(other, "__file__", None) or ""
@@ -687,8 +688,6 @@ def _rebind_elsewhere(module: Any, changed: list[tuple[str, Any, Any]]) -> None:
             continue
         for name, old, new in changed:
             if names.get(name, module) is old:
-                if isinstance(old, (type, types.FunctionType)) and not _defined_in(
-                    old, SameFile(module.__file__ or "")
-                ):
+                if isinstance(old, (type, types.FunctionType)) and not _defined_in(old, is_target):
                     raise LookupError(f"{name} is {old.__qualname__}, held elsewhere too")
                 names[name] = new
