@@ -314,7 +314,7 @@ def _is_self_attribute(node: ast.expr) -> bool:
     return (
         isinstance(node, ast.Attribute)
         and isinstance(node.value, ast.Name)
-        and node.value.id == "self"
+        and node.value.id in ("self", "cls")  # ``cls.parser = ...`` in ``setUpClass``
     )
 
 

@@ -565,6 +565,11 @@ def _calls_in(
         build = files.call(path, build)
         shared.update(files.start(path))
     shared.update((local, Reference(name)) for local, name in names.shared.items())
+    shared.update(  # ``XSD_NAMESPACE`` of ``elementpath.namespaces``: by its path
+        (local, _Package(path))
+        for local, path in names.paths.items()
+        if _constant_name(local) and "." in path and local not in shared
+    )
     shared.update(  # ``countries``, passed on as an argument too
         (local, _Held(member, cls=names.held[member]))
         for local, member in names.local.items()
@@ -762,13 +767,32 @@ def _instance(names: _Names, known: Mapping[str, str], node: ast.Call, env: Env)
     if built is not None:
         return MISSING
     package = _package_path(node.func, names)
-    path = package or _stdlib_value(node.func, names)
+    build = partial(_instance, names, known)
+    stdlib = _stdlib_value(node.func, names)
+    path = package or stdlib or _package_method(node.func, names, env, build)
     if path is None or _member(node.func, names) in known:
         return MISSING
-    arguments = _literal_arguments(node, env, partial(_instance, names, known))
+    arguments = _literal_arguments(node, env, build)
     if arguments is None:
         return MISSING
-    return (_Package if package else Reference)(_call_text(path, *arguments))
+    return (Reference if path == stdlib else _Package)(_call_text(path, *arguments))
+
+
+def _constant_name(name: str) -> bool:
+    """``XSD_NAMESPACE``: a name written as a constant's."""
+    return name.isupper() and name.lstrip("_")[:1].isalpha()
+
+
+def _package_method(func: ast.expr, names: _Names, env: Env, build: CallValue) -> str | None:
+    """``parser.parse`` on what the package's other code made (``parser =
+    XPath2Parser()``), a method not of the module: its source on that object's, so that
+    what it returns (a token of the module's class) is known by how it was made."""
+    if not isinstance(func, ast.Attribute) or func.attr.startswith("_"):
+        return None
+    if func.attr in names.owners:
+        return None  # the module's own method, read as its call
+    receiver = evaluate(func.value, env, build)
+    return f"{receiver.source}.{func.attr}" if isinstance(receiver, _Package) else None
 
 
 #: The standard library's value types a test builds from literals, which the runner and the
@@ -869,6 +893,10 @@ def _class_attributes(cls: ast.ClassDef, module: Env, body: Env, build: CallValu
         if isinstance(member, _Function):
             stored = settle(member.body, module, build)
             attributes.update((k, v) for k, v in stored.items() if k.startswith("self."))
+            # ``cls.parser = Parser()`` in ``setUpClass``: what its tests read as ``self.parser``
+            attributes.update(
+                (f"self.{k[4:]}", v) for k, v in stored.items() if k.startswith("cls.")
+            )
     return attributes
 
 

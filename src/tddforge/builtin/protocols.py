@@ -156,6 +156,30 @@ def returned_instances(
     return found
 
 
+def instances_made_elsewhere(
+    seen: Iterable[CallResult], classes: Collection[str], per_class: int = PER_CLASS
+) -> dict[str, list[str]]:
+    """Class name → objects of it that other code made (``Call.via``, as the project's
+    tests made them: ``XPath1Parser().parse('2 + 5')`` returns one of elementpath's
+    tokens), on which one of its methods ran and returned: its other methods are called
+    on those too (``calls_on_returned``), as on an instance a call of the module returned.
+    The objects whose calls reached the most arcs first, at most ``MAX_SOURCE`` long."""
+    reach: dict[str, dict[str, int]] = {}
+    for result in seen:
+        call = result.call
+        owner = call.target.partition(".")[0]
+        if call.via is None or owner not in classes or len(call.via) > MAX_SOURCE:
+            continue
+        if not (result.deterministic and result.outcome.kind == "return"):
+            continue
+        sources = reach.setdefault(owner, {})
+        sources[call.via] = max(sources.get(call.via, 0), len(result.arcs))
+    return {
+        owner: sorted(sources, key=lambda source: -sources[source])[:per_class]
+        for owner, sources in reach.items()
+    }
+
+
 def _source_rank(result: CallResult) -> tuple[bool, bool]:
     call = result.call
     sources = [*call.args, *(v for _, v in call.kwargs)]

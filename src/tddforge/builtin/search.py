@@ -51,6 +51,7 @@ from tddforge.builtin.protocols import (
     calls_entering,
     calls_of_returned_functions,
     calls_on_returned,
+    instances_made_elsewhere,
     returned_instances,
 )
 from tddforge.builtin.sequences import PER_METHOD, Known, known_steps, plan_sequences
@@ -371,6 +372,13 @@ def search(
             partial(returned_instances, seen, info.name, classes),
             dict[str, list[str]](),
         )
+        made = guard(  # elementpath's tokens, made by its parsers in the project's tests
+            "finding the instances other code made",
+            partial(instances_made_elsewhere, seen, classes),
+            dict[str, list[str]](),
+        )
+        for owner, sources in made.items():
+            returned[owner] = list(dict.fromkeys([*returned.get(owner, ()), *sources]))
         on_returned = guard(
             "planning calls on returned instances",
             partial(calls_on_returned, info, returned, variants, returned_done),

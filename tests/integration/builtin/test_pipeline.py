@@ -409,6 +409,92 @@ def test_objects_the_projects_tests_build_with_the_rest_of_the_package_are_passe
     assert (suite.missing_lines, suite.missing_branches) == ((), ()), suite.source
 
 
+EXPR_TOKENS = '''\
+"""Tokens of a small expression language, made by its parser only."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .parser import Parser
+
+
+class Token:
+    symbol = ""
+
+    def __init__(self, parser: Parser, value: int | None = None) -> None:
+        self.parser = parser
+        self.value = value
+        self.items: list[Token] = []
+
+    def source(self) -> str:
+        if not self.items:
+            return str(self.value)
+        if len(self.items) == 1:
+            return f"{self.symbol}{self.items[0].source()}"
+        return f"{self.items[0].source()} {self.symbol} {self.items[1].source()}"
+
+    def describe(self, verbose: bool = False) -> str:
+        kind = "operator" if self.items else "literal"
+        if verbose:
+            return f"{kind} {self.symbol or self.value!r}"
+        return kind
+'''
+
+EXPR_PARSER = """\
+from .tokens import Token
+
+
+class Parser:
+    def __init__(self, strict=False):
+        self.strict = strict
+
+    def parse(self, text):
+        parts = text.split()
+        if len(parts) == 1:
+            return Token(self, int(parts[0]))
+        operator = Token(self)
+        operator.symbol = parts[-2]
+        operator.items = [Token(self, int(part)) for part in parts if part.isdigit()]
+        return operator
+"""
+
+EXPR_TESTS = """\
+import unittest
+
+from exprs.parser import Parser
+
+
+class TokenTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.parser = Parser(strict=True)
+
+    def test_source(self):
+        self.assertEqual(self.parser.parse("1 + 2").source(), "1 + 2")
+        self.assertEqual(self.parser.parse("- 3").source(), "-3")
+        self.assertEqual(self.parser.parse("7").source(), "7")
+"""
+
+
+def test_a_class_only_another_modules_parser_makes_is_tested_on_what_it_made(
+    tmp_path: Path,
+) -> None:
+    """elementpath's tokens: the module's class needs the package's parser, which nothing
+    builds from literals; the project's tests make tokens with ``parser.parse(...)`` (the
+    parser stored by ``setUpClass``), and the method they never call is called on those."""
+    files = {
+        "exprs/__init__.py": "from . import tokens, parser\n",
+        "exprs/parser.py": EXPR_PARSER,
+        "tests/test_tokens.py": EXPR_TESTS,
+    }
+    suite = generated_and_run(tmp_path, "exprs.tokens", EXPR_TOKENS, files=files)
+    assert "exprs.parser.Parser(strict=True).parse(" in suite.source, suite.source
+    assert ".describe(" in suite.source, suite.source
+    assert (suite.missing_lines, suite.missing_branches) == ((), ()), suite.source
+
+
 NUMBERS = '''\
 """Numbers written in words, in the language a parser is given."""
 

@@ -569,6 +569,57 @@ def test_a_star_import_of_another_module_of_the_package_names_its_classes() -> N
     assert read_tests("pkg.docs", INFO, {"tests/test_pkg.py": source}).calls == []
 
 
+MADE_BY_THE_PACKAGE = [
+    (
+        "a method of the package's object returns the module's",
+        "from pkg.tags import Parser\n\ndef test_a():\n    parser = Parser()\n"
+        "    token = parser.parse('1 + 2')\n    token.roll(4)\n",
+        [Call("Game.roll", ("4",), via="pkg.tags.Parser().parse('1 + 2')")],
+    ),
+    (
+        "stored by setUpClass on the class, read on self",
+        "import unittest\nfrom pkg.tags import Parser\n\nclass T(unittest.TestCase):\n"
+        "    @classmethod\n    def setUpClass(cls):\n        cls.parser = Parser(strict=True)\n\n"
+        "    def test_a(self):\n        self.parser.parse('x').roll(5)\n",
+        [Call("Game.roll", ("5",), via="pkg.tags.Parser(strict=True).parse('x')")],
+    ),
+    (
+        "a constant of the package passed on by its path",
+        "from pkg.names import XSD\nfrom pkg.tags import Parser\n\ndef test_a():\n"
+        "    Parser(ns={'xs': XSD}).parse('x').roll(1)\n",
+        [Call("Game.roll", ("1",), via="pkg.tags.Parser(ns={'xs': pkg.names.XSD}).parse('x')")],
+    ),
+    (
+        "an argument not known",
+        "from pkg.tags import Parser\n\ndef test_a(text):\n    Parser().parse(text).roll(1)\n",
+        [],
+    ),
+    (
+        "a private method is not called",
+        "from pkg.tags import Parser\n\ndef test_a():\n    Parser()._parse('x').roll(1)\n",
+        [],
+    ),
+    (
+        "a name not written as a constant is not taken for one",
+        "from pkg.names import xsd\nfrom pkg.tags import Parser\n\ndef test_a():\n"
+        "    Parser(ns=xsd).parse('x').roll(1)\n",
+        [],
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("case", "source", "expected"), MADE_BY_THE_PACKAGE, ids=[c[0] for c in MADE_BY_THE_PACKAGE]
+)
+def test_the_modules_objects_made_by_the_packages_methods_are_called_through_them(
+    case: str, source: str, expected: list[Call]
+) -> None:
+    """elementpath's tokens: ``XPath1Parser(...).parse('2 + 5')`` makes an instance of the
+    module's class, which nothing else builds: its methods are called on that source."""
+    calls = read_tests("pkg.docs", INFO, {"tests/test_pkg.py": source}).calls
+    assert [c for c in calls if c.target == "Game.roll"] == expected
+
+
 @pytest.mark.parametrize(
     ("source", "names"),
     [

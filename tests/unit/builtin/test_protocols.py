@@ -13,6 +13,7 @@ from tddforge.builtin.protocols import (
     calls_entering,
     calls_of_returned_functions,
     calls_on_returned,
+    instances_made_elsewhere,
     returned_instances,
     with_instance_hints,
 )
@@ -89,6 +90,54 @@ def test_an_instance_returned_by_a_call_on_another_is_followed_after_plain_calls
     again = returned_instances(seen, "m", {"Query", "QueryInstance"}, per_class=5)
     # literals before an object, whose repr (an address) may leak into the state
     assert again["QueryInstance"][-2:] == ["(where('a') == 2)", "(where('a') == Query())"]
+
+
+def reached(call: Call, arcs: int, *, kind: str = "return", ok: bool = True) -> CallResult:
+    spread = frozenset((n, n + 1) for n in range(arcs))
+    return CallResult(call, spread, Outcome(kind, "int", "builtins", repr="1"), ok)
+
+
+PARSED = "pkg.Parser().parse"
+
+
+@pytest.mark.parametrize(
+    ("case", "seen", "expected"),
+    [
+        (
+            "the objects whose calls reached the most arcs first",
+            [
+                reached(Call("Token.value", via=f"{PARSED}('1')", attribute=True), 2),
+                reached(Call("Token.arity", via=f"{PARSED}('1 + 2')", attribute=True), 5),
+                reached(Call("Token.eval", ("1",), via=f"{PARSED}('1')"), 3),
+            ],
+            {"Token": [f"{PARSED}('1 + 2')", f"{PARSED}('1')"]},
+        ),
+        (
+            "a call that raised, or ran differently twice, does not count",
+            [
+                reached(Call("Token.eval", via=f"{PARSED}('x')"), 4, kind="raise"),
+                reached(Call("Token.eval", via=f"{PARSED}('y')"), 4, ok=False),
+            ],
+            {},
+        ),
+        (
+            "at most per_class, and not another module's class nor a built instance",
+            [
+                *(reached(Call("Token.eval", via=f"{PARSED}('{n}')"), n) for n in range(5)),
+                reached(Call("Other.eval", via=f"{PARSED}('1')"), 9),
+                reached(Call("Token.eval", init_args=("1",)), 9),
+                reached(Call("Token.eval", via=f"{PARSED}('{'x' * 200}')"), 9),
+            ],
+            {"Token": [f"{PARSED}('4')", f"{PARSED}('3')", f"{PARSED}('2')"]},
+        ),
+    ],
+)
+def test_instances_made_elsewhere_are_the_objects_a_classs_calls_ran_on(
+    case: str, seen: list[CallResult], expected: dict[str, list[str]]
+) -> None:
+    """elementpath's tokens: made by the package's parsers, as its tests make them; the
+    module's class is never built by name."""
+    assert instances_made_elsewhere(seen, {"Token"}, per_class=3) == expected
 
 
 def test_calls_on_returned_move_each_methods_calls_and_read_each_property() -> None:
