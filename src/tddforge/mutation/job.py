@@ -126,7 +126,7 @@ def prepare(job: MutationJob, cache: VerdictCache | None) -> Prepared:
     # not pytest's source-range analysis (which dominated a graft run's time).
     args = ["-p", "no:cacheprovider", "-p", "no:randomly", "-q", "--tb=native"]
     args += [f"--rootdir={job.project}", *job.extra_pytest_args]
-    key = cache_key(str(job.python), args, [t.rel for t in targets])
+    key = cache_key(str(job.python), keyed_args(args), [t.rel for t in targets])
     found = find_test_files(root, test_files)
     _observed(root, targets, found)
     prints = fp.fingerprints(job.project, found)
@@ -138,6 +138,24 @@ def prepare(job: MutationJob, cache: VerdictCache | None) -> Prepared:
     known = read_interpreter(str(job.python)) if any(t.same_here for t in targets) else None
     version = known.version if known is not None else ""
     return Prepared(job, targets, args, key, prints, prior, unchanged, others, rels, version)
+
+
+def keyed_args(args: list[str]) -> list[str]:
+    """The pytest arguments a cache entry is kept under: all but ``--deselect``. Which
+    tests run is what the verdicts themselves record (a kill by its test, a survivor by
+    the tests it passed), and a deselected test is not in the baseline a verdict is
+    checked against, so a verdict it decided is not reused; ``cover`` deselects the
+    tests an attempt found unstable, and each attempt would otherwise start cold."""
+    kept: list[str] = []
+    skip = False
+    for arg in args:
+        if skip:
+            skip = False
+        elif arg == "--deselect":
+            skip = True
+        elif not arg.startswith("--deselect="):
+            kept.append(arg)
+    return kept
 
 
 def _observed(root: Path, targets: list[Target], test_files: list[Path]) -> None:

@@ -272,6 +272,28 @@ def test_editing_a_test_body_under_the_same_name_changes_verdicts(
     assert _verdicts(third)[(23, "+=", "-=")] == "timeout"
 
 
+def test_a_cache_entry_outlives_a_change_of_the_tests_deselected(
+    project: Path, settings: Settings
+) -> None:
+    # ``cover`` deselects the tests an attempt found unstable; the next attempt's set
+    # differs, and each used to start cold (bytecode's 1348 mutants, all run again)
+    cache = VerdictCache(project / ".tddforge" / "mutation-cache")
+    high = "--deselect=tests/test_sample.py::test_clamp_high"
+    low = "--deselect=tests/test_sample.py::test_clamp_low"
+    first = score(job_for(project, extra_pytest_args=(high,)), settings, cache=cache)
+    assert not any(r.reused for r in first.results)
+    second = score(job_for(project), settings, cache=cache)
+    assert any(r.reused for r in second.results)
+    assert not any(r.reused and r.killer == high[11:] for r in second.results)
+    assert _verdicts(second) == _verdicts(score(job_for(project), settings))
+    third = score(job_for(project, extra_pytest_args=(low,)), settings, cache=cache)
+    assert any(r.reused for r in third.results)
+    assert not any(r.killer == low[11:] for r in third.results)
+    cold = score(job_for(project, extra_pytest_args=(low,)), settings)
+    assert _verdicts(third) == _verdicts(cold)
+    assert _verdicts(third) != _verdicts(second)  # what only test_clamp_low killed lives
+
+
 def test_new_tests_between_reused_ones_in_other_classes_run_their_baseline(
     project: Path, settings: Settings
 ) -> None:
