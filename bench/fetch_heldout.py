@@ -42,6 +42,10 @@ bench/heldout19_targets.tsv is the nineteenth, chosen after the first eighteen w
 studied: ``--pins bench/heldout19_targets.tsv bench-targets-heldout19``.
 bench/heldout20_targets.tsv is the twentieth, chosen after the first nineteen were measured and
 studied: ``--pins bench/heldout20_targets.tsv bench-targets-heldout20``.
+bench/heldout21_targets.tsv is the twenty-first, chosen after the first twenty were measured and
+studied: ``--pins bench/heldout21_targets.tsv bench-targets-heldout21``.
+bench/heldout22_targets.tsv is the twenty-second, chosen after the first twenty-one were measured
+and studied: ``--pins bench/heldout22_targets.tsv bench-targets-heldout22``.
 
 Each pinned sdist is fetched with this interpreter's pip into DEST/sdist (kept when its sha256
 already matches), checked against its pin and unpacked into DEST/src. Then DEST/targets.tsv is
