@@ -194,9 +194,12 @@ def copy_root(target: Target, dest: Path, with_tests: bool = False) -> Path:
         shutil.copytree(source, dest / top, ignore=ignore)
     else:
         shutil.copy2(source, dest / top)
-    for metadata in [*target.root.glob("*.egg-info"), *target.root.glob("*.dist-info")]:
+    found = [*target.root.glob("*.egg-info"), *target.root.glob("*.dist-info")]
+    for metadata in found:
         # a package reading its own version (importlib.metadata) finds it, as when installed
         shutil.copytree(metadata, dest / metadata.name, dirs_exist_ok=True)
+    if not found:  # an sdist with its PKG-INFO only (pybtex 0.26 reads its version at import)
+        _dist_info(target.dir / "PKG-INFO", dest)
     for test in target.tests.split() if with_tests else []:
         found = target.dir / test
         rel = Path(os.path.relpath(found, target.root))
@@ -207,6 +210,23 @@ def copy_root(target: Target, dest: Path, with_tests: bool = False) -> Path:
             for data in data_files(found.parent):  # the inputs the tests read from files
                 shutil.copy2(data, place.parent / data.name)
     return dest
+
+
+def _dist_info(pkg_info: Path, dest: Path) -> None:
+    """``NAME-VERSION.dist-info/METADATA`` in ``dest``, from an sdist's ``PKG-INFO``: the
+    metadata an installed package would have, for one that reads it at import."""
+    if not pkg_info.is_file():
+        return
+    text = pkg_info.read_text(encoding="utf-8", errors="replace")
+    fields = dict(
+        line.split(": ", 1) for line in text.split("\n\n", 1)[0].splitlines() if ": " in line
+    )
+    name, version = fields.get("Name"), fields.get("Version")
+    if not name or not version:
+        return
+    folder = dest / f"{name.replace('-', '_')}-{version}.dist-info"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "METADATA").write_text(text, encoding="utf-8")
 
 
 DATA_SUFFIXES = (".json", ".csv", ".txt", ".yaml", ".yml", ".xml", ".toml")

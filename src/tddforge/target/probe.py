@@ -439,7 +439,9 @@ def hinted_enums(module: Any, hinted: set[str]) -> list[dict[str, Any]]:
     package = module.__name__.split(".")[0]
     bound: dict[Any, str] = {}
     for name, value in sorted(vars(module).items()):
-        if not inspect.isclass(value) or not issubclass(value, enum.Enum) or name[:1] == "_":
+        if not inspect.isclass(value) or name[:1] == "_":
+            continue
+        if not issubclass(value, enum.Enum) and not constant_names(value):
             continue
         if value not in bound or name == value.__name__:  # its own name over an alias
             bound[value] = name
@@ -448,10 +450,31 @@ def hinted_enums(module: Any, hinted: set[str]) -> list[dict[str, Any]]:
         home = getattr(cls, "__module__", None) or ""
         if cls.__name__ not in hinted or home.split(".")[0] != package:
             continue
-        members = [member.name for member in cls][:ENUM_MEMBERS]  # aliases left out
+        if issubclass(cls, enum.Enum):
+            members = [member.name for member in cls][:ENUM_MEMBERS]  # aliases left out
+        else:
+            members = constant_names(cls)[:ENUM_MEMBERS]
         if members:
             found.append({"name": cls.__name__, "path": name, "members": members})
     return found
+
+
+def constant_names(cls: type) -> list[str]:
+    """The names of a plain class used as an enumeration, as code older than ``enum``
+    writes one (pathfinding's ``class DiagonalMovement: always = 1; never = 2``): two or
+    more public class attributes, each an ``int`` or a ``str``, and nothing else of its
+    own (no method, no base but ``object``). Empty for any other class."""
+    if cls.__bases__ != (object,):
+        return []
+    own = vars(cls)
+    if any(
+        callable(v) or isinstance(v, (staticmethod, classmethod, property)) for v in own.values()
+    ):
+        return []
+    public = [k for k, v in own.items() if k[:1] != "_"]
+    if len(public) < 2 or any(type(own[k]) not in (int, str) for k in public):
+        return []
+    return public
 
 
 def imported_classes(module: Any, hinted: set[str]) -> list[dict[str, Any]]:

@@ -7,7 +7,7 @@ import types
 
 import pytest
 
-from tddforge.target.probe import ENUM_MEMBERS, hinted_enums
+from tddforge.target.probe import ENUM_MEMBERS, constant_names, hinted_enums
 
 
 def _enum(name: str, home: str, members: list[str]) -> type[enum.Enum]:
@@ -60,3 +60,38 @@ def test_aliases_of_members_are_left_out_and_a_long_one_cut() -> None:
     members = {e["name"]: e["members"] for e in found}
     assert members["Level"] == ["LOW", "HIGH"]
     assert members["Many"] == [f"M{i}" for i in range(ENUM_MEMBERS)]
+
+
+def _plain(name: str, home: str, **attributes: object) -> type:
+    made = type(name, (), dict(attributes))
+    made.__module__ = home
+    return made
+
+
+MOVES = _plain("Moves", "paints.moves", always=1, never=2, sometimes=3)
+
+
+@pytest.mark.parametrize(
+    ("case", "cls", "expected"),
+    [
+        ("ints", MOVES, ["always", "never", "sometimes"]),
+        ("strs, the private ones left out", _plain("C", "p", A="a", B="b", _x=1), ["A", "B"]),
+        ("one constant is not an enumeration", _plain("C", "p", A=1), []),
+        ("a bool is not one of its values", _plain("C", "p", A=1, B=True), []),
+        ("a list neither", _plain("C", "p", A=1, B=[2]), []),
+        ("a method makes it a class", _plain("C", "p", A=1, B=2, f=lambda self: 1), []),
+        ("a property too", _plain("C", "p", A=1, B=2, f=property(lambda self: 1)), []),
+        ("a subclass of something else", type("C", (ValueError,), {"A": 1, "B": 2}), []),
+    ],
+)
+def test_constant_names(case: str, cls: type, expected: list[str]) -> None:
+    assert constant_names(cls) == expected
+
+
+def test_a_plain_class_of_constants_a_hint_names_is_taken_for_an_enumeration() -> None:
+    """pathfinding's ``diagonal_movement: DiagonalMovement = DiagonalMovement.never``,
+    where ``class DiagonalMovement: always = 1; never = 2; ...``: its names are the values."""
+    found = hinted_enums(_module("paints.mix", Moves=MOVES), {"Moves"})
+    assert [(e["name"], e["path"], e["members"]) for e in found] == [
+        ("Moves", "Moves", ["always", "never", "sometimes"])
+    ]
