@@ -212,6 +212,9 @@ class _Names:
         self.stdlib: dict[str, str] = {}
         #: the module's names bound to its own instances → their class (``InstanceInfo``)
         self.held: Mapping[str, str] = {}
+        #: what each call made in each environment (``_instance``), by their ids, with
+        #: the node and the environment kept alive so that neither id is reused
+        self.made: dict[tuple[int, int], tuple[ast.Call, Env, object]] = {}
 
 
 def _dotted(path: str) -> str:
@@ -747,6 +750,19 @@ def _parameters(
 
 
 def _instance(names: _Names, known: Mapping[str, str], node: ast.Call, env: Env) -> object:
+    """``_made``, once per call and environment: a method chain's receiver is read by
+    ``_call`` (twice: the method, and the object it is called on) and by
+    ``_package_method``, and each of those reads the receiver's own receiver again, so a
+    chain of ten calls was read tens of thousands of times (environments are never
+    changed once made)."""
+    key = (id(node), id(env))
+    hit = names.made.get(key)
+    if hit is None:
+        hit = names.made[key] = (node, env, _made(names, known, node, env))
+    return hit[2]
+
+
+def _made(names: _Names, known: Mapping[str, str], node: ast.Call, env: Env) -> object:
     """``Game(3)``: an instance of the module's class, for the names that keep it; or what
     a call of its package's other code with literal arguments makes (``G =
     nx.DiGraph([(1, 2)])`` for a graph algorithm), kept as that call's source by its

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 import pytest
@@ -1063,3 +1064,26 @@ def test_calls_on_the_modules_own_instance_are_read_on_it() -> None:
         Call("_Lookup.__len__", via="countries"),
         Call("_Lookup.get", ("840",), via="countries"),
     ]
+
+
+def test_a_chain_of_calls_is_read_once_per_call(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each call of a chain reads the one before it from several places: without the
+    memo, a chain of twelve calls made hundreds of thousands of readings."""
+    from tddforge.builtin import from_tests
+
+    made: list[ast.Call] = []
+    original = from_tests._made
+
+    def counting(names: object, known: object, node: ast.Call, env: object) -> object:
+        made.append(node)
+        return original(names, known, node, env)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(from_tests, "_made", counting)
+    chain = "".join(f".step{i}({i})" for i in range(12))
+    source = (
+        f"from pkg.tags import Parser\n\ndef test_a():\n    x = Parser(){chain}\n    x.roll(1)\n"
+    )
+    read = read_tests("pkg.docs", INFO, {"tests/test_pkg.py": source})
+    expected = f"pkg.tags.Parser(){chain}"
+    assert read.calls == [Call("Game.roll", ("1",), via=expected)]
+    assert len(made) <= 2 * 13  # thirteen calls, each read in at most two environments
