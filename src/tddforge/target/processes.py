@@ -267,6 +267,7 @@ _SLOT_PATIENCE = 30.0
 _IDLE_SHARE = 0.05
 _IDLE_WINDOW = 0.5
 _TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+_WATCHED = os.path.exists("/proc/self/stat")  # else no child is ever taken for idle
 
 
 def cpu_seconds(pid: int) -> float | None:
@@ -353,7 +354,7 @@ class Pool(Generic[K]):
         """Wait for a child to report or time out (or for ``also`` to become readable)."""
         now = time.monotonic()
         soonest = min(entry[1] for entry in self.running.values())
-        if len(self.idle) < self.size and len(self.idle) < len(self.running):
+        if _WATCHED and len(self.idle) < min(self.size, len(self.running)):
             soonest = min(soonest, now + _IDLE_WINDOW)  # look for waiting children then
         watched = list(self.running) + ([] if also is None else [also])
         ready, _, _ = select.select(watched, [], [], max(0.0, soonest - now))
@@ -369,7 +370,8 @@ class Pool(Generic[K]):
         for fd, entry in list(self.running.items()):
             if now >= entry[1]:
                 self._finish(fd, on_done, timed_out=True)
-        self._release_waiting(time.monotonic())
+        if _WATCHED:
+            self._release_waiting(time.monotonic())
 
     def _release_waiting(self, now: float) -> None:
         """Give the slot of each child that computed next to nothing over the last
@@ -383,11 +385,10 @@ class Pool(Generic[K]):
                 continue
             used = cpu_seconds(entry[0])
             if used is None:
-                return  # no /proc: every child keeps its slot
-            before = self._samples.get(fd)
-            if before is None or now - before[0] < _IDLE_WINDOW:
-                self._samples.setdefault(fd, (now, used))
-                continue
+                continue  # it has just ended
+            before = self._samples.setdefault(fd, (now, used))
+            if now - before[0] < _IDLE_WINDOW:
+                continue  # its first reading, or too recent a one
             self._samples[fd] = (now, used)
             if used - before[1] < _IDLE_SHARE * (now - before[0]):
                 self.idle.add(fd)
