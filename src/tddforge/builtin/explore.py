@@ -85,7 +85,9 @@ class Call:
     #: and the value asserted is what it gave the ``with``
     enter: bool = False
     attribute: bool = False  # not a call: the value of the module's data ``target``
-    before: tuple[Step, ...] = ()  # an instance method: what runs on the instance first
+    #: what runs first: on the instance, for a method; for a function of the module,
+    #: functions of the module that change its state (``create_entity(1)``)
+    before: tuple[Step, ...] = ()
     via: str | None = None  # an instance method on what this expression returns (``parse(t)``)
     env: tuple[tuple[str, str | None], ...] = ()  # variables set (None: unset) for the call
     #: variables its test unsets besides, unnamed: it read them, and they were unset where
@@ -101,6 +103,10 @@ class Call:
     #: the module's containers it changes in place (``REGISTRY``, ``Monitor.breakers``),
     #: which its test gives a copy of (``module_state.restoring``); written only
     copied: tuple[str, ...] = ()
+    #: the module's iterators it advances (``_entity_count``), each with the source that
+    #: builds it afresh, which its test gives it (``module_state.advanced_iterators``);
+    #: written only
+    rebuilt: tuple[tuple[str, str], ...] = ()
     #: it reads ``sys.argv`` or standard input: the program name its test sets ``sys.argv``
     #: to (``[argv]``), with an empty ``sys.stdin`` (as the runner has them) and a
     #: ``sys.stdout`` of its own (a ``with sys.stdout:`` closes it); written only

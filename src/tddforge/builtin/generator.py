@@ -51,7 +51,9 @@ from tddforge.builtin.from_tests import (
 )
 from tddforge.builtin.imported_patterns import imported_patterns
 from tddforge.builtin.match_cases import match_calls
+from tddforge.builtin.module_sequences import StateUse, state_uses
 from tddforge.builtin.module_state import (
+    advanced_iterators,
     argv_readers,
     clock_lines,
     mutated_containers,
@@ -297,6 +299,11 @@ class BuiltinSuiteGenerator:
             clock=self.clock,
             seeded=seeded,
             changers=changers,
+            module_state=guard(
+                "finding what changes the module's state",
+                partial(state_uses, target.source),
+                StateUse(),
+            ),
             environ=environ,
             bounds=bounds,
         )
@@ -538,7 +545,8 @@ class BuiltinSuiteGenerator:
         prog = target.import_name.rsplit(".", 1)[-1]  # ``sys.argv`` as the runner set it
         rebinds, argv = rebound_globals(target.source), argv_readers(target.source)
         changes = mutated_containers(target.source)  # a registry it adds to: on a copy
-        kept = restoring(kept, rebinds, argv, prog, changes)  # globals, the argv it reads
+        advances = advanced_iterators(target.source)  # a counter it takes ids from: afresh
+        kept = restoring(kept, rebinds, argv, prog, changes, advances)  # globals, argv read
         code = write_module(target.import_name, kept, target.framework, homes)
         return format_source(code, target.test_path, target.project)
 

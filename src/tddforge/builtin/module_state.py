@@ -100,6 +100,62 @@ def mutated_containers(source: str) -> dict[Span, tuple[str, ...]]:
     return found
 
 
+def advanced_iterators(source: str) -> tuple[dict[Span, tuple[str, ...]], dict[str, str]]:
+    """Each function's (first, last) lines → the iterators kept at the module's top that
+    it advances (``next(_entity_count)``), and each such iterator's name → the source
+    that builds it afresh.
+
+    esper numbers entities with ``_entity_count = _count(start=1)``: each
+    ``create_entity()`` takes the next number, so a test that reads entity 1 back holds
+    only when it runs first. A copy of the iterator would do (``copy.copy``), but
+    Python 3.14 no longer copies ``itertools`` objects: its test builds it again from
+    the module's own source instead, when that is a call whose arguments are literals
+    (``_count(start=1)``, its names taken from the module)."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return {}, {}
+    fresh: dict[str, str] = {}
+    for node in tree.body:
+        value = getattr(node, "value", None)
+        if not isinstance(node, (ast.Assign, ast.AnnAssign)) or not isinstance(value, ast.Call):
+            continue
+        if _is_container(value) or not _literal_arguments(value):
+            continue
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        fresh.update((t.id, ast.unparse(value)) for t in targets if isinstance(t, ast.Name))
+    found: dict[Span, tuple[str, ...]] = {}
+    for _, node in _functions(tree):
+        own = _own_nodes(node)
+        local = {t.id for inner in own for t in _targets(inner) if isinstance(t, ast.Name)}
+        names = [
+            inner.args[0].id
+            for inner in own
+            if isinstance(inner, ast.Call)
+            and isinstance(inner.func, ast.Name)
+            and inner.func.id == "next"
+            and inner.args
+            and isinstance(inner.args[0], ast.Name)
+            and inner.args[0].id in fresh.keys() - local
+        ]
+        if names:
+            found[(node.lineno, node.end_lineno or node.lineno)] = tuple(dict.fromkeys(names))
+    used = {name for names in found.values() for name in names}
+    return found, {name: text for name, text in fresh.items() if name in used}
+
+
+def _literal_arguments(call: ast.Call) -> bool:
+    values = [*call.args, *(k.value for k in call.keywords)]
+    if any(isinstance(v, ast.Starred) for v in values) or any(k.arg is None for k in call.keywords):
+        return False
+    try:
+        for value in values:
+            ast.literal_eval(value)
+    except ValueError:
+        return False
+    return isinstance(call.func, (ast.Name, ast.Attribute))
+
+
 def _container_names(body: list[ast.stmt]) -> set[str]:
     names: set[str] = set()
     for node in body:
@@ -239,20 +295,32 @@ def restoring(
     argv: Sequence[Span] = (),
     prog: str = "",
     changes: Mapping[Span, tuple[str, ...]] | None = None,
+    advances: tuple[Mapping[Span, tuple[str, ...]], Mapping[str, str]] = ({}, {}),
 ) -> list[CallResult]:
     """``results``, each call that ran a function rebinding module globals given their
     names as ``restore`` (in the order the module's functions rebind them), each that
     ran one changing a container of the module in place (``mutated_containers``) given
-    its names as ``copied``, and each that ran one reading ``sys.argv`` given ``prog``,
-    the command line it ran with."""
+    its names as ``copied``, each that ran one advancing an iterator of the module
+    (``advanced_iterators``, the ``advances``) given it built afresh as ``rebuilt``, and
+    each that ran one reading ``sys.argv`` given ``prog``, the command line it ran with."""
+    spans, fresh = advances
     out = []
     for result in results:
         lines = {line for arc in result.arcs | result.setup for line in arc if line > 0}
         names = _ran_names(rebinds, lines)
         copied = _ran_names(changes or {}, lines)
+        rebuilt = tuple((name, fresh[name]) for name in _ran_names(spans, lines) if name in fresh)
+        afresh = {name for name, _ in rebuilt}  # built afresh: put back by that alone
+        names = tuple(name for name in names if name not in afresh)
         reads = any(_ran(span, lines) for span in argv)
-        if names or copied or reads:
-            call = replace(result.call, restore=names, copied=copied, argv=prog if reads else "")
+        if names or copied or rebuilt or reads:
+            call = replace(
+                result.call,
+                restore=names,
+                copied=copied,
+                rebuilt=rebuilt,
+                argv=prog if reads else "",
+            )
             result = replace(result, call=call)
         out.append(result)
     return out

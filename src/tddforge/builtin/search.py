@@ -46,6 +46,7 @@ from tddforge.builtin.explore import (
     working_instances,
 )
 from tddforge.builtin.handed_on import calls_on_returned_values
+from tddforge.builtin.module_sequences import MODULE, StateUse, known, plan_module_sequences
 from tddforge.builtin.protocols import (
     calls_after_failures,
     calls_entering,
@@ -230,6 +231,7 @@ def search(
     changers: Mapping[str, Collection[str]] | None = None,
     environ: Mapping[str, EnvRead] | None = None,
     bounds: Mapping[str, frozenset[str]] | None = None,
+    module_state: StateUse | None = None,
 ) -> SearchResult:
     """Search within ``budget`` seconds; ``first`` replaces the planned round 0 (for tests).
 
@@ -240,7 +242,9 @@ def search(
     them on the same instance (``plan_sequences``), ahead of the next round; the class
     is planned again whenever more of them work (a step that returned only after
     another becomes a chain of steps), with twice the prefixes while more than half
-    the budget is left. An instance of the module's class returned by a call
+    the budget is left. ``module_state`` (``module_sequences.state_uses``): the module's
+    functions that change its own state are steps so too, before each of its functions
+    reading what they change (``plan_module_sequences``). An instance of the module's class returned by a call
     (``protocols.returned_instances``) gets its class's methods and properties.
     ``environ`` (``environ.env_reads``): a kept call that ran a function reading an
     environment variable runs again with it set to each of its values, and unset.
@@ -360,6 +364,20 @@ def search(
         per_method = PER_METHOD * 2 if deadline - clock() > budget / 2 else PER_METHOD
         plan = partial(plan_sequences, seen, changers or {}, (), per_method, sequenced, tried)
         sequences = guard("planning call sequences", plan, list[Call]())
+        if module_state is not None and module_state.writes:  # ``create_entity`` first
+            plan_module = partial(
+                plan_module_sequences,
+                seen,
+                module_state,
+                per_method,
+                sequenced.get(MODULE),
+                tried,
+            )
+            sequences += guard(
+                "planning calls after the module's changers", plan_module, list[Call]()
+            )
+            steps_seen = partial(known, seen, frozenset(module_state.writes))
+            sequenced[MODULE] = guard("module steps seen", steps_seen, frozenset())
         sequenced.update(
             guard(
                 "steps seen",

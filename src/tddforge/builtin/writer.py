@@ -21,6 +21,7 @@ import keyword
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 
 from tddforge.builtin.explore import Call, CallResult, Outcome, Step
 from tddforge.builtin.naming import camel, instance_name, snake
@@ -279,18 +280,7 @@ def _test(
     taken: frozenset[str] = frozenset(),
 ) -> WrittenTest:
     call, outcome = result.call, result.outcome
-    own = _own_name(call)
-    if own is not None:
-        imports.add(own)
-    sources = [
-        *call.args,
-        *(v for _, v in call.kwargs),
-        *(call.init_args or ()),
-        *([call.via] if call.via else []),
-        *(v for _, v in call.init_kwargs),
-        *(v for step in call.before for v in (*step.args, *(v for _, v in step.kwargs))),
-    ]
-    imports.update(name for source in sources for name in module_names(source))
+    imports.update(_imported_by(call))
 
     def expect(step: Step) -> str:
         raised = Outcome("raise", type=step.raises[0], type_module=step.raises[1])
@@ -324,6 +314,9 @@ def _test(
     kept_as_imported += [
         (f"{module.module}.{dotted}", f"copy.copy({dotted})") for dotted in call.copied
     ]
+    for iterator, source in call.rebuilt:  # an iterator it advances, built afresh
+        imports.update(module_names(source))
+        kept_as_imported.append((f"{module.module}.{iterator}", source))
     if call.argv:  # the command line and streams the runner called it with, not pytest's
         streams = [("sys.stdin", "io.StringIO()"), ("sys.stdout", "io.StringIO()")]
         kept_as_imported += [("sys.argv", repr([call.argv])), *streams]
@@ -430,8 +423,9 @@ def _call_expression(
     parts = call.target.split(".")
     if call.module_data:  # read: ``PLURALS``
         return [], call.target
-    if len(parts) == 1:
-        return [], f"{parts[0]}({arguments})"
+    if len(parts) == 1:  # after the module's functions it reads the state of, if any
+        setup = _steps_written(call.before, _function_call, expect)
+        return setup, f"{parts[0]}({arguments})"
     if not call.on_instance:  # static or class method
         return [], f"{call.target}({arguments})"
     init = call_arguments(call.init_args or (), call.init_kwargs)
@@ -444,16 +438,48 @@ def _call_expression(
     instance = held or _instance_name("Returned" if function else parts[0], words)
     built = call.via if call.via is not None else f"{parts[0]}({init})"
     setup = [] if held else [f"{instance} = {built}"]
-    for step, run in itertools.groupby(call.before):  # state first: a sequence
-        line, times = _written_call(instance, step), len(list(run))
-        lines = [expect(step), f"    {line}"] if step.raises else [line]
-        if times >= _LOOPED:  # the same failure, again and again: a loop
-            setup += [f"for _ in range({times}):", *(f"    {x}" for x in lines)]
-        else:
-            setup += lines * times
+    setup += _steps_written(call.before, partial(_written_call, instance), expect)
     if call.attribute:  # a property of the instance: ``entry.key``
         return setup, f"{instance}.{parts[1]}"
     return setup, _written_call(instance, Step(parts[1], call.args, call.kwargs))
+
+
+def _steps_written(
+    steps: Sequence[Step], written: Callable[[Step], str], expect: Callable[[Step], str]
+) -> list[str]:
+    """The lines of a sequence's steps, in order (state first); a step that raises under
+    the line ``expect`` gives it, the same failure again and again as a loop."""
+    lines: list[str] = []
+    for step, run in itertools.groupby(steps):
+        line, times = written(step), len(list(run))
+        own = [expect(step), f"    {line}"] if step.raises else [line]
+        if times >= _LOOPED:
+            lines += [f"for _ in range({times}):", *(f"    {x}" for x in own)]
+        else:
+            lines += own * times
+    return lines
+
+
+def _imported_by(call: Call) -> set[str]:
+    """The module's names a call's test takes: its own, those its arguments name, and the
+    module's functions its steps call (for a function of the module)."""
+    own = _own_name(call)
+    sources = [
+        *call.args,
+        *(v for _, v in call.kwargs),
+        *(call.init_args or ()),
+        *([call.via] if call.via else []),
+        *(v for _, v in call.init_kwargs),
+        *(v for step in call.before for v in (*step.args, *(v for _, v in step.kwargs))),
+    ]
+    names = {name for source in sources for name in module_names(source)}
+    if not call.on_instance and "." not in call.target:
+        names.update(step.method for step in call.before)
+    return names | ({own} if own is not None else set())
+
+
+def _function_call(step: Step) -> str:
+    return f"{step.method}({call_arguments(step.args, step.kwargs)})"
 
 
 def _held(call: Call) -> str | None:

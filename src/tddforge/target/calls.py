@@ -152,7 +152,8 @@ class StepFailed(Exception):
 
 
 def run_before(module: Any, instance: Any, steps: Any) -> None:
-    """The method calls a sequence runs on the instance before the call, in order."""
+    """The method calls a sequence runs on the instance before the call, in order (on the
+    module itself, for a function of the module: its functions)."""
     for step in steps:
         method = bound(instance, step["method"])
         args = [literal(a, module) for a in step["args"]]
@@ -403,7 +404,9 @@ def _called(
     if tracer is not None:
         sys.settrace(tracer)
     try:
-        run_before(module, instance, call.get("before") or ())
+        # a function's steps are the module's functions (``create_entity(1)``)
+        steps = call.get("before") or ()
+        run_before(module, module if instance is None else instance, steps)
         shown = untraced(shown_state, instance) if instance is not None else ""
         if call.get("attribute"):  # data is the value; an instance's property is read
             value = func() if instance is not None else func

@@ -927,6 +927,47 @@ def test_a_global_rebound_is_put_back_and_a_command_line_entry_runs_as_explored(
     assert 'monkeypatch.setattr("sys.argv", ["greetings"])' in suite.source
 
 
+WORLD = '''\
+"""Things kept in the module itself, numbered from a counter it keeps."""
+
+from itertools import count as _count
+
+_ids = _count(start=1)
+_things: dict[int, list[object]] = {}
+
+
+def create(*parts: object) -> int:
+    ident = next(_ids)
+    _things[ident] = list(parts)
+    return ident
+
+
+def part(ident: int, kind: type) -> object:
+    for value in _things[ident]:
+        if isinstance(value, kind):
+            return value
+    raise LookupError(f"no {kind.__name__} in {ident}")
+
+
+def remove(ident: int) -> None:
+    del _things[ident]
+'''
+
+
+def test_functions_reading_the_modules_own_state_run_after_those_that_change_it(
+    tmp_path: Path,
+) -> None:
+    """``part`` finds nothing in a fresh module: only after ``create`` stored parts does
+    it return one (given the number ``create`` returned, and a type stored) or find
+    none of a type. Each test builds the counter afresh, so the numbers a test reads
+    back hold in any order, run after run."""
+    suite = generated_and_run(tmp_path, "world", WORLD, runs=2)
+    for line in (18, 19, 20):  # the match, its value, and a thing with no such part
+        assert line not in suite.missing_lines, (line, suite.source)
+    assert "monkeypatch.setattr('world._ids', _count(start=1))" in suite.source.replace('"', "'")
+    assert re.search(r"def test_part_after_create_", suite.source), suite.source
+
+
 TOKENS = '''\
 """Random tokens of a chosen size."""
 

@@ -8,6 +8,7 @@ import pytest
 
 from tddforge.builtin.explore import Call, CallResult, Outcome
 from tddforge.builtin.module_state import (
+    advanced_iterators,
     argv_readers,
     clock_lines,
     mutated_containers,
@@ -150,6 +151,65 @@ def test_restoring_names_what_the_lines_a_call_ran_rebind_and_read() -> None:
         ((), ""),
     ]
     assert found[3] is results[3]
+
+
+ITERATORS = """\
+import itertools
+from itertools import count as _count
+
+_ids = _count(start=1)
+_serials = itertools.count(100, 2)
+_lines = iter(LINES)
+_seen = set()
+
+
+def create():
+    return next(_ids)
+
+
+def serial():
+    return next(_serials), next(_serials)
+
+
+def line():
+    return next(_lines)
+
+
+def local():
+    _ids = iter([1])
+    return next(_ids)
+
+
+def unused():
+    return _serials
+"""
+
+
+def test_advanced_iterators_are_found_with_the_source_that_builds_them_afresh() -> None:
+    spans, fresh = advanced_iterators(ITERATORS)
+    assert spans == {(10, 11): ("_ids",), (14, 15): ("_serials",)}
+    # ``_lines`` is built from a name, not literals: no source to build it afresh; a name
+    # a function binds itself is its own; a container is ``mutated_containers``' concern
+    assert fresh == {"_ids": "_count(start=1)", "_serials": "itertools.count(100, 2)"}
+    assert advanced_iterators("def broken(:\n") == ({}, {})
+
+
+def test_restoring_builds_an_advanced_iterator_afresh_instead_of_putting_it_back() -> None:
+    spans, fresh = advanced_iterators(ITERATORS)
+    rebinds = {(10, 11): ("_ids",), (30, 31): ("_ids",)}  # a reset rebinds it too
+    results = [_result(Call("create"), (10,)), _result(Call("reset"), (30,))]
+    found = restoring(results, rebinds, advances=(spans, fresh))
+    assert [(r.call.restore, r.call.rebuilt) for r in found] == [
+        ((), (("_ids", "_count(start=1)"),)),
+        (("_ids",), ()),
+    ]
+    source = write_module("world", found)
+    assert "from world import _count, _ids, create, reset\n" in source
+    assert "    monkeypatch.setattr('world._ids', _count(start=1))\n" in source
+    serial = Call("serial", rebuilt=(("_serials", "itertools.count(100, 2)"),))
+    written = write_module("world", [_result(serial, (14,))])
+    assert "itertools" in written.split("def ", 1)[0]  # imported, one way or another
+    assert "    monkeypatch.setattr('world._serials', itertools.count(100, 2))\n" in written
 
 
 def test_the_writer_puts_globals_back_and_pins_the_command_line() -> None:
