@@ -181,11 +181,15 @@ def pynguin_venv(venv: Path, base_python: Path) -> Path:
     return python
 
 
-def copy_root(target: Target, dest: Path, with_tests: bool = False) -> Path:
+def copy_root(
+    target: Target, dest: Path, with_tests: bool = False, with_data: bool = False
+) -> Path:
     """A scratch import root holding only the module's top-level package (or module) and
     the distribution's metadata;
     ``with_tests``: the module's upstream test files too, as a project has them (the
-    builtin reads their literal inputs; nothing runs them)."""
+    builtin reads their literal inputs; nothing runs them), and the data they read;
+    ``with_data``: that data alone (where a suite is measured: a test may read a file
+    the project holds, as the project's own tests do)."""
     top = target.module_rel.split("/")[0]
     source = target.root / top
     dest.mkdir(parents=True, exist_ok=True)
@@ -200,15 +204,18 @@ def copy_root(target: Target, dest: Path, with_tests: bool = False) -> Path:
         shutil.copytree(metadata, dest / metadata.name, dirs_exist_ok=True)
     if not found:  # an sdist with its PKG-INFO only (pybtex 0.26 reads its version at import)
         _dist_info(target.dir / "PKG-INFO", dest)
-    for test in target.tests.split() if with_tests else []:
+    for test in target.tests.split() if with_tests or with_data else []:
         found = target.dir / test
         rel = Path(os.path.relpath(found, target.root))
         place = dest / (rel if not rel.parts or rel.parts[0] != ".." else Path("tests") / rel.name)
         if found.is_file():
             place.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(found, place)
+            if with_tests:
+                shutil.copy2(found, place)
             for data in data_files(found.parent):  # the inputs the tests read from files
                 shutil.copy2(data, place.parent / data.name)
+            for folder in named_folders(found):  # dbfread's ``testcases/memotest.dbf``
+                shutil.copytree(folder, place.parent / folder.name, dirs_exist_ok=True)
     return dest
 
 
@@ -244,6 +251,30 @@ def data_files(folder: Path) -> list[Path]:
         and path.name not in CONFIG_FILES
         and path.stat().st_size <= 1 << 20
     ]
+
+
+def named_folders(test: Path) -> list[Path]:
+    """The folders beside a test file that it names as the first part of a relative path
+    (``'testcases/memotest.dbf'``), the data its tests read; not a package, and each at
+    most 8 MB."""
+    try:
+        tree = ast.parse(test.read_text(encoding="utf-8", errors="replace"))
+    except (SyntaxError, ValueError):
+        return []
+    firsts = {
+        node.value.replace("\\", "/").split("/")[0]
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and "/" in node.value
+    }
+    found = []
+    for name in sorted(firsts - {"", ".", ".."}):
+        folder = test.parent / name
+        if not folder.is_dir() or (folder / "__init__.py").exists():
+            continue
+        size = sum(f.stat().st_size for f in folder.rglob("*") if f.is_file())
+        if size <= 8 << 20:
+            found.append(folder)
+    return found
 
 
 def cap_memory() -> None:
@@ -506,7 +537,7 @@ def measure(target: Target, tool: str, generated: Generated, ctx: Context, work:
     row = Row(target.id, tool, round(generated.wall, 2), error=generated.error, note=generated.note)
     if generated.source is None:
         return row
-    root = copy_root(target, work / "root")
+    root = copy_root(target, work / "root", with_data=True)
     (work / "plugin").mkdir()
     shutil.copyfile(PLUGIN_SOURCE, work / "plugin" / f"{PLUGIN}.py")
     (root / TEST_FILE).write_text(generated.source)
