@@ -46,6 +46,8 @@ bench/heldout21_targets.tsv is the twenty-first, chosen after the first twenty w
 studied: ``--pins bench/heldout21_targets.tsv bench-targets-heldout21``.
 bench/heldout22_targets.tsv is the twenty-second, chosen after the first twenty-one were measured
 and studied: ``--pins bench/heldout22_targets.tsv bench-targets-heldout22``.
+bench/heldout23_targets.tsv is the twenty-third, chosen after the first twenty-two were measured
+and studied: ``--pins bench/heldout23_targets.tsv bench-targets-heldout23``.
 
 Each pinned sdist is fetched with this interpreter's pip into DEST/sdist (kept when its sha256
 already matches), checked against its pin and unpacked into DEST/src. Then DEST/targets.tsv is
