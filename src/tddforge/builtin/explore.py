@@ -492,7 +492,10 @@ def _start_runner(
     # the second run's wall clock is later: a value of the moment differs
     if seed == _HASH_SEEDS[1]:
         env["TDDFORGE_CLOCK_SHIFT"] = repr(CLOCK_SHIFT)
-    return sandbox.run(argv, cwd=project, timeout=timeout, extra_env=env)
+    # the project's own files are read-only to the calls: ``LocalFileSystem().rm("fsspec",
+    # recursive=True)`` removed the package it tested; refused, such a call is not kept
+    own = [project / name for name in entries(str(project))]
+    return sandbox.run(argv, cwd=project, timeout=timeout, extra_env=env, protected=own)
 
 
 def _run_once(

@@ -86,6 +86,9 @@ class Confinement:
     uid: int | None = None
     #: Scratch directories outside the work dir that this run may write as well.
     writable_paths: tuple[Path, ...] = ()
+    #: Paths inside the work dir that this run may read only (the project's own files,
+    #: where generated code runs with arguments nobody chose: ``rm("fsspec")``).
+    protected_paths: tuple[Path, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -163,6 +166,8 @@ def bwrap_prefix(box: Confinement) -> list[str]:
     args += ["--bind", str(box.work_dir), str(box.work_dir)]
     for path in box.writable_paths:  # another run's scratch, which may be removed meanwhile
         args += ["--bind-try", str(path), str(path)]
+    for path in box.protected_paths:  # after the work dir's bind, which they are inside
+        args += ["--ro-bind-try", str(path), str(path)]
     if box.uid is None:
         args += ["--unshare-all", "--cap-drop", "ALL"] if os.geteuid() == 0 else ["--unshare-all"]
     else:
@@ -191,6 +196,7 @@ def namespaces_prefix(box: Confinement, *, legacy_remount: bool = False) -> list
     args = [python, "-I", "-S", "-B", str(LAUNCHER), f"work={box.work_dir}", f"cwd={box.cwd}"]
     args += [f"writable={p}" for p in box.writable_paths]
     args += [f"readonly={p}" for p in box.readonly_paths]
+    args += [f"protected={p}" for p in box.protected_paths]
     if box.uid is None and os.geteuid() == 0:
         args.append("drop_caps=1")  # root with no uid to drop to: an empty bounding set
     if legacy_remount:

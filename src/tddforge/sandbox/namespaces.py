@@ -3,7 +3,7 @@
 Run as a script, by the host's interpreter, in front of the confined command::
 
     python -I -S -B namespaces.py work=DIR cwd=DIR [writable=DIR ...] [readonly=PATH ...]
-                                  [drop_caps=1] [legacy_remount=1] -- ARGV...
+                                  [protected=PATH ...] [drop_caps=1] [legacy_remount=1] -- ARGV...
 
 It imports only the standard library (``ctypes`` for the calls Python
 lacks), so it works wherever tddforge runs, with no bubblewrap installed. It
@@ -22,7 +22,8 @@ What it sets up, in this order:
    bound back where ``/tmp`` hid them; then the whole tree read-only
    (``mount_setattr`` with ``AT_RECURSIVE``, or a remount per mount on
    kernels older than 5.12), and only the work dir and the private tmp
-   writable again;
+   writable again (the protected paths inside the work dir, bound on
+   themselves first, stay read-only);
 4. loopback up (a new network namespace has only ``lo``, and it starts
    down), so tests that serve on 127.0.0.1 work; nothing else is reachable;
 5. a second fork: pid 1 stays as a minimal init (reaping orphans) while the
@@ -245,8 +246,17 @@ def _setup_mounts(config: dict[str, list[str]]) -> None:
         _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
     except SetupError:
         pass  # a /proc with masked entries (containers): the old one stays; pids are still private
-    again = [*private, *writable]
-    if config.get("legacy_remount") or not _set_readonly("/", True, recursive=True):
+    # inside the work dir, read-only again: each its own mount, bound after the work dir's
+    protected = [p for p in config.get("protected", []) if os.path.lexists(p)]
+    for path in protected:
+        _mount(path, path, None, MS_BIND | MS_REC)
+    _read_only_but([*private, *writable], bool(config.get("legacy_remount")))
+
+
+def _read_only_but(again: list[str], legacy: bool) -> None:
+    """Every mount read-only, then the mounts ``again`` writable, each alone (the mounts
+    under them, the protected paths, stay read-only)."""
+    if legacy or not _set_readonly("/", True, recursive=True):
         _remount_all_readonly()
         flags = _mountinfo()
         for point in again:

@@ -199,15 +199,18 @@ class Sandbox:
         extra_env: Mapping[str, str] | None = None,
         input: str | None = None,
         readonly_paths: Sequence[Path] = (),
+        protected: Sequence[Path] = (),
     ) -> SandboxResult:
         """Run ``argv`` confined and return its captured result.
 
         ``readonly_paths`` are made visible (read-only) for this run only: with
         bwrap, ``/tmp`` is private, so a directory there must be named. The
         program's own home (its venv, and the installation its symlink points
-        to) is always made visible.
+        to) is always made visible. ``protected``: paths inside the work dir this
+        run may only read (on the backends that keep the root read-only, ``bwrap``
+        and ``namespaces``; the others cannot).
         """
-        full, env, workdir = self._prepare(argv, cwd, extra_env, readonly_paths)
+        full, env, workdir = self._prepare(argv, cwd, extra_env, readonly_paths, protected)
         wall = self.limits.wall_seconds if timeout is None else timeout
         return self._execute(tuple(argv), full, env, workdir, wall, input)
 
@@ -256,6 +259,7 @@ class Sandbox:
         cwd: Path | None,
         extra_env: Mapping[str, str] | None,
         readonly_paths: Sequence[Path],
+        protected: Sequence[Path] = (),
     ) -> tuple[list[str], dict[str, str], Path]:
         """The confined command line, its environment and working directory."""
         if not argv:
@@ -269,7 +273,8 @@ class Sandbox:
         visible = tuple(dict.fromkeys((*named, *program_homes(program, self.work_dir))))
         with self._lock:
             writable = tuple(sorted(self._scratch))
-        box = Confinement(self.work_dir, workdir, visible, self.uid, writable)
+        inside = tuple(p.resolve() for p in map(Path, protected) if _within(p, self.work_dir))
+        box = Confinement(self.work_dir, workdir, visible, self.uid, writable, inside)
         return confined_argv(self.backend, list(argv), box, self.limits.rlimits()), env, workdir
 
     def _execute(
@@ -444,3 +449,9 @@ def _kill_group(proc: subprocess.Popen[bytes]) -> None:
     """SIGKILL the command's whole process group (it leads its own session)."""
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(proc.pid, signal.SIGKILL)
+
+
+def _within(path: Path, work_dir: Path) -> bool:
+    """Whether ``path`` is inside ``work_dir`` (and not the work dir itself)."""
+    resolved = Path(path).resolve()
+    return resolved != work_dir and resolved.is_relative_to(work_dir)

@@ -28,6 +28,7 @@ from tddforge.builtin.from_tests import calls_from_tests, project_test_sources, 
 from tddforge.builtin.search import Guard, SearchResult, search
 from tddforge.builtin.texts import composed_texts
 from tddforge.sandbox import Limits, Sandbox
+from tddforge.sandbox.backend import READ_ONLY_ROOT
 
 pytestmark = pytest.mark.integration
 
@@ -1353,6 +1354,45 @@ def test_a_call_that_writes_where_it_runs_runs_in_a_directory_of_its_own(tmp_pat
     )
     assert found["m"][0].repr == "'ours'"
     assert sorted(p.name for p in project.iterdir()) == ["data.txt", "locks.py"]
+
+
+REMOVER = """\
+import os
+import shutil
+
+
+def remove(path, recursive=False):
+    if recursive:
+        shutil.rmtree(path)
+    else:
+        os.remove(path)
+    return "removed"
+"""
+
+
+def test_a_call_cannot_remove_or_change_the_projects_own_files(tmp_path: Path) -> None:
+    """fsspec's ``LocalFileSystem().rm("fsspec", recursive=True)``, given the package's
+    own name, removed the package it was testing, and ``cover`` ended in a traceback.
+    The project's files are read-only to the calls: the removal is refused, a refusal is
+    no behaviour to assert, and everything is still there; a file the call made itself
+    in the project's directory can still be removed (it runs in a directory of its own)."""
+    project, module = sample(tmp_path, "remover.py", REMOVER)
+    (project / "pkg").mkdir()
+    (project / "pkg" / "data.txt").write_text("kept", encoding="utf-8")
+    calls = [
+        Call("remove", ("'pkg'",), (("recursive", "True"),)),
+        Call("remove", ("'remover.py'",)),
+        Call("remove", ("'pkg/data.txt'",)),
+    ]
+    box = Sandbox(project, LIMITS)
+    if box.backend not in READ_ONLY_ROOT:
+        pytest.skip(f"the {box.backend} backend cannot keep paths read-only")
+    results = run_calls(project, module, calls, python=PY, sandbox=box)
+    assert [r.outcome.kind for r in results] == ["raise"] * 3
+    assert all(r.outcome.denied or r.call.workdir for r in results), results
+    assert sorted(p.name for p in project.iterdir()) == ["pkg", "remover.py"]
+    assert (project / "pkg" / "data.txt").read_text(encoding="utf-8") == "kept"
+    assert (project / "remover.py").read_text(encoding="utf-8") == REMOVER
 
 
 CLOCKED = """\

@@ -96,6 +96,31 @@ def test_only_the_work_dir_and_a_private_tmp_are_writable(
     assert facts["caps"] == "0000000000000000"
 
 
+@pytest.mark.parametrize("legacy", [False, True], ids=["mount_setattr", "remount per mount"])
+def test_a_protected_path_inside_the_work_dir_stays_read_only(
+    dirs: tuple[Path, Path], legacy: bool
+) -> None:
+    work, _ = dirs
+    (work / "pkg").mkdir()
+    homes = program_homes(Path(sys.executable), work)
+    box = Confinement(work, work, readonly_paths=homes, protected_paths=(work / "pkg",))
+    argv = namespaces_prefix(box, legacy_remount=legacy)
+    code = (
+        "import pathlib\n"
+        "for name in ('pkg/new.txt', 'free.txt'):\n"
+        "    try:\n"
+        "        pathlib.Path(name).write_text('x')\n"
+        "        print(name, 'written')\n"
+        "    except OSError as exc:\n"
+        "        print(name, 'refused', exc.errno)\n"
+    )
+    done = subprocess.run(
+        [*argv, sys.executable, "-c", code], capture_output=True, text=True, timeout=30
+    )
+    assert done.stdout.splitlines() == ["pkg/new.txt refused 30", "free.txt written"], done.stderr
+    assert not (work / "pkg" / "new.txt").exists()
+
+
 def _unprivileged_python() -> str | None:
     """An interpreter any user can run (this one may live under root's home, mode 700)."""
     for candidate in (sys.executable, "/usr/bin/python3", "/usr/local/bin/python3"):

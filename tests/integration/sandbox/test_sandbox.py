@@ -171,6 +171,47 @@ for target in ["/etc/tddforge-probe", "{outside}/escaped", "{work}/inside"]:
     assert (work / "inside").read_text() == "x"
 
 
+@pytest.mark.parametrize("backend", READ_ONLY)
+def test_protected_paths_inside_the_work_dir_are_read_only(backend: str, work: Path) -> None:
+    """The project's own files, protected, cannot be written, removed or renamed; the
+    rest of the work dir stays writable."""
+    (work / "pkg").mkdir()
+    (work / "pkg" / "mod.py").write_text("x = 1\n")
+    (work / "setup.py").write_text("# setup\n")
+    code = """
+import os, pathlib, shutil
+def attempt(name, action):
+    try:
+        action()
+        print(name, "done")
+    except OSError as exc:
+        print(name, "refused")
+attempt("rmtree", lambda: shutil.rmtree("pkg"))
+attempt("remove", lambda: os.remove("setup.py"))
+attempt("write", lambda: pathlib.Path("pkg/mod.py").write_text("y = 2"))
+attempt("rename", lambda: os.rename("pkg/mod.py", "moved.py"))
+attempt("new", lambda: pathlib.Path("out.txt").write_text("z"))
+"""
+    box = Sandbox(work, LIMITS, backend=backend)
+    result = box.run(
+        [sys.executable, "-c", code], protected=[work / "pkg", work / "setup.py", Path("/etc")]
+    )
+    said = dict(line.split() for line in result.stdout.splitlines())
+    assert said == {
+        "rmtree": "refused",
+        "remove": "refused",
+        "write": "refused",
+        "rename": "refused",
+        "new": "done",
+    }, result.stdout + result.stderr
+    assert (work / "pkg" / "mod.py").read_text() == "x = 1\n"
+    assert (work / "setup.py").read_text() == "# setup\n"
+    assert (work / "out.txt").read_text() == "z"
+    # without protection, the same run changes them
+    run_py(box, "import os; os.remove('setup.py')")
+    assert not (work / "setup.py").exists()
+
+
 def test_file_size_limit(work: Path) -> None:
     limits = Limits(cpu_seconds=30, memory_mb=1024, file_size_mb=1, wall_seconds=20)
     code = """
