@@ -214,8 +214,9 @@ def copy_root(
                 shutil.copy2(found, place)
             for data in data_files(found.parent):  # the inputs the tests read from files
                 shutil.copy2(data, place.parent / data.name)
-            for folder in named_folders(found):  # dbfread's ``testcases/memotest.dbf``
-                shutil.copytree(folder, place.parent / folder.name, dirs_exist_ok=True)
+            for folder, rel in named_folders(found, target.root):  # ``testcases/memo.dbf``
+                base = place.parent if folder.is_relative_to(found.parent) else dest
+                shutil.copytree(folder, base / rel, dirs_exist_ok=True)
     return dest
 
 
@@ -253,33 +254,51 @@ def data_files(folder: Path) -> list[Path]:
     ]
 
 
-def named_folders(test: Path) -> list[Path]:
-    """The folders beside a test file that it names as the first part of a relative path
-    (``'testcases/memotest.dbf'``), the data its tests read; not a package, and each at
-    most 8 MB."""
+def named_folders(test: Path, root: Path) -> list[tuple[Path, Path]]:
+    """The folders a test file names as a relative path (``'testcases/memotest.dbf'``
+    beside it, ``'tests/data/test-data'`` from the project's root), the data its tests
+    read, each with its path relative to the place it was named from: the deepest folder
+    the path's leading parts name, not a package, at most 8 MB, and neither the test's
+    own folder nor the root."""
     try:
         tree = ast.parse(test.read_text(encoding="utf-8", errors="replace"))
     except (SyntaxError, ValueError):
         return []
-    firsts = {
-        node.value.replace("\\", "/").split("/")[0]
+    texts = {
+        node.value.replace("\\", "/")
         for node in ast.walk(tree)
         if isinstance(node, ast.Constant) and isinstance(node.value, str) and "/" in node.value
     }
-    found = []
-    for name in sorted(firsts - {"", ".", ".."}):
-        folder = test.parent / name
-        if len(name) > 100 or "\n" in name:  # text, not a path
+    found: dict[Path, Path] = {}
+    for text in sorted(texts):
+        if len(text) > 200 or "\n" in text or text.startswith("/"):  # text, not a path
             continue
+        parts = [part for part in text.split("/") if part not in ("", ".")]
+        if not parts or ".." in parts:
+            continue
+        for base in (test.parent, root):
+            folder = _deepest_folder(base, parts)
+            if folder is not None and folder not in (test.parent, root):
+                found.setdefault(folder, folder.relative_to(base))
+    return [(folder, rel) for folder, rel in found.items() if _small(folder)]
+
+
+def _deepest_folder(base: Path, parts: list[str]) -> Path | None:
+    """The deepest folder under ``base`` that the leading ``parts`` name, if any."""
+    deepest = None
+    for count in range(1, len(parts) + 1):
+        folder = base.joinpath(*parts[:count])
         try:
             if not folder.is_dir() or (folder / "__init__.py").exists():
-                continue
+                break
         except OSError:
-            continue
-        size = sum(f.stat().st_size for f in folder.rglob("*") if f.is_file())
-        if size <= 8 << 20:
-            found.append(folder)
-    return found
+            break
+        deepest = folder
+    return deepest
+
+
+def _small(folder: Path) -> bool:
+    return sum(f.stat().st_size for f in folder.rglob("*") if f.is_file()) <= 8 << 20
 
 
 def cap_memory() -> None:
