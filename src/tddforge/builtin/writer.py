@@ -298,7 +298,8 @@ def _test(
         named = _member_of(outcome, module) is not None  # ``is Colour.RED`` says it all
         if result.readable_repr and outcome.kind == "return" and not named:
             checks.append(_equal_text(style, "repr(result)", outcome.repr))
-    instance = setup[0].split(" = ")[0] if setup else _held(call) or ""
+    # the instance its steps ran on (a function of the module has none: its steps are calls)
+    instance = setup[0].split(" = ")[0] if setup and call.on_instance else _held(call) or ""
     effects = [
         _compare(style, f"{instance}{name}" if name.startswith("[") else f"{instance}.{name}", text)
         for name, text in outcome.after  # ``box.size``, or an item read back: ``box[0]``
