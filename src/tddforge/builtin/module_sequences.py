@@ -195,6 +195,10 @@ def known(seen: Iterable[CallResult], changers: Collection[str]) -> Known:
     """The steps and chains a plan would start from now (``plan_module_sequences``'s
     ``planned``)."""
     _, kinds, chains, _ = observed(seen, changers)
+    return _known(kinds, chains)
+
+
+def _known(kinds: Mapping[str, Sequence[Step]], chains: Sequence[tuple[Step, ...]]) -> Known:
     return frozenset([*(s for found in kinds.values() for s in found), *chains])
 
 
@@ -217,7 +221,7 @@ def plan_module_sequences(
     calls, kinds, chains, given = observed(seen, changers)
     if not kinds and not chains:
         return []
-    if planned is not None and planned == known(seen, changers):
+    if planned is not None and planned == _known(kinds, chains):  # read once, above
         return []
     found: list[Call] = []
     for index, (name, targets) in enumerate(calls.items()):
