@@ -120,6 +120,7 @@ def _baseline_records(baseline: BaselineEvent, targets: list[Target]) -> dict[st
     coverage = baseline["coverage"]
     imports = baseline["imports"]
     imported = baseline["imported"]
+    writes = baseline.get("writes", {})
     return {
         nodeid: BaselineRecord(
             duration=test["duration"],
@@ -127,6 +128,7 @@ def _baseline_records(baseline: BaselineEvent, targets: list[Target]) -> dict[st
             lines={rel[p]: lines for p, lines in coverage.get(nodeid, {}).items() if p in rel},
             imports={rel[p]: lines for p, lines in imports.get(nodeid, {}).items() if p in rel},
             imported=[rel[p] for p in imported.get(nodeid, []) if p in rel],
+            writes=writes.get(nodeid, []),
         )
         for nodeid, test in baseline["tests"].items()
     }

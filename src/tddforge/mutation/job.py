@@ -260,6 +260,7 @@ def _prior_baseline(prep: Prepared) -> dict[str, BaselineRecord]:
                 lines={paths[r]: lines for r, lines in record["lines"].items() if r in paths},
                 imports={paths[r]: lines for r, lines in record["imports"].items() if r in paths},
                 imported=[paths[r] for r in record["imported"] if r in paths],
+                writes=list(record["writes"]),
             )
         except (KeyError, TypeError, AttributeError):
             continue

@@ -21,6 +21,7 @@ from .imports import ImportWatch
 from .preimported import running_targets
 from .preload import stdlib_imported
 from .processes import drain, quiet, read_all, send
+from .project_guard import take
 from .protocol import (
     BASELINE,
     ERROR,
@@ -67,6 +68,7 @@ class BaselinePlugin:
         self.collect_started = time.perf_counter()
         self.collect_seconds = 0.0
         self.collect_errors: list[str] = []
+        self.collect_writes: list[str] = []
         self.lazy: list[str] = []
         self.import_lines: dict[str, set[int]] = {t: set() for t in targets}
         self.skipped = False  # whether the running test's reports include a skip
@@ -100,6 +102,7 @@ class BaselinePlugin:
                 # are grafted, and what ran at collection is pytest's calls, not an import
                 self.import_lines[target].update(lines)
         self.collect_seconds = time.perf_counter() - self.collect_started
+        self.collect_writes = take()  # the conftests' and test modules' own, and pytest's
         rebindable = {t: s for t, s in self.rebindable.items() if t in imported}
         if rebindable:  # as the collector's children will find them, before any test runs
             self.drifted = drifted_targets(rebindable, self.replays)
@@ -137,6 +140,7 @@ class BaselinePlugin:
             order=[i.nodeid for i in items],
             collect_lines={t: sorted(lines) for t, lines in self.import_lines.items() if lines},
             collect_seconds=self.collect_seconds,
+            collect_writes=self.collect_writes,
             collect_errors=self.collect_errors,
             lazy=self.lazy,
             drifted=self.drifted,
@@ -198,6 +202,7 @@ class BaselinePlugin:
                 failed = run_protocol(item, nextitem)
             finally:
                 sys.settrace(None)
+        writes = take()
         outcome = "failed" if failed else "skipped" if self.skipped else "passed"
         duration = time.perf_counter() - started
         imports = {t: sorted(lines) for t, lines in tracer.import_lines.items() if lines}
@@ -208,6 +213,7 @@ class BaselinePlugin:
             lines=lines,
             imports=imports,
             imported=watch.imported(),
+            writes=writes,
         )
 
 
@@ -345,6 +351,7 @@ def baseline_event(tests: dict[str, BaselineRecord], measured: Measured) -> Base
         coverage={n: t["lines"] for n, t in tests.items()},
         imports={n: t["imports"] for n, t in tests.items() if t["imports"]},
         imported={n: t["imported"] for n, t in tests.items() if t["imported"]},
+        writes={n: t["writes"] for n, t in tests.items() if t["writes"]},
         collect_lines={t: sorted(lines) for t, lines in measured.collect_lines.items() if lines},
         collect_seconds=measured.collect_seconds,
         lazy=sorted(measured.lazy),

@@ -102,6 +102,7 @@ class BaselineRecord(TypedDict):
     lines: dict[str, list[int]]  # target -> its lines the test ran (targets it ran only)
     imports: dict[str, list[int]]  # target -> lines run while the test imported a target
     imported: list[str]  # the targets the test imported (``import`` statements and the like)
+    writes: list[str]  # the project paths it wrote, removed or made (``project_guard``)
 
 
 class _ConfigRequired(TypedDict):
@@ -148,6 +149,7 @@ class BaselineEvent(TypedDict):
     coverage: dict[str, dict[str, list[int]]]  # nodeid -> target -> lines
     imports: dict[str, dict[str, list[int]]]  # nodeid -> target -> lines run importing it
     imported: dict[str, list[str]]  # nodeid -> the targets it imported (those that did)
+    writes: dict[str, list[str]]  # nodeid -> the project paths it wrote (those that did)
     collect_lines: dict[str, list[int]]  # target -> lines
     collect_seconds: float
     lazy: list[str]  # targets the collection did not import
@@ -280,6 +282,7 @@ class BaselineResult(TypedDict, total=False):
     words: list[list[list[str]]]  # [words, nodeids]: what tests name (``affinity``)
     stdlib: list[str]  # the standard library's modules imported by the end (``preload``)
     collect_seconds: float
+    collect_writes: list[str]  # the project paths written before the tests ran
     collect_errors: list[str]
     pytest_exit: int
     stderr: str

@@ -142,6 +142,7 @@ def reusable_baseline(config: WorkerConfig) -> dict[str, BaselineRecord]:
         for nodeid, record in config.get("prior_baseline", {}).items()
         if record.get("outcome") == "passed"
         and "imported" in record
+        and "writes" in record
         and is_unchanged(nodeid, unchanged)
     }
 

@@ -20,7 +20,16 @@ from .graft import CompiledAhead, start_graft
 from .hosting import Starter
 from .journal import Journal
 from .plan import Plan, plan, rebindable
-from .protocol import DONE, DoneEvent, MutantRecord, Sources, Timings, WorkerConfig
+from .project_guard import enforce, install
+from .protocol import (
+    DONE,
+    BaselineResult,
+    DoneEvent,
+    MutantRecord,
+    Sources,
+    Timings,
+    WorkerConfig,
+)
 from .request import Request
 
 _SPOILED = 3  # the exit status of a child whose preparation imported the target
@@ -32,6 +41,7 @@ def score_request(config: WorkerConfig, starter: Starter | None = None) -> None:
     Runs in a forked, quiet process (see ``serve.run_request``).
     """
     request = Request.read(config)
+    install(os.getcwd())  # the project: the tests run in it (see ``project_guard``)
     if starter is None:
         starter = Starter(config)
         if _scored_prepared(request, starter):
@@ -78,6 +88,7 @@ def score(request: Request, starter: Starter) -> None:
     if error is not None:
         request.journal.emit(error)
         return
+    enforce(_written(baseline))  # every child forked from here on: the mutants'
     measured = Measured.of(baseline, request.floor, request.factor, request.target)
     request.journal.emit(baseline_event(baseline["tests"], measured))
     found = plan(request.config, sources, measured)
@@ -91,6 +102,14 @@ def score(request: Request, starter: Starter) -> None:
     elapsed = time.monotonic() - started
     counts = found.counts(fallback)
     request.journal.emit(DoneEvent(event=DONE, elapsed=elapsed, timings=timings, counts=counts))
+
+
+def _written(baseline: BaselineResult) -> set[str]:
+    """The project paths the unmutated tests wrote, removed or made, collecting included."""
+    found = set(baseline.get("collect_writes", []))
+    for record in baseline.get("tests", {}).values():
+        found.update(record.get("writes", []))
+    return found
 
 
 def _judge(

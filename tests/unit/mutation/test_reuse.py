@@ -276,6 +276,7 @@ def test_only_passing_unchanged_tests_keep_their_baseline_records() -> None:
             "lines": {"m.py": [3]},
             "imports": {},
             "imported": [],
+            "writes": [],
         },
         B: {
             "outcome": "passed",
@@ -283,6 +284,7 @@ def test_only_passing_unchanged_tests_keep_their_baseline_records() -> None:
             "lines": {"m.py": [4]},
             "imports": {},
             "imported": [],
+            "writes": [],
         },  # edited since
         C: {
             "outcome": "passed",
@@ -290,6 +292,7 @@ def test_only_passing_unchanged_tests_keep_their_baseline_records() -> None:
             "lines": {"m.py": [5]},
             "imports": {},
             "imported": [],
+            "writes": [],
         },  # unchanged class
         "t.py::test_skip": {
             "outcome": "skipped",
@@ -297,10 +300,14 @@ def test_only_passing_unchanged_tests_keep_their_baseline_records() -> None:
             "lines": {},
             "imports": {},
             "imported": [],
+            "writes": [],
         },
     }
     config = {"prior_baseline": prior, "unchanged_tests": [*UNCHANGED, "t.py::test_skip"]}
     assert sorted(reusable_baseline(config)) == sorted([A, C])
+    # a record from before the project guard does not say what its test wrote: run it again
+    del prior[C]["writes"]
+    assert sorted(reusable_baseline(config)) == [A]
 
 
 IMPORTS = """from math import floor

@@ -1,0 +1,227 @@
+"""The project's own files, kept from the mutants: a mutant's tests may not remove or
+rewrite a project path that the unmutated tests leave alone.
+
+A mutant can turn a test's call into one that removes the project. fsspec's
+``LocalFileSystem().rm(".", recursive=True)`` raises ``ValueError`` ("Cannot
+delete current working directory"); a test asserts it, and the mutant that drops
+the check runs ``shutil.rmtree`` on the project's directory, where the tests run.
+The sandbox must let the tests write there (a log, a lock file, an output beside
+the test), so it cannot tell that removal from a test's own writing. The baseline
+can: what the unmutated tests write is what the tests are meant to do.
+
+``install`` adds an audit hook (PEP 578) that watches the calls that write,
+remove, rename or change files, and keeps to the paths inside the project (but the
+``workdir.IGNORED`` entries). While the baseline runs, it *records* each path they
+touch; ``take`` hands them over per test, so that a reused baseline record keeps
+its test's writes. ``enforce`` then switches the process (and every child forked
+after) to refusing: a call that would remove or rewrite a project path that exists,
+that no baseline test touched, that is not inside one that a test touched, and that
+this process did not create raises ``PermissionError``. The test fails and the
+mutant is killed: its tests did to the project what the unmutated ones do not.
+
+What the hook cannot see: a subprocess (``rm -rf``) and C code that writes without
+Python's calls. The sandbox still keeps those inside the work directory.
+
+Runs under the TARGET's interpreter, stdlib only; keep it compatible with Python 3.8+.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import sys
+from typing import Any, Callable, Iterable, Optional, Tuple
+
+from .workdir import IGNORED
+
+OFF, RECORD, ENFORCE = "off", "record", "enforce"
+
+REFUSED = "tddforge: the unmutated tests leave this project path alone; a mutant may not change it"
+
+_WRITING = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
+
+# what a call does to a path: makes it anew (when it did not exist), or changes what is there
+CREATE, CHANGE = "create", "change"
+
+
+class _State:
+    def __init__(self) -> None:
+        self.mode = OFF
+        self.root = ""
+        self.touched: list[str] = []  # project-relative, recorded since the last ``take``
+        self.allowed: set[str] = set()  # what the baseline touched
+        self.created: set[str] = set()  # what this process made, enforcing
+        self.refused = 0
+
+
+_STATE = _State()
+_INSTALLED = [False]
+
+
+def install(root: str) -> None:
+    """Watch the paths inside ``root`` from now on, recording (once per process)."""
+    _STATE.root = os.path.realpath(root)
+    _STATE.mode = RECORD
+    _STATE.touched = []
+    if not _INSTALLED[0]:
+        sys.addaudithook(_hook)
+        _INSTALLED[0] = True
+
+
+def take() -> list[str]:
+    """The project paths written, removed or made since the last call, each once, sorted."""
+    found, _STATE.touched = _STATE.touched, []
+    return sorted(set(found))
+
+
+def enforce(allowed: Iterable[str]) -> None:
+    """Refuse, from now on, to remove or rewrite a project path outside ``allowed``."""
+    if _STATE.mode == OFF:
+        return
+    _STATE.allowed = set(allowed)
+    _STATE.created = set()
+    _STATE.mode = ENFORCE
+
+
+def refused() -> int:
+    """How many calls this process was refused."""
+    return _STATE.refused
+
+
+def _hook(event: str, args: tuple[Any, ...]) -> None:
+    handler = _HANDLERS.get(event)
+    if handler is None or _STATE.mode == OFF:
+        return
+    for path, dir_fd, kind in handler(args):
+        _check(path, dir_fd, kind)
+
+
+def _check(path: Any, dir_fd: int | None, kind: str) -> None:
+    full = _absolute(path, dir_fd)
+    if full is None:
+        return
+    rel = _inside(full)
+    if rel is None:
+        return
+    if _STATE.mode == RECORD:
+        _STATE.touched.append(rel)
+        return
+    if kind == CREATE:
+        if not os.path.lexists(full):
+            _STATE.created.add(rel)
+        return
+    if _allowed(rel) or not os.path.lexists(full):
+        return
+    _STATE.refused += 1
+    raise PermissionError(errno.EACCES, REFUSED, full)
+
+
+def _allowed(rel: str) -> bool:
+    """Whether ``rel`` or a directory holding it was touched by the baseline or made here."""
+    while True:
+        if rel in _STATE.allowed or rel in _STATE.created:
+            return True
+        parent = os.path.dirname(rel)
+        if parent == rel or not parent:
+            return "." in _STATE.allowed
+        rel = parent
+
+
+def _absolute(path: Any, dir_fd: int | None) -> str | None:
+    """``path`` as an absolute one, its directory's links resolved; None for a descriptor."""
+    if path is None or isinstance(path, int):
+        return None
+    try:
+        name = os.fsdecode(path)
+    except TypeError:
+        return None
+    if os.path.isabs(name):
+        base = ""
+    elif dir_fd is not None:
+        try:
+            base = os.readlink(f"/proc/self/fd/{dir_fd}")
+        except OSError:
+            return None
+    else:
+        try:
+            base = os.getcwd()
+        except OSError:
+            return None
+    full = os.path.normpath(os.path.join(base, name))
+    return os.path.join(os.path.realpath(os.path.dirname(full)), os.path.basename(full))
+
+
+def _inside(full: str) -> str | None:
+    """``full`` relative to the project (``.`` for its root), or None when outside it or in
+    an entry that others write (tddforge's run directory, bytecode caches)."""
+    root = _STATE.root
+    if full == root:
+        return "."
+    if not full.startswith(root + os.sep):
+        return None
+    rel = full[len(root) + 1 :]
+    if rel.split(os.sep, 1)[0] in IGNORED:
+        return None
+    return rel
+
+
+Touch = Tuple[Any, Optional[int], str]
+
+
+def _dir_fd(args: tuple[Any, ...], index: int) -> int | None:
+    value = args[index] if len(args) > index else None
+    return value if isinstance(value, int) and value >= 0 else None
+
+
+def _open(args: tuple[Any, ...]) -> list[Touch]:
+    flags = args[2] if len(args) > 2 and isinstance(args[2], int) else 0
+    if not flags & _WRITING:
+        return []
+    if flags & os.O_CREAT:
+        return [(args[0], None, _made_or_changed(args[0]))]
+    return [(args[0], None, CHANGE)]
+
+
+def _made_or_changed(path: Any) -> str:
+    """CREATE when ``path`` does not exist yet (opening it makes it), else CHANGE."""
+    full = _absolute(path, None)
+    return CREATE if full is not None and not os.path.lexists(full) else CHANGE
+
+
+def _removed(args: tuple[Any, ...]) -> list[Touch]:
+    return [(args[0], _dir_fd(args, 1), CHANGE)]
+
+
+def _renamed(args: tuple[Any, ...]) -> list[Touch]:
+    source = (args[0], _dir_fd(args, 2), CHANGE)
+    target_fd = _dir_fd(args, 3)
+    target = _absolute(args[1], target_fd)
+    made = target is not None and not os.path.lexists(target)
+    return [source, (args[1], target_fd, CREATE if made else CHANGE)]
+
+
+def _changed(args: tuple[Any, ...]) -> list[Touch]:
+    return [(args[0], None, CHANGE)]
+
+
+def _changed_at(index: int) -> Callable[[tuple[Any, ...]], list[Touch]]:
+    return lambda args: [(args[0], _dir_fd(args, index), CHANGE)]
+
+
+def _made(index: int, fd_index: int) -> Callable[[tuple[Any, ...]], list[Touch]]:
+    return lambda args: [(args[index], _dir_fd(args, fd_index), CREATE)]
+
+
+_HANDLERS: dict[str, Callable[[tuple[Any, ...]], list[Touch]]] = {
+    "open": _open,
+    "os.remove": _removed,
+    "os.rmdir": _removed,
+    "shutil.rmtree": _removed,
+    "os.rename": _renamed,
+    "os.truncate": _changed,
+    "os.chmod": _changed_at(2),
+    "os.chown": _changed_at(3),
+    "os.mkdir": _made(0, 2),
+    "os.symlink": _made(1, 2),
+    "os.link": _made(1, 3),
+}
