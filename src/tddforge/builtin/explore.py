@@ -47,7 +47,7 @@ from tddforge.builtin.values import (
     wants_file,
 )
 from tddforge.errors import InputError
-from tddforge.runner.pytest_run import project_paths
+from tddforge.runner.pytest_run import own_entries, project_paths
 from tddforge.runner.ship import entry_argv, ship
 from tddforge.sandbox import Sandbox, SandboxResult
 from tddforge.target.clock import SHIFT as CLOCK_SHIFT
@@ -494,7 +494,7 @@ def _start_runner(
         env["TDDFORGE_CLOCK_SHIFT"] = repr(CLOCK_SHIFT)
     # the project's own files are read-only to the calls: ``LocalFileSystem().rm("fsspec",
     # recursive=True)`` removed the package it tested; refused, such a call is not kept
-    own = [project / name for name in entries(str(project))]
+    own = own_entries(project)
     return sandbox.run(argv, cwd=project, timeout=timeout, extra_env=env, protected=own)
 
 

@@ -12,6 +12,7 @@ original bytes (a generated test that writes to it is undone and reported).
 
 from __future__ import annotations
 
+import errno
 import itertools
 import time
 from collections.abc import Collection, Iterable, Mapping, Sequence
@@ -36,8 +37,9 @@ from tddforge.mutation.cache import VerdictCache
 from tddforge.mutation.engine import MutationJob, WarmWorker
 from tddforge.mutation.report import MutationReport
 from tddforge.orchestration.cover_reuse import Scoring, derive
-from tddforge.runner import FileCoverage, TestRun, run_pytest, run_pytest_orders
+from tddforge.runner import FileCoverage, TestOutcome, TestRun, run_pytest, run_pytest_orders
 from tddforge.runner.pytest_config import ConfigCheck, check_config, neutral_args
+from tddforge.runner.pytest_run import own_entries
 from tddforge.sandbox import Limits, Sandbox
 from tddforge.store.rundir import RunDir
 from tddforge.target.reuse import test_keys
@@ -48,6 +50,12 @@ COVERAGE_RC = "[run]\nbranch = True\n"
 
 
 T = TypeVar("T")
+
+DEPENDS = "fails when run alone (depends on other tests)"
+# the project's own files are read-only to the runs (``own_entries``): a test told so failed
+WRITES_PROJECT = "writes the project's own files (refused: read-only to the tests)"
+# writing there is refused (EROFS); removing a protected entry, a mount point, is too (EBUSY)
+_REFUSED = (f"[Errno {errno.EROFS}]", f"[Errno {errno.EBUSY}]")
 
 
 @dataclass(frozen=True)
@@ -285,6 +293,7 @@ class SuiteLab:
                 per_test=coverage,
                 extra_args=self.pytest_args,
                 env=env,
+                protected=own_entries(self.project),
             )
         except RunnerError as exc:
             raise RunFailed(str(exc), self.guard()) from exc
@@ -309,6 +318,7 @@ class SuiteLab:
                 timeout=self.cfg.test_timeout_seconds,
                 extra_args=self.pytest_args,
                 env={"COVERAGE_RCFILE": str(self.rcfile)},
+                protected=own_entries(self.project),
             )
         finally:
             notes = self.guard()
@@ -377,8 +387,9 @@ class SuiteLab:
         if run.notes:
             return {v.key: why for v in verdicts if (why := self._alone_one(v)) is not None}
         passed = {o.nodeid for o in run.value.outcomes if o.outcome == "passed"}
+        refused = {o.nodeid for o in run.value.outcomes if _refused_write(o)}
         return {
-            v.key: "fails when run alone (depends on other tests)"
+            v.key: WRITES_PROJECT if refused.intersection(v.nodeids) else DEPENDS
             for v in verdicts
             if not all(n in passed for n in v.nodeids)
         }
@@ -391,7 +402,9 @@ class SuiteLab:
         passed = len(outcomes) == len(verdict.nodeids) and all(
             o.outcome == "passed" for o in outcomes
         )
-        return None if passed else "fails when run alone (depends on other tests)"
+        if passed:
+            return None
+        return WRITES_PROJECT if any(_refused_write(o) for o in outcomes) else DEPENDS
 
     def untangle(self, found: Measurement, runs: list[TestRun]) -> None:
         """Mark a test that makes others fail by running before them (``polluters``'
@@ -550,3 +563,9 @@ def _passed(run: TestRun, keys: Iterable[str]) -> set[str]:
     for o in run.outcomes:
         outcomes.setdefault(test_key(o.nodeid), []).append(o.outcome == "passed")
     return {k for k in keys if outcomes.get(k) and all(outcomes[k])}
+
+
+def _refused_write(outcome: TestOutcome) -> bool:
+    """Whether ``outcome`` failed writing or removing where the run may only read."""
+    message = outcome.message or ""
+    return outcome.outcome != "passed" and any(code in message for code in _REFUSED)

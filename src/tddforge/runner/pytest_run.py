@@ -28,6 +28,7 @@ from tddforge.runner.results import (
 )
 from tddforge.runner.ship import PLUGIN, ship
 from tddforge.sandbox import Sandbox, SandboxResult
+from tddforge.target.workdir import entries
 
 _PYTEST_FLAGS = ("--continue-on-collection-errors", "-q", "-p", "no:cacheprovider")
 _BROKEN_EXITS = {3: "internal error", 4: "usage error"}
@@ -63,6 +64,7 @@ def run_pytest(
     extra_args: Sequence[str] = (),
     env: Mapping[str, str] | None = None,
     per_test: bool = False,
+    protected: Sequence[Path] = (),
 ) -> TestRun:
     """Run pytest on ``project_dir`` in ``sandbox`` and return per-test outcomes.
 
@@ -71,6 +73,7 @@ def run_pytest(
     every module means parsing each of them, which costs more than the tests).
     ``per_test`` measures each test in its own context (its node id): the report
     then says which tests ran each line, and which arcs each test ran.
+    ``protected``: paths the tests may only read (``Sandbox.run``; ``own_entries``).
     """
     interpreter = _checked_python(python)
     project = _inside(project_dir, sandbox.work_dir)
@@ -83,7 +86,9 @@ def run_pytest(
             run_env["TDDFORGE_COVERAGE_JSON"] = str(private / "coverage.json")
             run_env["TDDFORGE_COVERAGE_INCLUDE"] = "\n".join(_include(coverage_include))
         argv = _pytest_argv(interpreter, project, paths, extra_args, coverage_source)
-        result = sandbox.run(argv, cwd=project, timeout=timeout, extra_env=run_env)
+        result = sandbox.run(
+            argv, cwd=project, timeout=timeout, extra_env=run_env, protected=protected
+        )
         lines = _read_lines(private / "results.jsonl")
         _check_started(result, lines, interpreter, coverage_source)
         coverage = None
@@ -104,6 +109,7 @@ def run_pytest_orders(
     timeout: float,
     extra_args: Sequence[str] = (),
     env: Mapping[str, str] | None = None,
+    protected: Sequence[Path] = (),
 ) -> list[TestRun]:
     """Collect once, then run the tests once per shuffle seed in ``orders``: a run each.
 
@@ -120,8 +126,9 @@ def run_pytest_orders(
         run_env["TDDFORGE_ORDERS"] = ",".join(orders)
         run_env["TDDFORGE_ORDER_TIMEOUT"] = str(timeout)
         argv = _pytest_argv(interpreter, project, paths, extra_args, None)
+        wall = timeout * len(orders) + 30.0
         result = sandbox.run(
-            argv, cwd=project, timeout=timeout * len(orders) + 30.0, extra_env=run_env
+            argv, cwd=project, timeout=wall, extra_env=run_env, protected=protected
         )
         collected = _read_lines(private / "results.jsonl")
         _check_started(result, collected, interpreter, None)
@@ -129,6 +136,13 @@ def run_pytest_orders(
     if not any(runs):  # collection failed or pytest stopped before running: one run's facts
         return [_test_run(result, collected, None)] * len(orders)
     return [_order_run(result, collected, lines) for lines in runs]
+
+
+def own_entries(project: Path) -> list[Path]:
+    """The project's own entries (but tddforge's run directory and the caches), for a run
+    that must leave them as they are: generated code may add files beside them, and
+    change nothing that was there."""
+    return [project / name for name in entries(str(project))]
 
 
 def _prepared(project: Path, private: Path, env: Mapping[str, str]) -> dict[str, str]:

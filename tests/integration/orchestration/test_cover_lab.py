@@ -12,8 +12,9 @@ from tddforge.config import Settings
 from tddforge.cover_contract import GeneratedSuite
 from tddforge.decisions import cover_suite as suites
 from tddforge.orchestration.cover_final import assemble
-from tddforge.orchestration.cover_lab import SuiteLab
+from tddforge.orchestration.cover_lab import WRITES_PROJECT, SuiteLab
 from tddforge.orchestration.cover_loop import CoverOptions, _attempt, load_target
+from tddforge.sandbox.backend import READ_ONLY_ROOT
 from tddforge.store.rundir import RunDir
 
 pytestmark = pytest.mark.integration
@@ -225,7 +226,7 @@ def test_every_rerun_counts(tmp_path: Path, parallel: bool, reruns: int) -> None
         suite.close()
 
 
-def test_a_test_that_writes_the_module_is_found_and_undone(tmp_path: Path) -> None:
+def test_a_test_that_writes_the_module_is_refused_or_found_and_undone(tmp_path: Path) -> None:
     # one run at a time: side by side, the other run would import the broken module
     # (the builtin's reruns go two at a time because its tests do not write files)
     suite = lab(tmp_path, parallel=False)
@@ -233,8 +234,46 @@ def test_a_test_that_writes_the_module_is_found_and_undone(tmp_path: Path) -> No
         found = suite.measure(WRITER)
         assert (suite.module.read_text(), found.ran) == (MODULE, True)
         why = suite.alone(list(found.verdicts.values()))
-        assert why == {"test_writes_the_module": "modifies the module under test (counter.py)"}
+        if suite.sandbox.backend in READ_ONLY_ROOT:  # the project is read-only to the tests
+            assert why == {"test_writes_the_module": WRITES_PROJECT}
+            assert not suite.guard()  # nothing to undo: the write never happened
+        else:  # the weaker backends cannot protect it: the module guard undoes the write
+            assert why == {"test_writes_the_module": "modifies the module under test (counter.py)"}
         assert suite.module.read_text() == MODULE
+    finally:
+        suite.close()
+
+
+REMOVER = """\
+import shutil
+from pathlib import Path
+
+
+def test_removes_the_project():
+    shutil.rmtree(Path.cwd())
+
+
+def test_writes_where_a_test_should(tmp_path):
+    (tmp_path / "out.txt").write_text("written")
+"""
+
+
+def test_a_generated_test_cannot_remove_the_project(tmp_path: Path) -> None:
+    suite = lab(tmp_path, parallel=False)
+    try:
+        if suite.sandbox.backend not in READ_ONLY_ROOT:
+            pytest.skip(f"the {suite.sandbox.backend} backend cannot protect the project")
+        found = suite.measure(REMOVER)
+        assert found.ran
+        statuses = {v.key: v.status for v in found.verdicts.values()}
+        assert statuses == {
+            "test_removes_the_project": "failing",
+            "test_writes_where_a_test_should": "stable",
+        }
+        assert suite.module.read_text() == MODULE
+        assert (suite.project / "test_counter_x.py").read_text() == REMOVER
+        why = suite.alone(list(found.verdicts.values()))
+        assert why == {"test_removes_the_project": WRITES_PROJECT}
     finally:
         suite.close()
 
