@@ -14,6 +14,7 @@ import signal
 import time
 from typing import Any, Callable, Dict, Generic, Mapping, NoReturn, Tuple, TypeVar
 
+from .project_guard import clean
 from .protocol import ChildVerdict
 
 # the signals that end a child which ran out of CPU time
@@ -225,6 +226,8 @@ def deliver(result: ChildVerdict) -> NoReturn:
             send(_VERDICT_FD, result)
     except BaseException:
         code = 1
+    with contextlib.suppress(BaseException):
+        clean()  # what the mutant's tests made in the project
     os._exit(code)
 
 

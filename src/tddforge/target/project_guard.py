@@ -18,6 +18,7 @@ after) to refusing: a call that would remove or rewrite a project path that exis
 that no baseline test touched, that is not inside one that a test touched, and that
 this process did not create raises ``PermissionError``. The test fails and the
 mutant is killed: its tests did to the project what the unmutated ones do not.
+What a mutant's child made in the project it removes as it ends (``clean``).
 
 What the hook cannot see: a subprocess (``rm -rf``) and C code that writes without
 Python's calls. The sandbox still keeps those inside the work directory.
@@ -29,6 +30,8 @@ from __future__ import annotations
 
 import errno
 import os
+import shutil
+import stat
 import sys
 from typing import Any, Callable, Iterable, Optional, Tuple
 
@@ -40,6 +43,8 @@ REFUSED = "tddforge: the unmutated tests leave this project path alone; a mutant
 
 _WRITING = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
 
+Signature = Tuple[bool, int, int, int, int]  # (a directory, inode, mtime, size, mode)
+
 # what a call does to a path: makes it anew (when it did not exist), or changes what is there
 CREATE, CHANGE = "create", "change"
 
@@ -48,7 +53,8 @@ class _State:
     def __init__(self) -> None:
         self.mode = OFF
         self.root = ""
-        self.touched: list[str] = []  # project-relative, recorded since the last ``take``
+        # project-relative path -> (its absolute path, what it was before its first call)
+        self.touched: dict[str, tuple[str, Signature | None]] = {}
         self.allowed: set[str] = set()  # what the baseline touched
         self.created: set[str] = set()  # what this process made, enforcing
         self.refused = 0
@@ -62,16 +68,21 @@ def install(root: str) -> None:
     """Watch the paths inside ``root`` from now on, recording (once per process)."""
     _STATE.root = os.path.realpath(root)
     _STATE.mode = RECORD
-    _STATE.touched = []
+    _STATE.touched = {}
     if not _INSTALLED[0]:
         sys.addaudithook(_hook)
         _INSTALLED[0] = True
 
 
 def take() -> list[str]:
-    """The project paths written, removed or made since the last call, each once, sorted."""
-    found, _STATE.touched = _STATE.touched, []
-    return sorted(set(found))
+    """The project paths written, removed or made since the last call, sorted.
+
+    A call asked to change a path is counted only when the path did change: a failed
+    ``os.rmdir(".")`` or a ``shutil.move(".", ".")`` asked about the project's root and
+    changed nothing, and counting it would allow everything under the root.
+    """
+    found, _STATE.touched = _STATE.touched, {}
+    return sorted(rel for rel, (full, before) in found.items() if _differs(full, before))
 
 
 def enforce(allowed: Iterable[str]) -> None:
@@ -81,6 +92,23 @@ def enforce(allowed: Iterable[str]) -> None:
     _STATE.allowed = set(allowed)
     _STATE.created = set()
     _STATE.mode = ENFORCE
+
+
+def clean() -> None:
+    """Remove what this process made in the project, enforcing (a mutant's child, as it
+    ends): a mutant that turned a path into ``"XX"`` or ``None`` leaves no such file behind.
+    What the unmutated tests leave is theirs, as when they run without us."""
+    if _STATE.mode != ENFORCE:
+        return
+    for rel in sorted(_STATE.created, key=lambda r: r.count(os.sep), reverse=True):
+        full = os.path.join(_STATE.root, rel)
+        try:
+            if os.path.isdir(full) and not os.path.islink(full):
+                shutil.rmtree(full, ignore_errors=True)
+            else:
+                os.remove(full)
+        except OSError:
+            continue
 
 
 def refused() -> int:
@@ -103,17 +131,39 @@ def _check(path: Any, dir_fd: int | None, kind: str) -> None:
     rel = _inside(full)
     if rel is None:
         return
-    if _STATE.mode == RECORD:
-        _STATE.touched.append(rel)
-        return
     if kind == CREATE:
-        if not os.path.lexists(full):
+        # ``os.makedirs(".", exist_ok=True)`` asks to make what is there: it makes nothing,
+        # and allowing it would allow everything under it
+        if os.path.lexists(full):
+            return
+        if _STATE.mode == ENFORCE:
             _STATE.created.add(rel)
+            return
+    if _STATE.mode == RECORD:
+        if rel not in _STATE.touched:  # as it was before the test's first call on it
+            _STATE.touched[rel] = (full, _signature(full))
         return
     if _allowed(rel) or not os.path.lexists(full):
         return
     _STATE.refused += 1
     raise PermissionError(errno.EACCES, REFUSED, full)
+
+
+def _signature(full: str) -> Signature | None:
+    """What tells whether ``full`` changed: a directory by its inode (its entries change
+    its time), anything else by inode, time, size and mode; None when it does not exist."""
+    try:
+        st = os.lstat(full)
+    except OSError:
+        return None
+    if stat.S_ISDIR(st.st_mode):
+        return (True, st.st_ino, 0, 0, 0)
+    return (False, st.st_ino, st.st_mtime_ns, st.st_size, st.st_mode)
+
+
+def _differs(full: str, before: Signature | None) -> bool:
+    """Whether the path is not what it was (or was made: it did not exist before)."""
+    return before is None or _signature(full) != before
 
 
 def _allowed(rel: str) -> bool:

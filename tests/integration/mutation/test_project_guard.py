@@ -34,6 +34,10 @@ def report(path, text):
     with open(path, "w") as out:
         out.write(text.upper())
     return len(text)
+
+
+def scratch_name(stem):
+    return stem + ".tmp"
 """
 
 TESTS = """\
@@ -41,7 +45,7 @@ import os
 
 import pytest
 
-from sample import report, rm
+from sample import report, rm, scratch_name
 
 
 def test_rm_refuses_the_working_directory():
@@ -56,6 +60,14 @@ def test_report_writes_beside_the_tests():
     with open(path) as written:
         assert written.read() == "OK"
     rm(path)
+
+
+def test_scratch_is_made_and_removed():
+    name = scratch_name("work")
+    with open(name, "w") as out:
+        out.write("x")
+    assert name.endswith(".tmp")  # a mutant's name fails here, and its file is left behind
+    rm(name)
 """
 
 
@@ -92,6 +104,8 @@ def test_a_mutant_that_would_remove_the_project_is_refused_and_killed(
     # what the unmutated tests write stays theirs to write: refused, this mutant would die
     assert _verdict(report, 11, "os.remove(path)") == {"survived"}
     assert _verdict(report, 16, "out.write(text.upper())") == {"killed"}
+    # the file a mutant's test made under another name was removed as its child ended
+    assert _verdict(report, 21, '".tmp"') == {"killed"}
     assert report.counts["error"] == 0
 
 

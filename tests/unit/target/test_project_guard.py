@@ -28,7 +28,7 @@ SCRIPT = textwrap.dedent(
 
     project_guard.install(os.getcwd())
     for step in json.loads(sys.argv[1]):  # the baseline's writes
-        exec(step, {"os": os})
+        exec(step, {"os": os, "shutil": shutil})
     recorded = project_guard.take()
     project_guard.enforce(recorded)
     results = [attempt(step) for step in json.loads(sys.argv[2])]
@@ -37,6 +37,12 @@ SCRIPT = textwrap.dedent(
 )
 
 BASELINE = [
+    "os.makedirs('.', exist_ok=True)",  # asks to make what is there: not a write
+    # asked to remove or move the root, and failed: nothing changed, nothing allowed
+    "try:\n    os.rmdir('.')\nexcept OSError:\n    pass",
+    "try:\n    shutil.move('.', '.')\nexcept (OSError, shutil.Error):\n    pass",
+    "open(os.path.join('pkg', 'mod.py'), 'a').close()",  # opened to append, left as it was
+    "os.makedirs('pkg', exist_ok=True)",
     "os.makedirs('out', exist_ok=True)",
     "open(os.path.join('out', 'log.txt'), 'w').close()",
     "open('notes.txt', 'a').close()",
