@@ -212,12 +212,38 @@ def copy_root(
             place.parent.mkdir(parents=True, exist_ok=True)
             if with_tests:
                 shutil.copy2(found, place)
+                _copy_conftests(found, place, target, dest)
             for data in data_files(found.parent):  # the inputs the tests read from files
                 shutil.copy2(data, place.parent / data.name)
             for folder, rel in named_folders(found, target.root):  # ``testcases/memo.dbf``
                 base = place.parent if folder.is_relative_to(found.parent) else dest
                 shutil.copytree(folder, base / rel, dirs_exist_ok=True)
     return dest
+
+
+def _copy_conftests(test: Path, place: Path, target: Target, dest: Path) -> None:
+    """The ``conftest.py`` files above ``test`` in the sdist, beside their copy in ``dest`` as
+    a project has them (lunr's ``index`` fixture is in ``tests/conftest.py``): the builtin
+    reads their fixtures. One that would land in ``dest`` itself is left out: the suites
+    run there, and pytest would load it for them (fsspec's skips every test without
+    ``requests``)."""
+    folder = test.parent
+    while folder.is_relative_to(target.dir):
+        conftest = folder / "conftest.py"
+        if conftest.is_file():
+            rel = Path(os.path.relpath(conftest, target.root))
+            if rel.parts[0] != "..":
+                copied = dest / rel
+            elif folder == test.parent:
+                copied = place.parent / "conftest.py"
+            else:
+                copied = dest / "conftest.py"
+            if copied.parent != dest and not copied.exists():
+                copied.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(conftest, copied)
+        if folder == target.dir:
+            break
+        folder = folder.parent
 
 
 def _dist_info(pkg_info: Path, dest: Path) -> None:

@@ -33,7 +33,6 @@ from tddforge.builtin.bindings import (
     Env,
     Reference,
     evaluate,
-    is_plain,
     parametrized,
     settle,
     source_of,
@@ -42,6 +41,14 @@ from tddforge.builtin.bindings import (
 from tddforge.builtin.data_files import DataFiles
 from tddforge.builtin.discover import CallableInfo, ModuleInfo
 from tddforge.builtin.explore import Call, Step
+from tddforge.builtin.fixtures import (
+    NONE,
+    Definition,
+    conftest_chain,
+    definitions,
+    fixture_values,
+    is_fixture,
+)
 from tddforge.builtin.special_uses import special_uses
 from tddforge.builtin.values import STDLIB_MODULES
 from tddforge.builtin.writer import bound_names
@@ -85,8 +92,9 @@ def project_test_sources(project: Path, exclude: Iterable[str] = ()) -> dict[str
 def _is_test_file(rel: Path) -> bool:
     name = rel.name
     in_tests = any(part in ("test", "tests") for part in rel.parts[:-1])
-    named = name.startswith("test_") or name.endswith("_test.py") or name in ("test.py", "tests.py")
-    return named or in_tests
+    named = name.startswith("test_") or name.endswith("_test.py")
+    # a conftest anywhere: its fixtures are what the tests below it ask for
+    return named or in_tests or name in ("test.py", "tests.py", "conftest.py")
 
 
 class TestInputs(NamedTuple):
@@ -142,13 +150,8 @@ def read_tests(
     words = [last, package.rsplit(".", 1)[-1], package.split(".")[0]] if package else [last]
     ranked: list[tuple[int, Call]] = []
     drivers: list[tuple[int, Call]] = []
-    for path, text in sources.items():
-        if not any(word in text for word in words):
-            continue  # a test file that never names the module nor its package
-        try:
-            tree = ast.parse(text)
-        except SyntaxError:
-            continue
+
+    def names_for(tree: ast.Module, path: str) -> _Names:
         names = _imported_names(
             tree, import_name, reexported, _dotted(path), namespace, above, star
         )
@@ -157,10 +160,53 @@ def read_tests(
         if names.local.pop("*", None):  # ``from colorutils import *``: every public member
             public = (n for n in known if "." not in n and not n.startswith("_"))
             names.local.update((n, n) for n in public if n not in names.local)
+        return names
+
+    conftests = _Conftests(sources, names_for, known, files)
+    for path, text in sources.items():
+        if not any(word in text for word in words):
+            continue  # a test file that never names the module nor its package
+        try:
+            tree = ast.parse(text)
+        except SyntaxError:
+            continue
+        names = names_for(tree, path)
         if names.local or names.modules or names.packages or names.paths:
-            ranked += _calls_in(tree, names, known, drivers, files, path)
+            inherited = conftests.above(path)
+            ranked += _calls_in(tree, names, known, drivers, files, path, inherited)
     calls = consuming(_in_rank_order(ranked, MAX_CALLS), info)
     return TestInputs(calls, _in_rank_order(drivers, MAX_DRIVERS))
+
+
+@dataclass
+class _Conftests:
+    """The fixtures the ``conftest.py`` files above a test file hand down to it (lunr's
+    ``index`` fixture, made by ``lunr(...)`` in ``tests/conftest.py``), each conftest read
+    once, with what the ones above it hand down in turn."""
+
+    sources: Mapping[str, str]
+    names_for: Callable[[ast.Module, str], _Names]
+    known: Mapping[str, str]
+    files: DataFiles | None
+    read: dict[str, Mapping[str, Definition]] = field(default_factory=dict)
+
+    def above(self, path: str) -> Mapping[str, Definition]:
+        """The fixtures of every conftest above ``path``, the nearer over the farther."""
+        found: dict[str, Definition] = {}
+        for conftest in conftest_chain(path, self.sources):
+            if conftest not in self.read:
+                self.read[conftest] = self._definitions(conftest)
+            found.update(self.read[conftest])
+        return found
+
+    def _definitions(self, conftest: str) -> Mapping[str, Definition]:
+        try:
+            tree = ast.parse(self.sources[conftest])
+        except SyntaxError:
+            return NONE
+        names = self.names_for(tree, conftest)
+        module, build = _file_env(tree, names, self.known, self.files, conftest)
+        return definitions(tree, module, build)
 
 
 def consuming(calls: Iterable[Call], info: ModuleInfo) -> list[Call]:
@@ -557,11 +603,29 @@ def _calls_in(
     drivers: list[tuple[int, Call]] | None = None,
     files: DataFiles | None = None,
     path: str = "",
+    inherited: Mapping[str, Definition] = NONE,
 ) -> Iterator[tuple[int, Call]]:
     """The module's calls in ``tree``, each with its rank among the calls one site makes
     (a call inside a loop over a table, or in a parametrized test, is made once per row);
     the package's other calls go to ``drivers``, ranked the same way. ``files``: the
-    data files the test file ``path`` reads."""
+    data files the test file ``path`` reads; ``inherited``: the fixtures the conftests
+    above it define (``fixtures.definitions``)."""
+    module, build = _file_env(tree, names, known, files, path)
+    fixtures = fixture_values({**inherited, **definitions(tree, module, build)})
+    reader = _Reader(names, known, build, module, _helpers(tree), drivers)
+    for body, envs, cls in _scopes(tree, module, fixtures, build):
+        yield from reader.calls(body, envs, cls, 0)
+
+
+def _file_env(
+    tree: ast.Module,
+    names: _Names,
+    known: Mapping[str, str],
+    files: DataFiles | None,
+    path: str,
+) -> tuple[Env, CallValue]:
+    """What the test file's top level binds (its imports of the module and the package,
+    its constants), and how its calls are read."""
     build: CallValue = partial(_instance, names, known)
     shared: dict[str, object] = {}
     if files is not None:
@@ -589,11 +653,7 @@ def _calls_in(
         for prefix, member in _qualified_members(names, known)
         if f"{prefix}.{member}" not in shared
     )
-    module = settle(tree.body, shared, build)
-    fixtures = _fixtures(tree, module, build)
-    reader = _Reader(names, known, build, module, _helpers(tree), drivers)
-    for body, envs, cls in _scopes(tree, module, fixtures, build):
-        yield from reader.calls(body, envs, cls, 0)
+    return settle(tree.body, shared, build), build
 
 
 def _qualified_members(names: _Names, known: Mapping[str, str]) -> Iterator[tuple[str, str]]:
@@ -705,7 +765,7 @@ def _helpers(tree: ast.Module) -> _Helpers:
     functions = {
         node.name: node
         for node in tree.body
-        if isinstance(node, _Function) and not any(map(_is_fixture, node.decorator_list))
+        if isinstance(node, _Function) and not any(map(is_fixture, node.decorator_list))
     }
     classes = {node.name: node for node in ast.walk(tree) if isinstance(node, ast.ClassDef)}
     return _Helpers(functions, classes)
@@ -914,31 +974,6 @@ def _class_attributes(cls: ast.ClassDef, module: Env, body: Env, build: CallValu
                 (f"self.{k[4:]}", v) for k, v in stored.items() if k.startswith("cls.")
             )
     return attributes
-
-
-def _fixtures(tree: ast.Module, module: Env, build: CallValue) -> dict[str, object]:
-    """pytest fixtures that return or yield a literal value or an instance of the module's
-    class, by name."""
-    found: dict[str, object] = {}
-    for node in ast.walk(tree):
-        if not isinstance(node, _Function) or not any(map(_is_fixture, node.decorator_list)):
-            continue
-        for statement, envs in walk(node.body, [module], build):
-            value = statement.value if isinstance(statement, ast.Return | ast.Expr) else None
-            if isinstance(value, ast.Yield | ast.YieldFrom):
-                value = value.value
-            if value is None or not envs or not isinstance(statement, ast.stmt):
-                continue
-            made = evaluate(value, envs[0], build)
-            if made is not MISSING and (isinstance(made, Reference) or is_plain(made)):
-                found.setdefault(node.name, made)
-    return found
-
-
-def _is_fixture(decorator: ast.expr) -> bool:
-    """``@pytest.fixture``, ``@fixture`` or either called with options."""
-    target = decorator.func if isinstance(decorator, ast.Call) else decorator
-    return ast.unparse(target) in ("pytest.fixture", "fixture")
 
 
 def _calls(

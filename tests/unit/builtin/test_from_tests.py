@@ -378,6 +378,7 @@ def test_the_projects_test_files_are_found_and_ours_left_out(tmp_path: Path) -> 
         "tests.py",
         "pkg/test.py",
         "pkg/mod.py",
+        "conftest.py",
         ".venv/lib/tests/test_x.py",
         "tests/test_mod_tddforge.py",
     ):
@@ -385,6 +386,7 @@ def test_the_projects_test_files_are_found_and_ours_left_out(tmp_path: Path) -> 
         (tmp_path / rel).write_text("x = 1\n")
     found = project_test_sources(tmp_path, exclude=["tests/test_mod_tddforge.py"])
     assert sorted(found) == [
+        "conftest.py",
         "pkg/b_test.py",
         "pkg/test.py",
         "tests.py",
@@ -1087,3 +1089,80 @@ def test_a_chain_of_calls_is_read_once_per_call(monkeypatch: pytest.MonkeyPatch)
     expected = f"pkg.tags.Parser(){chain}"
     assert read.calls == [Call("Game.roll", ("1",), via=expected)]
     assert len(made) <= 2 * 13  # thirteen calls, each read in at most two environments
+
+
+CONFTEST = """\
+import pytest
+
+from pkg.tags import Board
+
+
+@pytest.fixture
+def size():
+    return 3
+
+
+@pytest.fixture
+def board(size):
+    return Board(size=size)
+"""
+
+CONFTESTS = [
+    (
+        "a conftest's fixture made by the package from another fixture",
+        {"tests/conftest.py": CONFTEST},
+        "def test_a(board):\n    board.roll(4)\n",
+        [Call("Game.roll", ("4",), via="pkg.tags.Board(size=3)")],
+    ),
+    (
+        "the root's conftest, two directories up",
+        {"conftest.py": CONFTEST},
+        "def test_a(board):\n    board.roll(4)\n",
+        [Call("Game.roll", ("4",), via="pkg.tags.Board(size=3)")],
+    ),
+    (
+        "a nearer conftest overrides a fixture the one above asks for, as pytest does",
+        {
+            "conftest.py": CONFTEST,
+            "tests/conftest.py": "import pytest\n\n@pytest.fixture\ndef size():\n    return 7\n",
+        },
+        "def test_a(board):\n    board.roll(4)\n",
+        [Call("Game.roll", ("4",), via="pkg.tags.Board(size=7)")],
+    ),
+    (
+        "the test file's own fixture hides the conftest's",
+        {"tests/conftest.py": CONFTEST},
+        "import pytest\nfrom pkg.docs import Game\n\n@pytest.fixture\ndef board():\n"
+        "    return Game(9)\n\ndef test_a(board):\n    board.roll(4)\n",
+        [Call("Game.roll", ("4",), init_args=("9",))],
+    ),
+    (
+        "a conftest beside another directory's tests does not apply",
+        {"other/conftest.py": CONFTEST},
+        "def test_a(board):\n    board.roll(4)\n",
+        [],
+    ),
+    (
+        "a fixture asking for one the file defines after it",
+        {},
+        "import pytest\nfrom pkg.tags import Board\n\n@pytest.fixture\ndef board(size):\n"
+        "    return Board(size=size)\n\n@pytest.fixture\ndef size():\n    return 5\n\n"
+        "def test_a(board):\n    board.roll(4)\n",
+        [Call("Game.roll", ("4",), via="pkg.tags.Board(size=5)")],
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("case", "conftests", "test", "expected"), CONFTESTS, ids=[c[0] for c in CONFTESTS]
+)
+def test_fixtures_come_from_the_conftests_above_the_test_file(
+    case: str, conftests: dict[str, str], test: str, expected: list[Call]
+) -> None:
+    """lunr's ``index`` fixture is ``lunr(ref="id", ..., documents=documents)`` in
+    ``tests/conftest.py``, ``documents`` another of its fixtures: every test of
+    ``Index.search`` asks for it, and none builds an index itself."""
+    header = "from pkg.tags import Board\nfrom pkg import docs\n\n"
+    sources = {**conftests, "tests/test_pkg.py": header + test}
+    calls = read_tests("pkg.docs", INFO, sources).calls
+    assert [c for c in calls if c.target == "Game.roll"] == expected
