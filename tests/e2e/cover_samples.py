@@ -116,7 +116,10 @@ FLAKY_SUITE = """from pathlib import Path
 
 from numbers_mod import add, classify
 
-COUNTER = Path(__file__).with_name(".runs")
+# in the project's root, where a test may add a file: the first run makes it; the runs
+# after find it there and, with the project's own files read-only to them (bubblewrap,
+# namespaces), may read it and not write it, so the test fails after passing once
+COUNTER = Path(__file__).parent.parent / ".runs"
 
 
 def test_add():
