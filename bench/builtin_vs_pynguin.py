@@ -241,9 +241,30 @@ def _copy_conftests(test: Path, place: Path, target: Target, dest: Path) -> None
             if copied.parent != dest and not copied.exists():
                 copied.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copy2(conftest, copied)
+                for helper in _helpers_imported(conftest):  # ``from tests.types import ...``
+                    if not (copied.parent / helper.name).exists():
+                        shutil.copy2(helper, copied.parent / helper.name)
         if folder == target.dir:
             break
         folder = folder.parent
+
+
+def _helpers_imported(conftest: Path) -> list[Path]:
+    """The modules beside ``conftest`` that it imports (pykka's ``from tests.log_handler
+    import ...``), and the directory's ``__init__.py``: without them it cannot load."""
+    folder = conftest.parent
+    try:
+        tree = ast.parse(conftest.read_text(encoding="utf-8", errors="replace"))
+    except SyntaxError:
+        return []
+    names = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            parts = node.module.split(".")
+            if node.level == 1 or (node.level == 0 and parts[0] == folder.name):
+                names.append(parts[-1])
+    found = [folder / f"{name}.py" for name in ["__init__", *names]]
+    return [path for path in found if path.is_file()]
 
 
 def _dist_info(pkg_info: Path, dest: Path) -> None:

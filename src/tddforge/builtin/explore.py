@@ -215,6 +215,8 @@ class CallResult:
     network: bool = field(default=False, compare=False)
     #: the call opened a file descriptor it did not make (``open(7)``): see ``_machine_read``
     descriptor: bool = field(default=False, compare=False)
+    #: the call left a thread running, not a daemon: see ``_machine_read``
+    threads: bool = field(default=False, compare=False)
 
     @property
     def readable_repr(self) -> bool:
@@ -533,11 +535,11 @@ def merge_runs(
 
 
 #: what a call read of the machine, as the runner reports it and ``CallResult`` keeps it
-_MACHINE = ("identity", "network", "descriptor")
+_MACHINE = ("identity", "network", "descriptor", "threads")
 
 
 def _machine_read(
-    result: CallResult, *, identity: bool, network: bool, descriptor: bool
+    result: CallResult, *, identity: bool, network: bool, descriptor: bool, threads: bool
 ) -> CallResult:
     """``result`` judged by what its call read of the machine: who runs it (``_whoever``),
     the network, the process's open files. A call that reached for the network
@@ -545,10 +547,13 @@ def _machine_read(
     has none), and a unit test must not reach a host; one that opened a file descriptor
     it did not make (``open(7)``, a number given for a path) did what that descriptor is
     in the process that ran it (in pytest, the capture's file, which closing breaks the
-    tests after it). Neither is ever written."""
+    tests after it); one that left a thread running (``threads``: pykka's
+    ``ThreadingActor().start()``) would keep pytest from ending. None is ever written."""
     result = _whoever(result) if identity else result
-    if network or descriptor:
-        result = replace(result, deterministic=False, network=network, descriptor=descriptor)
+    if network or descriptor or threads:
+        result = replace(
+            result, deterministic=False, network=network, descriptor=descriptor, threads=threads
+        )
     return result
 
 
@@ -783,7 +788,7 @@ def plan_calls(
         calls += _variants(func, mined, per_param, objects)
     for cls in info.classes:
         if cls.hidden:  # reached through the module's instances of it only
-            calls += _held_calls(cls, mined, per_param, objects, info.held(cls.name))
+            calls += _calls_on(cls, mined, per_param, objects, info.held(cls.name))
         else:
             calls += _class_calls(cls, mined, per_param, objects, working.get(cls.name, ()))
     return calls
@@ -1004,8 +1009,8 @@ def _class_calls(
     objects: Mapping[str, list[str]],
     working: Sequence[Call] = (),
 ) -> list[Call]:
-    if cls.is_abstract:
-        return []
+    if cls.is_abstract:  # pykka's ``Actor``: built only as ``pykka.ThreadingActor()``
+        return _calls_on(cls, mined, per_param, objects, implementation_sources(cls, [], mined))
     calls: list[Call] = []
     init: tuple[tuple[str, ...], tuple[tuple[str, str], ...]] | None = ((), ())
     if cls.constructor is not None:
@@ -1026,17 +1031,18 @@ def _class_calls(
     return calls
 
 
-def _held_calls(
+def _calls_on(
     cls: ClassInfo,
     mined: Mapping[str, tuple[Constant, ...]],
     per_param: int,
     objects: Mapping[str, list[str]],
     held: Sequence[str],
 ) -> list[Call]:
-    """Every method of a class the module offers only through its instances (``held``:
-    their names), called on those (``countries.get("AF")``), and each property read; the
-    variants take turns among the instances. Not an in-place operator: ``countries +=
-    other`` in a test would make the module's name a local of the test function."""
+    """Every method of a class not built by its own name, called on the instances ``held``
+    names (the module's own, ``countries.get("AF")``; or an abstract class's package
+    implementations, ``pykka.ThreadingActor()``, class methods too), and each property
+    read; the variants take turns among the instances. Not an in-place operator:
+    ``countries += other`` in a test would make the module's name a local of the test."""
     if not held:
         return []
     calls: list[Call] = []

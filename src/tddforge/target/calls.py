@@ -44,6 +44,8 @@ import pickle
 import random
 import signal
 import sys
+import threading
+import time
 from typing import Any
 
 from .capture import capture
@@ -337,6 +339,7 @@ def run_call(
     saved = set_environment(call.get("env") or ())
     # in a directory of its own when it writes where it runs (``workdir.py``)
     place = own_directory() if call.get("workdir") else writes_noticed()
+    running = {t.ident for t in threading.enumerate()}
     with place as wrote:
         outcome, read = _outcome(module, call, tracer if trace else None, setup)
         set_environment(saved)
@@ -345,7 +348,27 @@ def run_call(
         found["setup"] = sorted(setup.arcs)
     if wrote[0]:
         found["writes"] = True
+    if threads_left(running):
+        found["threads"] = True
     return found
+
+
+#: How long the threads a call started get to end before they count as left running.
+THREAD_GRACE = 0.2
+
+
+def threads_left(running: set[int | None]) -> bool:
+    """Whether a thread the call started (not among ``running``, the idents before it) is
+    still running, and not a daemon: pytest waits for such a thread as it ends, so a test
+    of the call never ends (pykka's ``ThreadingActor().start()`` waits for messages)."""
+    deadline = time.monotonic() + THREAD_GRACE
+    for thread in threading.enumerate():
+        if thread.ident in running or thread.daemon:
+            continue
+        thread.join(max(0.0, deadline - time.monotonic()))
+        if thread.is_alive():
+            return True
+    return False
 
 
 def _outcome(

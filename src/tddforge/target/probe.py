@@ -394,7 +394,10 @@ def describe_module(module: Any) -> dict[str, Any]:
     except Exception:  # members are extras: the module's description stands without them
         described["enums"] = []
     for cls in [*described["classes"], *described["imported"]]:
-        if cls["name"] in hinted and not cls.get("hidden"):
+        # an abstract class of the module's own is built as an implementation too: pykka's
+        # ``Actor`` only as the package's ``ThreadingActor``
+        own_abstract = cls["is_abstract"] and cls in described["classes"]
+        if (cls["name"] in hinted or own_abstract) and not cls.get("hidden"):
             try:
                 cls.update(implemented(module, cls["name"]))
             except Exception:  # an argument's makers are extras; the description stands

@@ -357,6 +357,37 @@ def test_the_implementations_of_a_class_a_hint_names_are_described(tmp_path: Pat
     assert not sealed.interface
 
 
+def test_the_modules_own_abstract_class_is_described_with_its_implementations(
+    tmp_path: Path,
+) -> None:
+    # pykka's ``Actor``: abstract, no hint names it, built only as ``ThreadingActor`` of
+    # another module of the package
+    files = {
+        "pkg/__init__.py": "from .actor import Actor\nfrom .threads import ThreadingActor\n",
+        "pkg/actor.py": """
+            import abc
+
+            class Actor(abc.ABC):
+                @abc.abstractmethod
+                def _start_loop(self): ...
+
+                def on_receive(self, message):
+                    return message
+            """,
+        "pkg/threads.py": """
+            from .actor import Actor
+
+            class ThreadingActor(Actor):
+                def _start_loop(self):
+                    return None
+            """,
+    }
+    info = run_discover(project_with(tmp_path, files), "pkg/actor.py")
+    (actor,) = info.classes
+    assert actor.is_abstract
+    assert [i.path for i in actor.implementations] == ["pkg.ThreadingActor"]
+
+
 def test_objects_a_package_says_live_elsewhere_are_still_the_modules(tmp_path: Path) -> None:
     # cbor2 5.9.0's package sets ``__module__ = "cbor2"`` on what it re-exports from
     # ``cbor2._decoder``: the decoder module then seemed to define nothing, and cover wrote

@@ -749,3 +749,36 @@ def test_an_abstract_class_is_built_through_its_implementations() -> None:
 )
 def test_two_texts_of_one_literal(first: str, second: str, equal: bool) -> None:
     assert _equal_literals(first, second) is equal
+
+
+def test_an_abstract_classs_methods_are_called_on_its_implementations() -> None:
+    """pykka's ``Actor`` is abstract, and only the package's ``ThreadingActor`` builds: every
+    method of it, its class methods too, and its properties are called on one of those."""
+    actor = implemented(False, abstract=True).model_dump()
+    actor["methods"] = [
+        func("Language.ordinal", param("word", "str"), kind="method"),
+        func("Language.start", kind="classmethod"),
+        func("Language.__iadd__", param("other"), kind="method"),
+    ]
+    actor["properties"] = ["code"]
+    calls = [c for c in plan_calls(module([], [actor]), {}) if c.target.startswith("Language")]
+    vias = {c.via for c in calls}
+    assert vias <= {"German(True)", "pkg.lang.English()"} and len(vias) == 2
+    assert {c.target for c in calls} == {"Language.ordinal", "Language.start", "Language.code"}
+    assert all(c.init_args is None for c in calls)  # never built as ``Language(...)``
+
+
+def test_an_abstract_class_without_implementations_plans_nothing() -> None:
+    alone = klass("Language", None, func("Language.ordinal", param("word", "str"), kind="method"))
+    assert plan_calls(module([], [alone | {"is_abstract": True}]), {}) == []
+
+
+@pytest.mark.parametrize("flag", ["network", "descriptor", "threads"])
+def test_a_call_that_touched_the_machine_is_never_written(flag: str) -> None:
+    # ``threads``: it left a thread running, which pytest would wait for as it ends
+    same = {"kind": "return", "repr": "1", "literal": True}
+    first = {**row(same, [[1, 2]]), flag: True}
+    [result] = merge_runs([Call("f")], {0: first}, {0: row(same)})
+    assert not result.deterministic and getattr(result, flag)
+    [plain] = merge_runs([Call("f")], {0: row(same, [[1, 2]])}, {0: row(same)})
+    assert plain.deterministic
