@@ -71,6 +71,10 @@ def test_scratch_is_made_and_removed():
 """
 
 
+# one child at a time: the tests write one path in the project, and two mutants' children
+# side by side would race on it (one truncating what the other reads back)
+
+
 @pytest.fixture
 def guarded_project(tmp_path: Path) -> Path:
     root = write_project(tmp_path / "proj", MODULE, TESTS)
@@ -97,7 +101,7 @@ def test_a_mutant_that_would_remove_the_project_is_refused_and_killed(
     guarded_project: Path, settings: Settings
 ) -> None:
     before = _files(guarded_project)
-    report = score(job_for(guarded_project), settings)
+    report = score(job_for(guarded_project, workers=1), settings)
     # the project is whole: before this, the mutants of line 7 removed every file in it
     assert _files(guarded_project) == before
     assert _verdict(report, 7, "os.path.abspath(path) == os.getcwd()") == {"killed"}
@@ -114,7 +118,7 @@ def test_a_warm_worker_guards_the_project_on_every_request(
 ) -> None:
     before = _files(guarded_project)
     cache = VerdictCache(tmp_path / "cache")
-    job = job_for(guarded_project)
+    job = job_for(guarded_project, workers=1)
     with WarmWorker(guarded_project, job.python, settings) as worker:
         first = worker.score(job, cache=cache)
         (guarded_project / "sample.py").write_text(MODULE + "\n# edited\n")
