@@ -48,6 +48,8 @@ bench/heldout22_targets.tsv is the twenty-second, chosen after the first twenty-
 and studied: ``--pins bench/heldout22_targets.tsv bench-targets-heldout22``.
 bench/heldout23_targets.tsv is the twenty-third, chosen after the first twenty-two were measured
 and studied: ``--pins bench/heldout23_targets.tsv bench-targets-heldout23``.
+bench/heldout24_targets.tsv is the twenty-fourth, chosen after the first twenty-three were measured
+and studied: ``--pins bench/heldout24_targets.tsv bench-targets-heldout24``.
 
 Each pinned sdist is fetched with this interpreter's pip into DEST/sdist (kept when its sha256
 already matches), checked against its pin and unpacked into DEST/src. Then DEST/targets.tsv is
