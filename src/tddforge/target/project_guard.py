@@ -30,12 +30,11 @@ from __future__ import annotations
 
 import errno
 import os
-import shutil
 import stat
 import sys
 from typing import Any, Callable, Iterable, Optional, Tuple
 
-from .workdir import IGNORED
+from .workdir import IGNORED, remove_path
 
 OFF, RECORD, ENFORCE = "off", "record", "enforce"
 
@@ -101,14 +100,7 @@ def clean() -> None:
     if _STATE.mode != ENFORCE:
         return
     for rel in sorted(_STATE.created, key=lambda r: r.count(os.sep), reverse=True):
-        full = os.path.join(_STATE.root, rel)
-        try:
-            if os.path.isdir(full) and not os.path.islink(full):
-                shutil.rmtree(full, ignore_errors=True)
-            else:
-                os.remove(full)
-        except OSError:
-            continue
+        remove_path(os.path.join(_STATE.root, rel))
 
 
 def refused() -> int:

@@ -75,14 +75,18 @@ def remove_new(before: dict[str, tuple[int, int]], directory: str = ".") -> None
     for name, stamp in entries(directory).items():
         if name in project or before.get(name) == stamp:
             continue
-        path = os.path.join(directory, name)
-        try:
-            if os.path.isdir(path) and not os.path.islink(path):
-                shutil.rmtree(path, ignore_errors=True)
-            else:
-                os.remove(path)
-        except OSError:
-            pass
+        remove_path(os.path.join(directory, name))
+
+
+def remove_path(path: str) -> None:
+    """Remove ``path``, a directory with all it holds; nothing when it cannot."""
+    try:
+        if os.path.isdir(path) and not os.path.islink(path):
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            os.remove(path)
+    except OSError:
+        pass
 
 
 _wrote = [False]  # a wrapped function wrote in the working directory
