@@ -44,8 +44,9 @@ _WRITING = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
 
 Signature = Tuple[bool, int, int, int, int]  # (a directory, inode, mtime, size, mode)
 
-# what a call does to a path: makes it anew (when it did not exist), or changes what is there
-CREATE, CHANGE = "create", "change"
+# what a call does to a path: makes it anew (when it did not exist), changes what is there,
+# or either, as the path is found (``open`` with ``O_CREAT``, a rename's target)
+CREATE, CHANGE, WRITE = "create", "change", "write"
 
 
 class _State:
@@ -123,6 +124,8 @@ def _check(path: Any, dir_fd: int | None, kind: str) -> None:
     rel = _inside(full)
     if rel is None:
         return
+    if kind == WRITE:  # makes the path when it is not there, else changes it
+        kind = CHANGE if os.path.lexists(full) else CREATE
     if kind == CREATE:
         # ``os.makedirs(".", exist_ok=True)`` asks to make what is there: it makes nothing,
         # and allowing it would allow everything under it
@@ -219,27 +222,11 @@ def _open(args: tuple[Any, ...]) -> list[Touch]:
     flags = args[2] if len(args) > 2 and isinstance(args[2], int) else 0
     if not flags & _WRITING:
         return []
-    if flags & os.O_CREAT:
-        return [(args[0], None, _made_or_changed(args[0]))]
-    return [(args[0], None, CHANGE)]
-
-
-def _made_or_changed(path: Any) -> str:
-    """CREATE when ``path`` does not exist yet (opening it makes it), else CHANGE."""
-    full = _absolute(path, None)
-    return CREATE if full is not None and not os.path.lexists(full) else CHANGE
-
-
-def _removed(args: tuple[Any, ...]) -> list[Touch]:
-    return [(args[0], _dir_fd(args, 1), CHANGE)]
+    return [(args[0], None, WRITE if flags & os.O_CREAT else CHANGE)]
 
 
 def _renamed(args: tuple[Any, ...]) -> list[Touch]:
-    source = (args[0], _dir_fd(args, 2), CHANGE)
-    target_fd = _dir_fd(args, 3)
-    target = _absolute(args[1], target_fd)
-    made = target is not None and not os.path.lexists(target)
-    return [source, (args[1], target_fd, CREATE if made else CHANGE)]
+    return [(args[0], _dir_fd(args, 2), CHANGE), (args[1], _dir_fd(args, 3), WRITE)]
 
 
 def _changed(args: tuple[Any, ...]) -> list[Touch]:
@@ -256,9 +243,9 @@ def _made(index: int, fd_index: int) -> Callable[[tuple[Any, ...]], list[Touch]]
 
 _HANDLERS: dict[str, Callable[[tuple[Any, ...]], list[Touch]]] = {
     "open": _open,
-    "os.remove": _removed,
-    "os.rmdir": _removed,
-    "shutil.rmtree": _removed,
+    "os.remove": _changed_at(1),
+    "os.rmdir": _changed_at(1),
+    "shutil.rmtree": _changed_at(1),
     "os.rename": _renamed,
     "os.truncate": _changed,
     "os.chmod": _changed_at(2),
