@@ -16,11 +16,12 @@ import pytest
 
 from .affinity import Affinity, grouped, words_of_tests
 from .codecache import imported_sources
+from .forked_lines import following
 from .hosting import Starter, run_protocol, unreported
 from .imports import ImportWatch
 from .preimported import running_targets
 from .preload import stdlib_imported
-from .processes import drain, quiet, read_all, send
+from .processes import drain, end_if_stray, fork, quiet, read_all, send
 from .project_guard import take
 from .protocol import (
     BASELINE,
@@ -150,6 +151,7 @@ class BaselinePlugin:
             words=grouped(words_of_tests(items)),
             stdlib=sorted(set(stdlib_imported()).union(*(p["stdlib"] for p in self.parts_sent))),
         )
+        end_if_stray()
         send(self.fd, result)
         os.close(self.fd)
         os._exit(0)
@@ -162,14 +164,19 @@ class BaselinePlugin:
         forked: list[tuple[int, int, int]] = []  # (first test, pid, pipe)
         for start, end in cut[1:]:
             read_fd, write_fd = os.pipe()
-            pid = os.fork()
+            pid = fork()
             if pid == 0:
-                os.close(read_fd)
-                os.close(self.fd)
-                done = self._run_all(ran[start:end])
-                late, stdlib = later_sources(self.sent), stdlib_imported()
-                send(write_fd, PartResult(records=done, late=late, stdlib=stdlib))
-                os._exit(0)
+                code = 1
+                try:
+                    os.close(read_fd)
+                    os.close(self.fd)
+                    done = self._run_all(ran[start:end])
+                    late, stdlib = later_sources(self.sent), stdlib_imported()
+                    end_if_stray()
+                    send(write_fd, PartResult(records=done, late=late, stdlib=stdlib))
+                    code = 0
+                finally:
+                    os._exit(code)
             os.close(write_fd)
             forked.append((start, pid, read_fd))
         start, end = cut[0]
@@ -196,7 +203,7 @@ class BaselinePlugin:
         tracer = LineTracer(self.targets)
         self.skipped = False
         started = time.perf_counter()
-        with ImportWatch(self.targets) as watch:
+        with ImportWatch(self.targets) as watch, following(tracer.lines):
             sys.settrace(tracer.trace)
             try:
                 failed = run_protocol(item, nextitem)
@@ -264,7 +271,7 @@ def run_baseline(
     """
     read_fd, write_fd = os.pipe()
     sources_read, sources_write = os.pipe()
-    pid = os.fork()
+    pid = fork()
     errors = config["results"] + ".baseline-stderr"
     if pid == 0:
         os.close(read_fd)
@@ -310,10 +317,14 @@ def _baseline_child(
         )
         code = starter.main(plugin)
         # Reached only when pytest stopped before running tests (usage or collection errors).
+        end_if_stray()
         send(fd, BaselineResult(pytest_exit=int(code), collect_errors=plugin.collect_errors))
     except BaseException as exc:
-        send(fd, BaselineResult(pytest_exit=-1, stderr=f"{type(exc).__name__}: {exc}"[-1500:]))
-    os._exit(0)
+        end_if_stray()
+        with contextlib.suppress(OSError):
+            send(fd, BaselineResult(pytest_exit=-1, stderr=f"{type(exc).__name__}: {exc}"[-1500:]))
+    finally:
+        os._exit(0)
 
 
 def _tail(path: str, lines: int = 6) -> str:

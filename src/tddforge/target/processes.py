@@ -2,6 +2,14 @@
 
 Every child here reports on a pipe and ends with ``os._exit``: it never
 returns into the caller's code (pytest's session end, the parent's loop).
+
+Code under test forks too, and a child of its own can come back into ours: a
+test's ``pty.fork()`` child that raises before it execs (ptyprocess's ``spawn``
+with a ``cwd`` the child cannot enter) unwinds out of the test, and that copy
+of the whole process goes on with the session, writing on our pipes (or
+failing on them, after closing every descriptor it inherited). Each process
+knows the pid it had when tddforge forked it; a copy with another is a
+*stray* and ends as soon as it reaches our code (``end_if_stray``).
 """
 
 from __future__ import annotations
@@ -19,6 +27,36 @@ from .protocol import ChildVerdict
 
 # the signals that end a child which ran out of CPU time
 OUT_OF_CPU = (signal.SIGPROF, signal.SIGXCPU, signal.SIGKILL)
+
+#: the exit status of a stray (EX_SOFTWARE): a copy that code under test forked and that
+#: came back into tddforge's code or pytest's instead of exec'ing or exiting
+STRAY_STATUS = 70
+#: the exit status of a ``Pool`` child whose test killed the mutant and closed the pipe the
+#: verdict goes on (a pty child's ``closerange``, run by the parent when a mutant flips
+#: ``if pid == 0``): the verdict travels in the status
+KILLED_UNSENT = 71
+_OWNER = os.getpid()  # this process, or the child ``fork`` made: whose work counts
+
+
+def fork() -> int:
+    """``os.fork`` for a child of tddforge's own, which is then the process whose work
+    counts (``stray``): 0 in the child, its pid in the parent."""
+    global _OWNER
+    pid = os.fork()
+    if pid == 0:
+        _OWNER = os.getpid()
+    return pid
+
+
+def stray() -> bool:
+    """Whether this process is a copy that code under test forked, not tddforge."""
+    return os.getpid() != _OWNER
+
+
+def end_if_stray() -> None:
+    """End this process at once, writing nothing, when it is a stray."""
+    if stray():
+        os._exit(STRAY_STATUS)
 
 
 def quiet(stderr_to: str | None = None) -> None:
@@ -177,16 +215,22 @@ def in_fork(
     raises), killing the child after ``wall`` seconds (None: no limit): the bytes (empty
     when it died or was killed) and its wait status."""
     read_end, write_end = os.pipe()
-    pid = os.fork()
+    pid = fork()
     if pid == 0:
-        os.close(read_end)
+        code = 1
         try:
-            data = work()
-        except BaseException as exc:
-            data = failed(exc)
-        with os.fdopen(write_end, "wb") as pipe:
-            pipe.write(data)
-        os._exit(0)
+            os.close(read_end)
+            try:
+                data = work()
+            except BaseException as exc:
+                end_if_stray()
+                data = failed(exc)
+            end_if_stray()
+            with os.fdopen(write_end, "wb") as pipe:
+                pipe.write(data)
+            code = 0
+        finally:
+            os._exit(code)
     os.close(write_end)
     data = read_all(read_end, wall, pid)
     _, status = os.waitpid(pid, 0)
@@ -220,12 +264,13 @@ def in_pool_child() -> bool:
 def deliver(result: ChildVerdict) -> NoReturn:
     """End a ``Pool`` child with its verdict, at once: nothing after it can change the verdict,
     and pytest's session end (summaries, its garbage collections) costs more than a test."""
+    end_if_stray()
     code = 0
     try:
         if _VERDICT_FD is not None:
             send(_VERDICT_FD, result)
     except BaseException:
-        code = 1
+        code = KILLED_UNSENT if result.get("verdict") == "killed" else 1
     with contextlib.suppress(BaseException):
         clean()  # what the mutant's tests made in the project
     os._exit(code)
@@ -235,6 +280,15 @@ K = TypeVar("K")
 Done = Callable[[K, ChildVerdict], None]
 # fd -> (pid, deadline, key, what it wrote so far, when it was forked)
 _Running = Dict[int, Tuple[int, float, Any, bytearray, float]]
+
+
+def _unsent(status: int, running: str | None) -> ChildVerdict:
+    """The verdict of a ``Pool`` child that wrote none, from how it ended."""
+    if os.WIFEXITED(status) and os.WEXITSTATUS(status) == KILLED_UNSENT:
+        return {"verdict": "killed", "killer": running or "", "detail": "verdict pipe closed"}
+    killed_by = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
+    verdict = "timeout" if killed_by in OUT_OF_CPU else "error"
+    return {"verdict": verdict, "detail": f"child ended with status {status}"}
 
 
 class Slots:
@@ -314,7 +368,7 @@ class Pool(Generic[K]):
         global _VERDICT_FD
         self._wait_for_room(on_done)
         read_fd, write_fd = os.pipe()
-        pid = os.fork()
+        pid = fork()
         if pid == 0:
             os.close(read_fd)
             for fd in self.running:  # the siblings' pipes are the parent's business
@@ -419,9 +473,7 @@ class Pool(Generic[K]):
             try:
                 result = json.loads(written)
             except ValueError:
-                killed_by = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
-                verdict = "timeout" if killed_by in OUT_OF_CPU else "error"
-                result = {"verdict": verdict, "detail": f"child ended with status {status}"}
+                result = _unsent(status, running)
         if result.get("verdict") == "timeout" and running is not None:
             result["killer"] = running  # the test it ran out of time in
         result["wall"] = wall

@@ -62,7 +62,7 @@ import pytest
 
 from .addresses import shift_at_random
 from .names import CANNOT_IMPORT
-from .processes import in_fork, reap
+from .processes import end_if_stray, fork, in_fork, reap
 from .single_process import keep_in_process
 
 MESSAGE_LIMIT = 2000
@@ -267,7 +267,7 @@ def pytest_runtestloop(session: pytest.Session) -> bool | None:
 def _run_order(session: pytest.Session, index: int, seed: str) -> None:
     global _sink
     path = f"{_results}.{index}"
-    pid = os.fork()
+    pid = fork()
     if pid == 0:  # the child: this order's run, never returning into pytest
         code = 0
         try:
@@ -363,8 +363,10 @@ def pytest_make_collect_report(collector: pytest.Collector) -> Any:
         setattr(report, _KEY, describe(excinfo.value, _test_file(collector)))
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
-    """One line per setup/call/teardown report."""
+    """One line per setup/call/teardown report (none from a stray: it ends here)."""
+    end_if_stray()
     record = {
         "event": "test",
         "nodeid": report.nodeid,

@@ -83,7 +83,11 @@ def reference_child(
     sys.meta_path.insert(0, MutatedFinder(target, mutated))
     plugin = VerdictPlugin()
     plugins: list[Any] = [plugin, SingleProcess()] + ([] if budget is None else [budget])
-    code = pytest.main(pytest_args(config, ["-x", *nodeids]), plugins=plugins)
+    try:
+        code = pytest.main(pytest_args(config, ["-x", *nodeids]), plugins=plugins)
+    except Exception:  # a test broke pytest itself (closed its descriptors): it failed first
+        if plugin.killer is None:
+            raise
     if plugin.killer is not None:
         return {"verdict": "killed", "killer": plugin.killer, "ran": plugin.ran}
     if int(code) not in (0, 5):

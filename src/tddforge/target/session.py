@@ -20,6 +20,7 @@ from .graft import CompiledAhead, start_graft
 from .hosting import Starter
 from .journal import Journal
 from .plan import Plan, plan, rebindable
+from .processes import STRAY_STATUS, end_if_stray, fork, stray
 from .project_guard import enforce, install
 from .protocol import (
     DONE,
@@ -59,12 +60,18 @@ def _scored_prepared(request: Request, starter: Starter) -> bool:
     a process that imported it is spoiled and left, and this one, still
     pristine, scores with each child starting pytest by itself.
     """
-    pid = os.fork()
+    pid = fork()
     if pid == 0:
-        starter.prepare(request.targets)
-        if starter.prepared is None:
-            os._exit(_SPOILED)
-        os._exit(guarded(lambda: score(request, starter), request.journal))
+        code = 1
+        try:
+            starter.prepare(request.targets)
+            code = (
+                _SPOILED
+                if starter.prepared is None
+                else guarded(lambda: score(request, starter), request.journal)
+            )
+        finally:
+            os._exit(code)
     _, status = os.waitpid(pid, 0)
     return not (os.WIFEXITED(status) and os.WEXITSTATUS(status) == _SPOILED)
 
@@ -144,6 +151,17 @@ def guarded(call: Callable[[], None], journal: Journal) -> int:
     try:
         call()
     except BaseException as exc:
-        journal.error("worker", f"{type(exc).__name__}: {exc}")
+        end_if_stray()  # a copy a test forked, not this request's process: it reports nothing
+        journal.error("worker", f"{type(exc).__name__}: {exc}{_where(exc)}")
         return 1
-    return 0
+    return STRAY_STATUS if stray() else 0
+
+
+def _where(exc: BaseException) -> str:
+    """Where ``exc`` was raised: the innermost frame's file name and line, for the report."""
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    if tb is None:
+        return ""
+    return f" (at {os.path.basename(tb.tb_frame.f_code.co_filename)}:{tb.tb_lineno})"

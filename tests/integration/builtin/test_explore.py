@@ -137,6 +137,34 @@ def test_outcomes_values_exceptions_timeouts_crashes(project: Path) -> None:
     assert results[0].outcome.literal
 
 
+FORKS = """\
+import os
+
+
+def spawn_in(path):
+    pid = os.fork()
+    if pid == 0:
+        os.chdir(path)  # fails outside any handler: the child unwinds into the runner
+        os._exit(0)
+    return os.waitpid(pid, 0)[1] != 0
+
+
+def double(x):
+    return 2 * x
+"""
+
+
+def test_a_copy_that_a_call_forks_and_that_returns_into_the_runner_ends_there(
+    tmp_path: Path,
+) -> None:
+    project, module = sample(tmp_path, "forks.py", FORKS)
+    box = Sandbox(project, LIMITS)
+    calls = [Call("spawn_in", ("''",)), Call("double", ("3",))]
+    results = run_calls(project, module, calls, python=PY, sandbox=box, call_timeout=2.0)
+    got = [(r.outcome.kind, r.outcome.repr, r.deterministic) for r in results]
+    assert got == [("return", "True", True), ("return", "6", True)]
+
+
 def test_arcs_follow_the_branch_taken(project: Path) -> None:
     negative, zero, small = run(
         project, Call("classify", ("-1",)), Call("classify", ("0",)), Call("classify", ("5",))

@@ -396,6 +396,58 @@ def test_the_users_module_is_never_written(project: Path, settings: Settings) ->
     )  # not a repo: untouched
 
 
+FORKING = """\
+import os
+
+
+def double(x):
+    return x * 2
+
+
+def spawn_in(path):
+    # as a pty spawn: the child closes every descriptor it inherited, then fails
+    # outside any handler and unwinds into whoever called it
+    pid = os.fork()
+    if pid == 0:
+        os.closerange(3, 65536)
+        os.chdir(path)
+        os._exit(0)
+    _, status = os.waitpid(pid, 0)
+    return "entered" if status == 0 else "failed"
+"""
+
+FORKING_TESTS = """\
+from sample import double, spawn_in
+
+
+def test_spawn_into_no_directory_fails():
+    assert spawn_in("") == "failed"
+
+
+def test_double():
+    assert double(2) == 4
+"""
+
+
+def test_a_copy_that_a_test_forks_and_that_returns_into_pytest_changes_nothing(
+    tmp_path: Path, settings: Settings
+) -> None:
+    # The test's child unwinds into pytest with the pipes it would report on closed:
+    # it used to run the rest of the session and fail the whole run with EBADF.
+    project = write_project(tmp_path / "proj", FORKING, FORKING_TESTS)
+    report = score(job_for(project), settings)
+    assert report.counts["error"] == 0
+    assert report.tests == 2
+    verdicts = _verdicts(report)
+    assert verdicts[(5, "*", "/")] == "killed"
+    assert verdicts[(17, "==", "!=")] == "killed"
+    # the parent runs the child's branch: its test closes the pipe the verdict goes on
+    assert verdicts[(12, "==", "!=")] == "killed"
+    # lines only the test's child runs are the test's: its baseline follows the fork
+    assert verdicts[(14, "os.chdir(path)", "None")] == "killed"
+    assert _differences_from_ground_truth(project, settings, report) == []
+
+
 CONDITION = """\
 def pick(key, table):
     if (

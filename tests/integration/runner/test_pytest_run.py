@@ -127,6 +127,22 @@ SAMPLE = {
         def test_negative(negative):
             assert negative == -1
     """,
+    "forks/test_forks.py": """
+        import os
+
+        def spawn_in(path):
+            pid = os.fork()
+            if pid == 0:
+                os.chdir(path)  # fails outside any handler: the child unwinds into pytest
+                os._exit(0)
+            return os.waitpid(pid, 0)[1]
+
+        def test_spawn_fails():
+            assert spawn_in("") != 0
+
+        def test_after():
+            assert True
+    """,
     "empty/README.txt": "no tests here\n",
     "shared/test_shared.py": """
         import os
@@ -240,6 +256,18 @@ def test_crashed_interpreter_keeps_earlier_results(project: Path, sandbox: Sandb
     assert not result.timed_out
     assert summary(result) == {"test_first": ("passed", None), "test_crash": ("error", "Crashed")}
     assert result.exit_code == 3
+
+
+def test_a_copy_a_test_forks_that_returns_into_pytest_reports_nothing(
+    project: Path, sandbox: Sandbox
+) -> None:
+    result = run(project, sandbox, "forks")
+    assert [o.nodeid.split("::")[-1] for o in result.outcomes] == ["test_spawn_fails", "test_after"]
+    assert summary(result) == {"test_spawn_fails": ("passed", None), "test_after": ("passed", None)}
+    assert result.exit_code == 0
+    # the copy used to run the rest of the session, print its own summary and write its
+    # results beside the test's
+    assert "failed" not in result.output and "2 passed" in result.output
 
 
 def test_branch_coverage_reports_the_branch_not_taken(project: Path, sandbox: Sandbox) -> None:
