@@ -168,8 +168,10 @@ def isolated(
     return out
 
 
-#: Variables the sandbox sets for its own runs, never a test's to set.
-_NOT_PINNED = frozenset({"PYTHONHASHSEED", "PYTHONDONTWRITEBYTECODE"})
+#: Variables never a test's to set: the sandbox's own, and the machine's program search
+#: path (``shutil.which`` reads it; pinned, a test held the whole of this machine's ``PATH``,
+#: found on ptyprocess in the twenty-fourth held-out set).
+_NOT_PINNED = frozenset({"PYTHONHASHSEED", "PYTHONDONTWRITEBYTECODE", "PATH"})
 
 
 def pinned(results: Sequence[CallResult]) -> list[CallResult]:

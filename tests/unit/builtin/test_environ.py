@@ -185,6 +185,13 @@ PINNED = [
         ("XDG_CACHE_HOME",),
     ),
     ("nor the sandbox's own", Call("h"), (("PYTHONHASHSEED", "0"),), (), ()),
+    (
+        "nor the machine's program search path (which() reads it)",
+        Call("spawn"),
+        (("PATH", "/usr/local/bin:/usr/bin:/bin"), ("TERM", "xterm")),
+        (("TERM", "xterm"),),
+        (),
+    ),
     ("a call that read nothing is left alone", Call("h"), (), (), ()),
 ]
 
