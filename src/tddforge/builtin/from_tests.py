@@ -473,7 +473,9 @@ def _known_targets(info: ModuleInfo) -> dict[str, str]:
     """Member name → the kind of target: ``function``, ``class``, or ``Class.method``."""
     known = {f.name: "function" for f in info.functions}
     for cls in info.classes:
-        built = cls.constructor is not None and not cls.is_abstract and not cls.hidden
+        # no constructor described: built as ``Cls()`` (no ``__init__`` of its own, as
+        # pkginfo's ``Distribution``), or one without a signature; the tests' calls say how
+        built = not cls.is_abstract and not cls.hidden
         known[cls.name] = "class" if built else ""
         for method in cls.methods:
             known[f"{cls.name}.{method.name}"] = method.kind
@@ -611,10 +613,51 @@ def _calls_in(
     data files the test file ``path`` reads; ``inherited``: the fixtures the conftests
     above it define (``fixtures.definitions``)."""
     module, build = _file_env(tree, names, known, files, path)
+    helpers = _helpers(tree)
+    build = _Returned(helpers.functions, module, build)
     fixtures = fixture_values({**inherited, **definitions(tree, module, build)})
-    reader = _Reader(names, known, build, module, _helpers(tree), drivers)
+    reader = _Reader(names, known, build, module, helpers, drivers)
     for body, envs, cls in _scopes(tree, module, fixtures, build):
         yield from reader.calls(body, envs, cls, 0)
+
+
+class _Returned:
+    """Reads calls as ``build`` does, and a call of one of the test file's own functions as
+    what it returns: ``dist = _make_distribution(None)``, whose body builds the module's
+    ``Distribution()``, sets its attributes and returns it, is that instance, on which
+    ``dist.parse("Metadata-Version: 1.0")`` is kept (pkginfo's tests make every object
+    so). The first return whose value is known, with the helper's parameters bound to
+    what the call passes; a helper that calls itself is not followed."""
+
+    def __init__(self, functions: Mapping[str, _Function], module: Env, build: CallValue):
+        self.functions = functions
+        self.module = module
+        self.build = build
+        self.active: set[str] = set()
+
+    def __call__(self, node: ast.Call, env: Env) -> object:
+        value = self.build(node, env)
+        func = node.func
+        if value is not MISSING or not isinstance(func, ast.Name):
+            return value
+        function = self.functions.get(func.id)
+        if function is None or func.id in self.active or len(self.active) >= MAX_HELPER_DEPTH:
+            return value
+        self.active.add(func.id)
+        try:
+            return self._returned(function, node, env)
+        finally:
+            self.active.discard(func.id)
+
+    def _returned(self, function: _Function, node: ast.Call, env: Env) -> object:
+        start = {**self.module, **_parameters(function, node, env, False, self, self.module)}
+        for statement, in_force in walk(function.body, [start], self):
+            if isinstance(statement, ast.Return) and statement.value is not None:
+                for inner in in_force:
+                    value = evaluate(statement.value, inner, self)
+                    if value is not MISSING:
+                        return value
+        return MISSING
 
 
 def _file_env(

@@ -57,6 +57,17 @@ INFO = ModuleInfo(
             is_exception=False,
             lines=None,
         ),
+        ClassInfo(  # no ``__init__`` of its own: built as ``Plain()``
+            name="Plain",
+            docstring=None,
+            doctests=(),
+            constructor=None,
+            methods=(_callable("feed", "Plain.feed", "method"),),
+            properties=(),
+            is_abstract=False,
+            is_exception=False,
+            lines=None,
+        ),
     ),
 )
 
@@ -299,6 +310,29 @@ CASES = [
         "a function given another name",
         "from pkg.docs import parse\n\ndef test_a():\n    f = parse\n    f('y')\n",
         [Call("parse", ("'y'",))],
+    ),
+    (
+        "a class without a constructor of its own",
+        "from pkg.docs import Plain\n\ndef test_a():\n    p = Plain()\n    p.feed('x')\n",
+        [Call("Plain"), Call("Plain.feed", ("'x'",), init_args=())],
+    ),
+    (
+        "an instance a helper of the file builds and returns",
+        "from pkg.docs import Game\n\ndef _make(n=3):\n    from pkg.docs import Game\n"
+        "    game = Game(n)\n    game.ready = True\n    return game\n\n"
+        "def test_a():\n    g = _make(5)\n    g.roll(10)\n    _make().roll(2)\n",
+        [
+            Call("Game", ("5",)),
+            Call("Game.roll", ("10",), init_args=("5",)),
+            Call("Game.roll", ("2",), init_args=("3",)),
+            Call("Game", ("3",)),
+        ],
+    ),
+    (
+        "a helper returning itself is not followed",
+        "from pkg.docs import Game\n\ndef _loop(n):\n    return _loop(n)\n\n"
+        "def test_a():\n    _loop(1).roll(2)\n",
+        [],
     ),
     (
         "helpers that call each other end at the depth limit",
