@@ -39,10 +39,10 @@ from tddforge.mutation.report import MutationReport
 from tddforge.orchestration.cover_reuse import Scoring, derive
 from tddforge.runner import FileCoverage, TestOutcome, TestRun, run_pytest, run_pytest_orders
 from tddforge.runner.pytest_config import ConfigCheck, check_config, neutral_args
-from tddforge.runner.pytest_run import own_entries
 from tddforge.sandbox import Limits, Sandbox
 from tddforge.store.rundir import RunDir
 from tddforge.target.reuse import test_keys
+from tddforge.target.workdir import entries, remove_path
 from tddforge.workspace.paths import write_file
 
 # coverage.py settings of our own, so the project's (its omit lists, its contexts) never apply
@@ -160,6 +160,12 @@ class SuiteLab:
         self.workers = workers
         self.module = self.project / target.module_rel
         self.original = self.module.read_bytes()
+        # the project's entries as it came: read-only to every run, and all that is left
+        # when the lab closes (a file a suite's test wrote must not become the project's
+        # for the next suite: PyPDF2's tests wrote ``dont_commit_merged.pdf`` in attempt 0,
+        # and every test writing it again was refused in attempt 1)
+        self._entries = entries(str(self.project))
+        self.own = [self.project / name for name in self._entries]
         checked = checked or Checked.make(self.project, python, settings)
         self.sandbox, self.config = checked.sandbox, checked.config
         self.rcfile = run.write_text("coveragerc", COVERAGE_RC)
@@ -181,9 +187,14 @@ class SuiteLab:
         return [*neutral_args(ini, self.project), *args]
 
     def close(self) -> None:
-        """Stop the warm worker and the alone checks still running."""
+        """Stop the warm worker and the alone checks still running; remove what the runs'
+        tests made beside the project's entries (the suite's own file stays)."""
         self._background.shutdown(wait=True, cancel_futures=True)
         self._close_worker()
+        suite = Path(self.target.test_path).parts[0]
+        for name in entries(str(self.project)):
+            if name not in self._entries and name != suite:
+                remove_path(str(self.project / name))
 
     def _close_worker(self) -> None:
         if self._worker is not None:
@@ -293,7 +304,7 @@ class SuiteLab:
                 per_test=coverage,
                 extra_args=self.pytest_args,
                 env=env,
-                protected=own_entries(self.project),
+                protected=self.own,
             )
         except RunnerError as exc:
             raise RunFailed(str(exc), self.guard()) from exc
@@ -318,7 +329,7 @@ class SuiteLab:
                 timeout=self.cfg.test_timeout_seconds,
                 extra_args=self.pytest_args,
                 env={"COVERAGE_RCFILE": str(self.rcfile)},
-                protected=own_entries(self.project),
+                protected=self.own,
             )
         finally:
             notes = self.guard()

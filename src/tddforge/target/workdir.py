@@ -131,6 +131,23 @@ def install_writes() -> None:
             )
             setattr(os, name, wrapped[original])
     _wrap_accessor(wrapped)  # the same wrappers where pathlib keeps the originals
+    io.FileIO = _noticing_file_io()  # type: ignore[misc,assignment]
+
+
+def _noticing_file_io() -> type:
+    """``io.FileIO``, noticing a file it opens to write here: PyPDF2's merger does
+    ``from io import FileIO as file`` and ``file(name, "wb")``, never ``open``. A
+    subclass, so that what it makes is still a ``FileIO``; it poses as ``io.FileIO``."""
+
+    class FileIO(io.FileIO):
+        def __init__(self, file: Any, mode: str = "r", *args: Any, **kwargs: Any) -> None:
+            if not _wrote[0] and _opens_to_write((file, mode), {}) and here(file):
+                _wrote[0] = True
+            super().__init__(file, mode, *args, **kwargs)
+
+    FileIO.__module__ = "io"
+    FileIO.__qualname__ = "FileIO"
+    return FileIO
 
 
 def _wrap_accessor(wrapped: dict[Any, Any]) -> None:

@@ -1353,6 +1353,13 @@ class Lock:
 def reads(path):
     with open(path) as handle:
         return handle.read()
+
+
+def save(name, data):
+    from io import FileIO  # as PyPDF2's merger writes, never through open
+
+    with FileIO(name, "wb") as out:
+        return out.write(data)
 """
 
 
@@ -1367,13 +1374,16 @@ def test_a_call_that_writes_where_it_runs_runs_in_a_directory_of_its_own(tmp_pat
         Call("Lock.acquire", init_args=("'a.lock'",)),
         Call("Lock.acquire", init_args=("'a.lock'",), before=(Step("acquire"),)),
         Call("reads", ("'data.txt'",)),
+        Call("save", ("'out.pdf'", "b'%PDF'")),
     ]
     box = Sandbox(project, LIMITS)
-    first, again, read = run_calls(project, module, calls, python=PY, sandbox=box)
-    assert [(r.outcome.repr, r.deterministic, r.call.workdir) for r in (first, again, read)] == [
+    first, again, read, saved = run_calls(project, module, calls, python=PY, sandbox=box)
+    found = [(r.outcome.repr, r.deterministic, r.call.workdir) for r in (first, again, read, saved)]
+    assert found == [
         ("'mine'", True, True),
         ("'busy'", True, True),
         ("'kept'", True, False),
+        ("4", True, True),
     ]
     assert sorted(p.name for p in project.iterdir()) == ["data.txt", "locks.py"]
     mutant = LOCKS.replace('return "mine"', 'return "ours"')

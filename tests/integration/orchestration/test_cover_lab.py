@@ -278,6 +278,34 @@ def test_a_generated_test_cannot_remove_the_project(tmp_path: Path) -> None:
         suite.close()
 
 
+LITTER = """\
+from counter import double
+
+
+def test_writes_where_it_runs():
+    with open("merged.pdf", "wb") as out:
+        out.write(bytes([double(1)]))
+"""
+
+
+def test_a_file_a_suites_test_left_is_not_the_projects_for_the_next_suite(
+    tmp_path: Path,
+) -> None:
+    """PyPDF2's tests wrote ``dont_commit_merged.pdf`` where they ran: the file was then taken
+    for the project's own, and the next suite's tests writing it again were refused."""
+    suite = lab(tmp_path, parallel=False)
+    try:
+        first = suite.measure(LITTER)
+        assert [v.status for v in first.verdicts.values()] == ["stable"]
+        assert (suite.project / "merged.pdf").exists()  # what a plain pytest run leaves too
+        again = suite.measure(LITTER.replace("double(1)", "double(2)"))
+        assert [v.status for v in again.verdicts.values()] == ["stable"]
+    finally:
+        suite.close()
+    left = sorted(p.name for p in suite.project.iterdir())
+    assert left == [".tddforge", "counter.py", "test_counter_x.py"]
+
+
 SIGN = "def sign(x):\n    if x < 0:\n        return -1\n    return 1\n"
 REDUNDANT = """\
 import pytest
