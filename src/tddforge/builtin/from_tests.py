@@ -1027,8 +1027,36 @@ def _calls(
     build: CallValue | None = None,
 ) -> list[Call]:
     """``node`` as calls of the module, one per environment its arguments are known in."""
+    node = called_through(node) or node
     found = (_call(node, names, known, env, build) for env in envs)
     return list(dict.fromkeys(c for c in found if c is not None))
+
+
+#: The checks that call what they are given (``assertRaises(Error, func, *args, **kw)``):
+#: their name, and where the callable is among their arguments.
+_CALLING_CHECKS = {
+    "assertRaises": 1,
+    "assertWarns": 1,
+    "assertRaisesRegex": 2,
+    "assertRaisesRegexp": 2,
+    "assertWarnsRegex": 2,
+    "raises": 1,  # ``pytest.raises(Error, func, *args)``
+    "warns": 1,
+}
+
+
+def called_through(node: ast.Call) -> ast.Call | None:
+    """The call a check makes of what it is given, as if written out: argcomplete's tests
+    call ``self.assertRaises(SystemExit, autocomplete, parser, exit_method=sys.exit)``;
+    None when ``node`` is no such check."""
+    func = node.func
+    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+    at = _CALLING_CHECKS.get(name)
+    if at is None or len(node.args) <= at or any(isinstance(a, ast.Starred) for a in node.args):
+        return None
+    keywords = [k for k in node.keywords if k.arg not in ("msg", "match")]
+    made = ast.Call(func=node.args[at], args=node.args[at + 1 :], keywords=keywords)
+    return ast.copy_location(made, node)
 
 
 def _call(

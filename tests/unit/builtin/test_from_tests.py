@@ -312,6 +312,20 @@ CASES = [
         [Call("parse", ("'y'",))],
     ),
     (
+        "a call a check makes of what it is given",
+        "import unittest\n\nimport pytest\n\nfrom pkg.docs import parse\n\n"
+        "class T(unittest.TestCase):\n    def test_a(self):\n"
+        "        self.assertRaises(ValueError, parse, 'bad', strict=True)\n"
+        "        self.assertRaisesRegex(ValueError, 'b.d', parse, 'worse', msg='no')\n"
+        "        pytest.raises(ValueError, parse, 'worst')\n"
+        "        self.assertRaises(ValueError, parse, *rows)\n",
+        [
+            Call("parse", ("'bad'",), (("strict", "True"),)),
+            Call("parse", ("'worse'",)),
+            Call("parse", ("'worst'",)),
+        ],
+    ),
+    (
         "a class without a constructor of its own",
         "from pkg.docs import Plain\n\ndef test_a():\n    p = Plain()\n    p.feed('x')\n",
         [Call("Plain"), Call("Plain.feed", ("'x'",), init_args=())],
