@@ -453,7 +453,10 @@ def mutations(value: object) -> list[object]:
     if isinstance(value, int):
         return [value + 1, value - 1, -value, 0]
     if isinstance(value, float):
-        return [value + 1.0, value - 1.0, -value, 0.0]
+        # and its scaled forms that print with an exponent (``1.5e+17``, ``1.5e-05``, ``1.5e+25``):
+        # where float formatting and parsing branch (rfc8785's number serializer)
+        scaled = [value * 1e17, value * 1e-5, value * 1e25] if value else []
+        return [value + 1.0, value - 1.0, -value, 0.0, *scaled]
     if isinstance(value, str):
         digits = [value.translate(_DIGITS_TO[d]) for d in "19"] if _DIGIT.search(value) else []
         return ["", value[:-1], value + value, value.upper(), f" {value}", *digits]

@@ -167,7 +167,8 @@ def test_values_for_hint(hint: str, expected: list[object]) -> None:
     [
         (True, [False]),
         (10, [11, 9, -10, 0]),
-        (2.5, [3.5, 1.5, -2.5, 0.0]),
+        (2.5, [3.5, 1.5, -2.5, 0.0, 2.5e17, 2.5e-05, 2.5e25]),
+        (0.0, [1.0, -1.0, -0.0, 0.0]),
         ("ox", ["", "o", "oxox", "OX", " ox"]),
         ("SAVE-00", ["", "SAVE-0", "SAVE-00SAVE-00", "SAVE-00", " SAVE-00", "SAVE-11", "SAVE-99"]),
         (b"ab", [b"", b"a", b"abab"]),
