@@ -46,7 +46,8 @@ slot its own) *inside* the namespaces bwrap/unshare set up as root. That
 uid keeps exactly one capability, ``CAP_DAC_OVERRIDE`` (ambient, bounding
 set reduced to it, ``no_new_privs``): without it it could not read the
 interpreter under ``/root/.pyenv`` (``/root`` is mode 700) nor write a work
-dir created by root with mode 700 (pytest's ``tmp_path``). Measured here:
+dir created by root with mode 700 (pytest's ``tmp_path``); the ``no_setuid_fixup``
+securebit lets ``os.access`` see that capability too, as open and exec do. Measured here:
 with the drop a fork bomb stops at the limit in milliseconds; without it
 it runs until the wall timeout. The uid still sees no more than root would
 (bwrap mounts everything but the work dir and ``/tmp`` read-only), and it
@@ -151,6 +152,10 @@ def setpriv_prefix(uid: int) -> list[str]:
         "--inh-caps=-all,+dac_override",
         "--ambient-caps=+dac_override",
         "--bounding-set=-all,+dac_override",
+        # access(2) checks as the real uid and, for a uid other than 0, without its
+        # capabilities unless this bit is set: every file under a root-only directory
+        # (/root, a mkdtemp dir) was then "not accessible" while open() and exec worked
+        "--securebits=+no_setuid_fixup",
         "--no-new-privs",
         "--",
     ]

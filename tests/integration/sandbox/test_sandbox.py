@@ -62,6 +62,27 @@ def test_environment_is_cleared(backend: str, work: Path, monkeypatch: pytest.Mo
     assert result.backend == backend
 
 
+@pytest.mark.parametrize("backend", [*CONFINED, _backend("none")])
+def test_access_checks_agree_with_what_the_command_can_do(backend: str, work: Path) -> None:
+    """Run as root, the command runs as another uid that may read and write the work dir
+    (mode 700 here, as ``mkdtemp`` makes it, as ``/root`` is) through ``CAP_DAC_OVERRIDE``.
+    ``os.access`` used to say no to every file there all the same (the kernel drops the
+    capabilities of a non-root uid for that check), so pulp's bundled solver, which
+    checks ``os.access(path, os.X_OK)``, was unavailable in the sandbox only."""
+    tool = work / "tool"
+    tool.write_text("#!/bin/sh\necho ran\n")
+    tool.chmod(0o755)
+    box = Sandbox(work, LIMITS, backend=backend)
+    code = (
+        "import os, subprocess; p = os.path.abspath('tool')\n"
+        "print([os.access(p, m) for m in (os.R_OK, os.W_OK, os.X_OK)])\n"
+        "print(subprocess.run([p], capture_output=True, text=True).stdout.strip())"
+    )
+    result = run_py(box, code, cwd=work)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split("\n")[:2] == ["[True, True, True]", "ran"]
+
+
 def test_credentials_cannot_be_passed_in(work: Path) -> None:
     box = Sandbox(work, LIMITS)
     with pytest.raises(SandboxError, match="OPENAI_API_KEY"):
