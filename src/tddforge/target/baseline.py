@@ -10,6 +10,7 @@ import select
 import sys
 import time
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, Callable, Iterable, Iterator, Tuple, TypedDict
 
 import pytest
@@ -21,7 +22,7 @@ from .hosting import Starter, run_protocol, unreported
 from .imports import ImportWatch
 from .preimported import running_targets
 from .preload import stdlib_imported
-from .processes import drain, end_if_stray, fork, quiet, read_all, send
+from .processes import drain, end_if_stray, fork_child, quiet, read_all, send
 from .project_guard import take
 from .protocol import (
     BASELINE,
@@ -164,19 +165,7 @@ class BaselinePlugin:
         forked: list[tuple[int, int, int]] = []  # (first test, pid, pipe)
         for start, end in cut[1:]:
             read_fd, write_fd = os.pipe()
-            pid = fork()
-            if pid == 0:
-                code = 1
-                try:
-                    os.close(read_fd)
-                    os.close(self.fd)
-                    done = self._run_all(ran[start:end])
-                    late, stdlib = later_sources(self.sent), stdlib_imported()
-                    end_if_stray()
-                    send(write_fd, PartResult(records=done, late=late, stdlib=stdlib))
-                    code = 0
-                finally:
-                    os._exit(code)
+            pid = fork_child(partial(self._run_part, ran[start:end], read_fd, write_fd))
             os.close(write_fd)
             forked.append((start, pid, read_fd))
         start, end = cut[0]
@@ -193,6 +182,16 @@ class BaselinePlugin:
         if again is not None:
             records.update(self._run_all(ran[again:]))
         return records
+
+    def _run_part(self, items: list[Any], read_fd: int, write_fd: int) -> int:
+        """In a part's child: run ``items``, send what they gave on ``write_fd``."""
+        os.close(read_fd)
+        os.close(self.fd)
+        done = self._run_all(items)
+        late, stdlib = later_sources(self.sent), stdlib_imported()
+        end_if_stray()
+        send(write_fd, PartResult(records=done, late=late, stdlib=stdlib))
+        return 0
 
     def _run_all(self, items: list[Any]) -> dict[str, BaselineRecord]:
         """Run ``items`` in order, traced; each test tears down what the next does not share."""
@@ -271,12 +270,15 @@ def run_baseline(
     """
     read_fd, write_fd = os.pipe()
     sources_read, sources_write = os.pipe()
-    pid = fork()
     errors = config["results"] + ".baseline-stderr"
-    if pid == 0:
+
+    def child() -> int:
         os.close(read_fd)
         os.close(sources_read)
         _baseline_child(config, starter, write_fd, sources_write, errors, rebindable)
+        return 0
+
+    pid = fork_child(child)
     os.close(write_fd)
     os.close(sources_write)
     if meanwhile is not None:
@@ -323,8 +325,6 @@ def _baseline_child(
         end_if_stray()
         with contextlib.suppress(OSError):
             send(fd, BaselineResult(pytest_exit=-1, stderr=f"{type(exc).__name__}: {exc}"[-1500:]))
-    finally:
-        os._exit(0)
 
 
 def _tail(path: str, lines: int = 6) -> str:

@@ -9,7 +9,15 @@ from typing import Any, Callable, Generator, NoReturn
 
 import pytest
 
-from .processes import deliver, drain, end_if_stray, fork, in_pool_child, send, starting_test
+from .processes import (
+    deliver,
+    drain,
+    end_if_stray,
+    fork_child,
+    in_pool_child,
+    send,
+    starting_test,
+)
 from .protocol import ChildVerdict, Fallback, WorkerConfig
 from .single_process import SingleProcess
 from .tracing import Targets
@@ -131,17 +139,17 @@ class Hosted:
     def start(cls, starter: Starter, make_plugin: Callable[[int], Any], ids: list[str]) -> Hosted:
         """Fork a child running pytest with ``make_plugin(fd)`` active."""
         read_fd, write_fd = os.pipe()
-        pid = fork()
-        if pid == 0:
-            try:
-                os.close(read_fd)
-                code = starter.main(make_plugin(write_fd))
-                if in_pool_child():  # a mutant's child whose session ended before its verdict
-                    deliver({"verdict": "killed", "killer": f"pytest exit {code}", "ran": 0})
-                end_if_stray()
-                send(write_fd, Fallback(fallback=ids))
-            finally:
-                os._exit(0)
+
+        def child() -> int:
+            os.close(read_fd)
+            code = starter.main(make_plugin(write_fd))
+            if in_pool_child():  # a mutant's child whose session ended before its verdict
+                deliver({"verdict": "killed", "killer": f"pytest exit {code}", "ran": 0})
+            end_if_stray()
+            send(write_fd, Fallback(fallback=ids))
+            return 0
+
+        pid = fork_child(child)
         os.close(write_fd)
         return cls(pid, read_fd, ids)
 

@@ -48,6 +48,19 @@ def fork() -> int:
     return pid
 
 
+def fork_child(body: Callable[[], int]) -> int:
+    """Fork a child of tddforge's own (``fork``) that runs ``body`` and ends with the status
+    it returns, 1 when it raises: it never returns into the caller's code. Its pid, here."""
+    pid = fork()
+    if pid == 0:
+        code = 1
+        try:
+            code = body()
+        finally:
+            os._exit(code)
+    return pid
+
+
 def stray() -> bool:
     """Whether this process is a copy that code under test forked, not tddforge."""
     return os.getpid() != _OWNER
@@ -215,22 +228,20 @@ def in_fork(
     raises), killing the child after ``wall`` seconds (None: no limit): the bytes (empty
     when it died or was killed) and its wait status."""
     read_end, write_end = os.pipe()
-    pid = fork()
-    if pid == 0:
-        code = 1
+
+    def child() -> int:
+        os.close(read_end)
         try:
-            os.close(read_end)
-            try:
-                data = work()
-            except BaseException as exc:
-                end_if_stray()
-                data = failed(exc)
+            data = work()
+        except BaseException as exc:
             end_if_stray()
-            with os.fdopen(write_end, "wb") as pipe:
-                pipe.write(data)
-            code = 0
-        finally:
-            os._exit(code)
+            data = failed(exc)
+        end_if_stray()
+        with os.fdopen(write_end, "wb") as pipe:
+            pipe.write(data)
+        return 0
+
+    pid = fork_child(child)
     os.close(write_end)
     data = read_all(read_end, wall, pid)
     _, status = os.waitpid(pid, 0)

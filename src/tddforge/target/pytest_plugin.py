@@ -62,7 +62,7 @@ import pytest
 
 from .addresses import shift_at_random
 from .names import CANNOT_IMPORT
-from .processes import end_if_stray, fork, in_fork, reap
+from .processes import end_if_stray, fork_child, in_fork, reap
 from .single_process import keep_in_process
 
 MESSAGE_LIMIT = 2000
@@ -265,26 +265,23 @@ def pytest_runtestloop(session: pytest.Session) -> bool | None:
 
 
 def _run_order(session: pytest.Session, index: int, seed: str) -> None:
-    global _sink
     path = f"{_results}.{index}"
-    pid = fork()
-    if pid == 0:  # the child: this order's run, never returning into pytest
-        code = 0
-        try:
-            if _sink is not None:  # the parent's stays open there; here it is closed, or
-                _sink.close()  # its collection warns (ResourceWarning) inside some test
-                _sink = open(path, "a", encoding="utf-8")  # noqa: SIM115 - the child's own
-            items = list(session.items)
-            random.Random(seed).shuffle(items)
-            shift_at_random()  # and its objects elsewhere: a set of them in another order
-            for i, item in enumerate(items):
-                nextitem = items[i + 1] if i + 1 < len(items) else None
-                item.config.hook.pytest_runtest_protocol(item=item, nextitem=nextitem)
-            _write({"event": "session", "exitstatus": 1 if session.testsfailed else 0})
-        except BaseException:
-            code = 1
-        finally:
-            os._exit(code)
+
+    def child() -> int:  # this order's run, never returning into pytest
+        global _sink
+        if _sink is not None:  # the parent's stays open there; here it is closed, or
+            _sink.close()  # its collection warns (ResourceWarning) inside some test
+            _sink = open(path, "a", encoding="utf-8")  # noqa: SIM115 - the child's own
+        items = list(session.items)
+        random.Random(seed).shuffle(items)
+        shift_at_random()  # and its objects elsewhere: a set of them in another order
+        for i, item in enumerate(items):
+            nextitem = items[i + 1] if i + 1 < len(items) else None
+            item.config.hook.pytest_runtest_protocol(item=item, nextitem=nextitem)
+        _write({"event": "session", "exitstatus": 1 if session.testsfailed else 0})
+        return 0
+
+    pid = fork_child(child)
     if not reap(pid, _order_timeout):
         with open(path, "a", encoding="utf-8") as cut:
             cut.write(json.dumps({"event": "timeout"}) + "\n")

@@ -18,7 +18,7 @@ from .codecache import CODE_CACHE
 from .hosting import Starter
 from .journal import Journal, read_events
 from .preimported import forget_preimported
-from .processes import fork, quiet
+from .processes import fork_child, quiet
 from .protocol import BASELINE, SOURCES, ServeAnswer, SourcesEvent, WorkerConfig
 from .request import targets_of
 from .session import guarded, score_request
@@ -26,17 +26,14 @@ from .session import guarded, score_request
 
 def run_request(config: WorkerConfig, starter: Starter | None = None) -> None:
     """Score one request in a forked, quiet child, so this process stays pristine (warm mode)."""
-    pid = fork()
-    if pid == 0:
-        code = 1
-        try:
-            quiet()  # before pytest's capture saves the real stdout
-            forget_preimported(targets_of(config))  # a target pytest imported as it started
-            journal = Journal(config["results"])
-            code = guarded(lambda: score_request(config, starter), journal)
-        finally:
-            os._exit(code)
-    os.waitpid(pid, 0)
+
+    def child() -> int:
+        quiet()  # before pytest's capture saves the real stdout
+        forget_preimported(targets_of(config))  # a target pytest itself imported as it started
+        journal = Journal(config["results"])
+        return guarded(lambda: score_request(config, starter), journal)
+
+    os.waitpid(fork_child(child), 0)
 
 
 def serve() -> None:
@@ -119,16 +116,13 @@ def _starter_for(config: WorkerConfig, starters: dict[str, Starter]) -> Starter 
 
 def _prepares_cleanly(config: WorkerConfig) -> bool:
     """Prepare pytest's config in a throwaway child: does it work without importing the target?"""
-    pid = fork()
-    if pid == 0:
-        code = 1
-        try:
-            starter = Starter(config)
-            starter.prepare(targets_of(config))
-            code = 0 if starter.prepared is not None else 1
-        finally:
-            os._exit(code)
-    _, status = os.waitpid(pid, 0)
+
+    def child() -> int:
+        starter = Starter(config)
+        starter.prepare(targets_of(config))
+        return 0 if starter.prepared is not None else 1
+
+    _, status = os.waitpid(fork_child(child), 0)
     return os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
 
 

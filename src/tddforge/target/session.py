@@ -20,7 +20,7 @@ from .graft import CompiledAhead, start_graft
 from .hosting import Starter
 from .journal import Journal
 from .plan import Plan, plan, rebindable
-from .processes import STRAY_STATUS, end_if_stray, fork, stray
+from .processes import STRAY_STATUS, end_if_stray, fork_child, stray
 from .project_guard import enforce, install
 from .protocol import (
     DONE,
@@ -60,19 +60,14 @@ def _scored_prepared(request: Request, starter: Starter) -> bool:
     a process that imported it is spoiled and left, and this one, still
     pristine, scores with each child starting pytest by itself.
     """
-    pid = fork()
-    if pid == 0:
-        code = 1
-        try:
-            starter.prepare(request.targets)
-            code = (
-                _SPOILED
-                if starter.prepared is None
-                else guarded(lambda: score(request, starter), request.journal)
-            )
-        finally:
-            os._exit(code)
-    _, status = os.waitpid(pid, 0)
+
+    def child() -> int:
+        starter.prepare(request.targets)
+        if starter.prepared is None:
+            return _SPOILED
+        return guarded(lambda: score(request, starter), request.journal)
+
+    _, status = os.waitpid(fork_child(child), 0)
     return not (os.WIFEXITED(status) and os.WEXITSTATUS(status) == _SPOILED)
 
 
