@@ -13,8 +13,9 @@ So while a test runs traced (``following``), a child forked by code under
 test writes the lines its tracer holds to a file of its own just before it
 ends: at ``os._exit``, at an ``exec``, or at interpreter exit. The file is
 opened by name at that moment, as the child may have closed every
-descriptor it inherited. A child killed by a signal writes nothing. The
-lines read back are added to the test's.
+descriptor it inherited, in a directory named for the test that the first
+such child makes: a test that forks nothing costs one ``stat``. A child
+killed by a signal writes nothing. The lines read back are added to the test's.
 
 Keep it compatible with Python 3.8+.
 """
@@ -32,6 +33,8 @@ from typing import Any, Callable, Iterator
 _EXECS = ("execv", "execve")  # the others (execl, execvp, execlpe, ...) call these two
 _following: dict[str, Any] | None = None  # the test's tracer lines and where to write
 _registered = False
+_TOKEN = os.urandom(4).hex()  # no other process's directory has this process's name
+_tests = [0]  # tests followed in this process, for the name of each one's directory
 
 
 def _write_lines() -> None:
@@ -42,6 +45,7 @@ def _write_lines() -> None:
     data = {t: sorted(lines) for t, lines in state_lines.items() if lines}
     path = os.path.join(state["dir"], f"fork-{os.getpid()}.json")
     with contextlib.suppress(BaseException):
+        os.makedirs(state["dir"], mode=0o700, exist_ok=True)
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         try:
             os.write(fd, json.dumps(data).encode())
@@ -79,16 +83,19 @@ def following(lines: dict[str, set[int]]) -> Iterator[None]:
     if not _registered:
         os.register_at_fork(after_in_child=_in_forked_child)
         _registered = True
-    where = tempfile.mkdtemp(prefix="tddforge-forks-")
+    _tests[0] += 1
+    name = f"tddforge-forks-{os.getpid()}-{_TOKEN}-{_tests[0]}"
+    where = os.path.join(tempfile.gettempdir(), name)
     _following = {"lines": lines, "dir": where}
     try:
         yield
     finally:
         _following = None
-        for name, found in _read(where).items():
-            if name in lines:
-                lines[name].update(found)
-        shutil.rmtree(where, ignore_errors=True)
+        if os.path.isdir(where):  # a child of the test's wrote its lines
+            for target, found in _read(where).items():
+                if target in lines:
+                    lines[target].update(found)
+            shutil.rmtree(where, ignore_errors=True)
 
 
 def _read(where: str) -> dict[str, list[int]]:
