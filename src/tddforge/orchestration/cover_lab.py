@@ -39,6 +39,7 @@ from tddforge.mutation.report import MutationReport
 from tddforge.orchestration.cover_reuse import Scoring, derive
 from tddforge.runner import FileCoverage, TestOutcome, TestRun, run_pytest, run_pytest_orders
 from tddforge.runner.pytest_config import ConfigCheck, check_config, neutral_args
+from tddforge.runner.pytest_run import own_entries
 from tddforge.sandbox import Limits, Sandbox
 from tddforge.store.rundir import RunDir
 from tddforge.target.reuse import test_keys
@@ -164,8 +165,7 @@ class SuiteLab:
         # when the lab closes (a file a suite's test wrote must not become the project's
         # for the next suite: PyPDF2's tests wrote ``dont_commit_merged.pdf`` in attempt 0,
         # and every test writing it again was refused in attempt 1)
-        self._entries = entries(str(self.project))
-        self.own = [self.project / name for name in self._entries]
+        self.own = own_entries(self.project)
         checked = checked or Checked.make(self.project, python, settings)
         self.sandbox, self.config = checked.sandbox, checked.config
         self.rcfile = run.write_text("coveragerc", COVERAGE_RC)
@@ -191,9 +191,9 @@ class SuiteLab:
         tests made beside the project's entries (the suite's own file stays)."""
         self._background.shutdown(wait=True, cancel_futures=True)
         self._close_worker()
-        suite = Path(self.target.test_path).parts[0]
+        kept = {path.name for path in self.own} | {Path(self.target.test_path).parts[0]}
         for name in entries(str(self.project)):
-            if name not in self._entries and name != suite:
+            if name not in kept:
                 remove_path(str(self.project / name))
 
     def _close_worker(self) -> None:
