@@ -412,7 +412,7 @@ def spawn_in(path):
         os.closerange(3, 65536)
         os.chdir(path)
         os._exit(0)
-    _, status = os.waitpid(pid, 0)
+    _, status = os.waitpid(pid, 0)  # pragma: no mutate
     return "entered" if status == 0 else "failed"
 """
 
@@ -434,6 +434,7 @@ def test_a_copy_that_a_test_forks_and_that_returns_into_pytest_changes_nothing(
 ) -> None:
     # The test's child unwinds into pytest with the pipes it would report on closed:
     # it used to run the rest of the session and fail the whole run with EBADF.
+    # waitpid's flag is not mutated: with WNOHANG the verdict races the child's exit.
     project = write_project(tmp_path / "proj", FORKING, FORKING_TESTS)
     report = score(job_for(project), settings)
     assert report.counts["error"] == 0
