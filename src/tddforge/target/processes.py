@@ -331,9 +331,14 @@ _SLOT_PATIENCE = 30.0
 # A child that used less than this share of a core over the last ``_IDLE_WINDOW`` seconds
 # waits without computing (a socket nobody answers, a sleep): its slot goes to the next
 # child while it waits out its wall limit (boltons' socket tests: 92 mutants of 8 s each,
-# their cores idle). At most ``size`` children wait so at once.
+# their cores idle). At most ``_WAITING_PER_SLOT`` times ``size`` children wait so at once
+# (socketutils alone: 118 s with 2 waiting beside 2 workers, 55 s with 16). A waiting
+# child that computes again (``_BUSY_SHARE`` of a core) takes a slot back: the children
+# that compute stay as many as the cores given, and none is starved past its wall limit.
 _IDLE_SHARE = 0.05
-_IDLE_WINDOW = 0.5
+_BUSY_SHARE = 0.5
+_WAITING_PER_SLOT = 8
+_IDLE_WINDOW = 0.25
 _TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 _WATCHED = os.path.exists("/proc/self/stat")  # else no child is ever taken for idle
 
@@ -357,10 +362,13 @@ class Pool(Generic[K]):
 
     def __init__(self, size: int, slots: Slots | None = None):
         self.size = max(1, size)
+        self.waiting = _WAITING_PER_SLOT * self.size  # children waiting without computing, at most
         self.slots = slots
         self.running: _Running = {}
         #: children waiting without computing, whose slots went to others (``_IDLE_SHARE``)
         self.idle: set[int] = set()
+        #: children that computed again after waiting, with no shared slot free to take back
+        self.unpaid: set[int] = set()
         self._samples: dict[int, tuple[float, float]] = {}  # fd -> (when, CPU so far)
 
     def submit(
@@ -385,7 +393,7 @@ class Pool(Generic[K]):
             for fd in self.running:  # the siblings' pipes are the parent's business
                 os.close(fd)
             self.running = {}
-            self.idle, self._samples = set(), {}
+            self.idle, self.unpaid, self._samples = set(), set(), {}
             _VERDICT_FD = write_fd
             return True
         os.close(write_fd)
@@ -422,8 +430,8 @@ class Pool(Generic[K]):
         """Wait for a child to report or time out (or for ``also`` to become readable)."""
         now = time.monotonic()
         soonest = min(entry[1] for entry in self.running.values())
-        if _WATCHED and len(self.idle) < min(self.size, len(self.running)):
-            soonest = min(soonest, now + _IDLE_WINDOW)  # look for waiting children then
+        if _WATCHED:
+            soonest = min(soonest, now + _IDLE_WINDOW)  # look at what the children do then
         watched = list(self.running) + ([] if also is None else [also])
         ready, _, _ = select.select(watched, [], [], max(0.0, soonest - now))
         for fd in ready:
@@ -439,17 +447,15 @@ class Pool(Generic[K]):
             if now >= entry[1]:
                 self._finish(fd, on_done, timed_out=True)
         if _WATCHED:
-            self._release_waiting(time.monotonic())
+            self._watch(time.monotonic())
 
-    def _release_waiting(self, now: float) -> None:
-        """Give the slot of each child that computed next to nothing over the last
-        ``_IDLE_WINDOW`` to the next child, up to ``size`` such children at once. Only
-        when children start changes: what a child is judged by (its CPU time, its wall
-        limit) does not."""
+    def _watch(self, now: float) -> None:
+        """Lend the slot of each child that computed next to nothing over the last
+        ``_IDLE_WINDOW`` to the next child, up to ``waiting`` such children at once, and
+        take a slot back for a waiting child that computes again. Only when children start
+        changes: what a child is judged by (its CPU time, its wall limit) does not."""
         for fd, entry in self.running.items():
-            if len(self.idle) >= self.size:
-                return
-            if fd in self.idle or now - entry[4] < _IDLE_WINDOW:
+            if now - entry[4] < _IDLE_WINDOW:
                 continue
             used = cpu_seconds(entry[0])
             if used is None:
@@ -458,16 +464,31 @@ class Pool(Generic[K]):
             if now - before[0] < _IDLE_WINDOW:
                 continue  # its first reading, or too recent a one
             self._samples[fd] = (now, used)
-            if used - before[1] < _IDLE_SHARE * (now - before[0]):
-                self.idle.add(fd)
-                if self.slots is not None:
-                    self.slots.give()
+            share = (used - before[1]) / (now - before[0])
+            if fd in self.idle:
+                if share >= _BUSY_SHARE:
+                    self._back(fd)
+            elif share < _IDLE_SHARE and len(self.idle) < self.waiting:
+                self._lend(fd)
+
+    def _lend(self, fd: int) -> None:
+        self.idle.add(fd)
+        if fd in self.unpaid:
+            self.unpaid.discard(fd)  # the slot it computed on again was never taken
+        elif self.slots is not None:
+            self.slots.give()
+
+    def _back(self, fd: int) -> None:
+        self.idle.discard(fd)
+        if self.slots is not None and not self.slots.take():
+            self.unpaid.add(fd)  # none free: its own end gives none back
 
     def _finish(self, fd: int, on_done: Done[K], timed_out: bool) -> None:
         pid, _, key, buf, forked = self.running.pop(fd)
         self._samples.pop(fd, None)
-        if fd in self.idle:
+        if fd in self.idle or fd in self.unpaid:
             self.idle.discard(fd)  # its slot went to another child already
+            self.unpaid.discard(fd)
         elif self.slots is not None:
             self.slots.give()
         wall = time.monotonic() - forked

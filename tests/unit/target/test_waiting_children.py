@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 
 import pytest
 
-from tddforge.target.processes import Pool, cpu_seconds
+from tddforge.target import processes
+from tddforge.target.processes import Pool, Slots, cpu_seconds
 from tddforge.target.protocol import ChildVerdict
 
 pytestmark = pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="needs /proc")
@@ -56,12 +58,67 @@ def test_a_child_waiting_without_computing_lends_its_slot(
     assert _finished(("a", first), ("b", _quick)) == expected
 
 
-def test_at_most_size_children_wait_beside_the_running_ones() -> None:
-    # two sleepers on one slot: the second one only starts once the first lent its slot,
-    # and the quick one after it waits for a slot to be given back
+def _long_sleep() -> ChildVerdict:
+    time.sleep(4.0)
+    return {"verdict": "survived"}
+
+
+def test_children_waiting_together_wait_side_by_side() -> None:
+    # two sleepers on one slot both lend it (each after a second): the quick one after
+    # them reports first
+    order = _finished(("a", _long_sleep), ("b", _long_sleep), ("c", _quick))
+    assert order[0] == ("c", "killed")
+    assert sorted(order) == [("a", "survived"), ("b", "survived"), ("c", "killed")]
+
+
+def test_at_most_so_many_children_wait_per_slot(monkeypatch: pytest.MonkeyPatch) -> None:
+    # one waiting child per slot: the second sleeper only starts once the first lent its
+    # slot, and the quick one after it waits for a slot to be given back
+    monkeypatch.setattr(processes, "_WAITING_PER_SLOT", 1)
     order = _finished(("a", _sleep), ("b", _sleep), ("c", _quick))
     assert order[0] == ("a", "survived")
     assert sorted(order) == [("a", "survived"), ("b", "survived"), ("c", "killed")]
+
+
+def _sleep_then_spin() -> ChildVerdict:
+    time.sleep(1.5)
+    return _spin()
+
+
+def _watched(pool: Pool[str], also: Callable[[], None] = lambda: None) -> list[tuple[bool, bool]]:
+    """(lent, running) after each look at the pool, until its children end."""
+    seen: list[tuple[bool, bool]] = []
+    while pool.running:
+        pool.reap(lambda key, result: None)
+        seen.append((bool(pool.idle), bool(pool.running)))
+        also()
+    return seen
+
+
+def test_a_waiting_child_that_computes_again_takes_its_slot_back() -> None:
+    pool: Pool[str] = Pool(1)
+    pool.submit("a", 30.0, _sleep_then_spin, lambda key, result: None)
+    seen = _watched(pool)
+    lent = seen.index((True, True))
+    assert (False, True) in seen[lent:]  # computing again, still running: no longer lent
+
+
+def test_a_shared_slot_taken_back_is_given_back_once() -> None:
+    slots = Slots(1)
+    pool: Pool[str] = Pool(1, slots)
+    pool.submit("a", 30.0, _sleep_then_spin, lambda key, result: None)
+    sibling: list[bool] = []
+
+    def take_the_lent_slot() -> None:
+        if pool.idle and not sibling:
+            sibling.append(slots.take())  # another pool takes the slot the child lent
+
+    _watched(pool, take_the_lent_slot)
+    assert sibling == [True]
+    assert not slots.take()  # the child computed again without one, and gave none back
+    slots.give()  # the sibling's child ends
+    assert slots.take()
+    assert not slots.take()
 
 
 def test_cpu_seconds_of_this_process() -> None:
