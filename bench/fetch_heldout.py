@@ -50,6 +50,8 @@ bench/heldout23_targets.tsv is the twenty-third, chosen after the first twenty-t
 and studied: ``--pins bench/heldout23_targets.tsv bench-targets-heldout23``.
 bench/heldout24_targets.tsv is the twenty-fourth, chosen after the first twenty-three were measured
 and studied: ``--pins bench/heldout24_targets.tsv bench-targets-heldout24``.
+bench/heldout25_targets.tsv is the twenty-fifth, chosen after the first twenty-four were measured
+and studied: ``--pins bench/heldout25_targets.tsv bench-targets-heldout25``.
 
 Each pinned sdist is fetched with this interpreter's pip into DEST/sdist (kept when its sha256
 already matches), checked against its pin and unpacked into DEST/src. Then DEST/targets.tsv is
