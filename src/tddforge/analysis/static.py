@@ -74,11 +74,14 @@ class StaticReport:
 
 
 def check_syntax(source: str) -> str | None:
-    """None when ``source`` parses, else ``"line N: message"``."""
+    """None when ``source`` parses, else ``"line N: message"`` (or why it could not be
+    parsed at all: nested too deeply, or too large for the memory at hand)."""
     try:
         ast.parse(source)
     except SyntaxError as exc:
         return f"line {exc.lineno}: {exc.msg}"
+    except (MemoryError, RecursionError) as exc:
+        return f"too complex to parse ({type(exc).__name__})"
     return None
 
 

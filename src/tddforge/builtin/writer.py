@@ -222,13 +222,19 @@ def _written(
     imports: set[str] = set()
     # what the tests import from the module: no instance is named so as to hide one
     taken = frozenset(r.call.target.split(".")[0] for r in kept)
-    tests = [
-        (r.call.target.split(".")[0], _test(module, r, names, imports, style, taken)) for r in kept
-    ]
-    compiles = [_compiles(test) for _, test in tests]  # one odd value never costs the suite
-    kept = [r for r, ok in zip(kept, compiles, strict=True) if ok]
-    tests = [pair for pair, ok in zip(tests, compiles, strict=True) if ok]
-    return kept, tests, imports
+    written: list[CallResult] = []
+    tests: list[tuple[str, WrittenTest]] = []
+    for r in kept:  # one odd value never costs the suite
+        test_names, test_imports = set(names), set(imports)
+        try:
+            test = _test(module, r, test_names, test_imports, style, taken)
+        except (MemoryError, RecursionError):  # a value nested past the parser
+            continue
+        if _compiles(test):
+            names, imports = test_names, test_imports
+            written.append(r)
+            tests.append((r.call.target.split(".")[0], test))
+    return written, tests, imports
 
 
 def _own_name(call: Call) -> str | None:
@@ -241,7 +247,7 @@ def _compiles(test: WrittenTest) -> bool:
     source = "\n".join([f"def {test.name}():", *(f"    {line}" for line in test.body), ""])
     try:
         compile(source, "<test>", "exec")
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, MemoryError, RecursionError):  # nested past the parser
         return False
     return True
 

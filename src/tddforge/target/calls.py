@@ -222,16 +222,20 @@ def describe_value(value: Any) -> dict[str, Any]:
 
 
 def public_state(value: Any) -> dict[str, str]:
-    """An object's public attributes whose values are literals, as reprs."""
+    """An object's public attributes whose values are literals, as reprs, each at most
+    ``MAX_REPR`` long: py65's ``MPU().memory`` is 65536 zeros, which a test asserting
+    it in full would spell over 65536 lines (and 217 such tests could not be parsed)."""
     try:
         attributes = vars(value)
     except TypeError:  # no __dict__
         return {}
-    return {
-        name: repr(item)
-        for name, item in sorted(attributes.items())
-        if not name.startswith("_") and is_literal(item)
-    }
+    state = {}
+    for name, item in sorted(attributes.items()):
+        if not name.startswith("_") and is_literal(item):
+            text = repr(item)
+            if len(text) <= MAX_REPR:
+                state[name] = text
+    return state
 
 
 def shown_state(instance: Any) -> str:
@@ -299,7 +303,8 @@ def read_back(module: Any, instance: Any, call: dict[str, Any]) -> dict[str, str
             return {}
     except Exception:
         return {}
-    return {name: repr(value)} if is_literal(value) else {}
+    text = repr(value) if is_literal(value) else ""
+    return {name: text} if text and len(text) <= MAX_REPR else {}
 
 
 #: What the file system answered a write the sandbox keeps out (read-only, not

@@ -676,6 +676,15 @@ def test_a_test_that_would_not_compile_is_left_out_and_the_rest_is_kept() -> Non
     assert "classify(1)" in source
 
 
+def test_a_test_nested_past_the_parser_is_left_out_and_the_rest_is_kept() -> None:
+    good = returned(Call("classify", ("1",)), "'positive'")
+    deep = returned(Call("classify", ("-" * 10000 + "1",)), "'negative'")  # MemoryError
+    source = write_module("shapes", [good, deep])
+    ast.parse(source)
+    assert source.count("def test_") == 1
+    assert "classify(1)" in source
+
+
 def test_attribute_syntax_is_written_as_a_person_writes_it() -> None:
     """``box.size = 3``, ``del box.size``, ``box.size``; a name no dot can take goes
     through the builtin, and a read that raises is not a bare expression."""

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from tddforge.target.calls import hash_ordered, literal, shown_state
+from tddforge.target.calls import MAX_REPR, hash_ordered, literal, public_state, shown_state
 
 
 @pytest.mark.parametrize(
@@ -57,3 +57,15 @@ def test_shown_state() -> None:
 def test_stdlib_values_are_built_whatever_the_module_imports(source: str, expected: str) -> None:
     """The module under test need not import ``logging`` for a ``LogRecord`` argument."""
     assert literal(source, module=None) == expected
+
+
+class Machine:
+    def __init__(self) -> None:
+        self.memory = 0x10000 * [0]  # py65's MPU: 65536 zeros, no assertion to spell out
+        self.pc = 0
+        self.name = "x" * (MAX_REPR - 2)  # its repr just fits
+        self._private = 1
+
+
+def test_public_state_leaves_out_attributes_too_long_to_assert() -> None:
+    assert public_state(Machine()) == {"name": repr("x" * (MAX_REPR - 2)), "pc": "0"}
