@@ -217,6 +217,8 @@ class CallResult:
     descriptor: bool = field(default=False, compare=False)
     #: the call left a thread running, not a daemon: see ``_machine_read``
     threads: bool = field(default=False, compare=False)
+    #: the call asked to write a file of the machine's (``/etc/hosts``): see ``_machine_read``
+    outside: bool = field(default=False, compare=False)
 
     @property
     def readable_repr(self) -> bool:
@@ -535,11 +537,17 @@ def merge_runs(
 
 
 #: what a call read of the machine, as the runner reports it and ``CallResult`` keeps it
-_MACHINE = ("identity", "network", "descriptor", "threads")
+_MACHINE = ("identity", "network", "descriptor", "threads", "outside")
 
 
 def _machine_read(
-    result: CallResult, *, identity: bool, network: bool, descriptor: bool, threads: bool
+    result: CallResult,
+    *,
+    identity: bool,
+    network: bool,
+    descriptor: bool,
+    threads: bool,
+    outside: bool,
 ) -> CallResult:
     """``result`` judged by what its call read of the machine: who runs it (``_whoever``),
     the network, the process's open files. A call that reached for the network
@@ -548,11 +556,19 @@ def _machine_read(
     it did not make (``open(7)``, a number given for a path) did what that descriptor is
     in the process that ran it (in pytest, the capture's file, which closing breaks the
     tests after it); one that left a thread running (``threads``: pykka's
-    ``ThreadingActor().start()``) would keep pytest from ending. None is ever written."""
+    ``ThreadingActor().start()``) would keep pytest from ending; one that asked to write
+    a file of the machine's (``outside``: python-hosts' ``Hosts().write()``, to
+    ``/etc/hosts``) was refused by the sandbox, and its test would overwrite the file
+    where the suite runs as root. None is ever written."""
     result = _whoever(result) if identity else result
-    if network or descriptor or threads:
+    if network or descriptor or threads or outside:
         result = replace(
-            result, deterministic=False, network=network, descriptor=descriptor, threads=threads
+            result,
+            deterministic=False,
+            network=network,
+            descriptor=descriptor,
+            threads=threads,
+            outside=outside,
         )
     return result
 

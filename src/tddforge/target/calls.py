@@ -62,7 +62,7 @@ from .environ_reads import (
 from .probe import OPERATORS, STATEMENTS, is_literal
 from .processes import in_fork
 from .sourcecache import LEARNING
-from .workdir import install_writes, own_directory, set_baseline, writes_noticed
+from .workdir import install_writes, own_directory, set_baseline, writes_noticed, writes_outside
 
 MAX_REPR = 2000
 STDLIB_MODULES = (
@@ -345,7 +345,7 @@ def run_call(
     # in a directory of its own when it writes where it runs (``workdir.py``)
     place = own_directory() if call.get("workdir") else writes_noticed()
     running = {t.ident for t in threading.enumerate()}
-    with place as wrote:
+    with place as wrote, writes_outside() as machine_files:
         outcome, read = _outcome(module, call, tracer if trace else None, setup)
         set_environment(saved)
     found: dict[str, Any] = {"arcs": sorted(tracer.arcs), "outcome": outcome, **read}
@@ -355,6 +355,8 @@ def run_call(
         found["writes"] = True
     if threads_left(running):
         found["threads"] = True
+    if machine_files[0]:
+        found["outside"] = True
     return found
 
 

@@ -31,7 +31,7 @@ import pathlib
 import shutil
 import tempfile
 from contextlib import contextmanager
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, ContextManager, Iterator
 
 from .environ_reads import always, noticed, noticing
 
@@ -90,6 +90,7 @@ def remove_path(path: str) -> None:
 
 
 _wrote = [False]  # a wrapped function wrote in the working directory
+_wrote_outside = [False]  # a wrapped function wrote a file of the machine's (``outside``)
 _WRITING_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
 #: the functions that write at their first argument (a path), whatever they are given
 _PATH_WRITERS = ("mkdir", "makedirs", "remove", "unlink", "rmdir", "rename", "replace", "mkfifo")
@@ -108,6 +109,26 @@ def here(path: Any) -> bool:
     return os.path.commonpath([cwd, os.path.abspath(text)]) == cwd
 
 
+def outside(path: Any) -> bool:
+    """Whether ``path`` is a file of the machine's: not in the working directory or below
+    it, nor in the temporary directory, nor ``os.devnull``. python-hosts' ``Hosts().write()``
+    writes ``/etc/hosts``; the sandbox refuses, the module raises its own error, and a test
+    asserting that error overwrites the file when its suite runs as root."""
+    try:
+        text = os.fsdecode(os.fspath(path))
+    except TypeError:
+        return False
+    full = os.path.abspath(text)
+    if full == os.devnull:
+        return False
+    roots = [os.getcwd(), *_temporary]
+    return not any(os.path.commonpath([root, full]) == root for root in roots)
+
+
+# the temporary directory, found before the writers are wrapped: finding it writes a file
+_temporary: list[str] = []
+
+
 def _opens_to_write(args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
     mode = kwargs.get("mode", args[1] if len(args) > 1 else "r")
     return isinstance(mode, str) and any(c in mode for c in "wax+")
@@ -121,6 +142,7 @@ def _flags_write(args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
 def install_writes() -> None:
     """Wrap the functions that write files, so that a call writing in the working
     directory is noticed (``pathlib`` and ``shutil`` go through them)."""
+    _temporary[:] = [os.path.abspath(tempfile.gettempdir())]
     wrapped: dict[Any, Any] = {builtins.open: _noticing_writes(builtins.open, _opens_to_write)}
     builtins.open = io.open = wrapped[builtins.open]
     for name in ("open", *_PATH_WRITERS):
@@ -141,8 +163,9 @@ def _noticing_file_io() -> type:
 
     class FileIO(io.FileIO):
         def __init__(self, file: Any, mode: str = "r", *args: Any, **kwargs: Any) -> None:
-            if not _wrote[0] and _opens_to_write((file, mode), {}) and here(file):
-                _wrote[0] = True
+            if _opens_to_write((file, mode), {}):
+                _wrote[0] = _wrote[0] or here(file)
+                _wrote_outside[0] = _wrote_outside[0] or outside(file)
             super().__init__(file, mode, *args, **kwargs)
 
     FileIO.__module__ = "io"
@@ -162,11 +185,23 @@ def _wrap_accessor(wrapped: dict[Any, Any]) -> None:
 def _noticing_writes(
     original: Any, writes: Callable[[tuple[Any, ...], dict[str, Any]], bool]
 ) -> Any:
-    def here_and_writes(args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
-        path = kwargs.get("file", kwargs.get("path", args[0] if args else None))
-        return writes(args, kwargs) and here(path)
+    def path(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        return kwargs.get("file", kwargs.get("path", args[0] if args else None))
 
-    return noticed(original, _wrote, here_and_writes)
+    def here_and_writes(args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
+        return writes(args, kwargs) and here(path(args, kwargs))
+
+    def outside_and_writes(args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
+        return writes(args, kwargs) and outside(path(args, kwargs))
+
+    inner = noticed(original, _wrote, here_and_writes)
+    return noticed(inner, _wrote_outside, outside_and_writes)
+
+
+def writes_outside() -> ContextManager[list[bool]]:
+    """``[True]`` once the block is over if it asked a wrapped function to write a file of
+    the machine's (``outside``): a test must not, whatever the machine answered."""
+    return noticing(_wrote_outside)
 
 
 @contextmanager

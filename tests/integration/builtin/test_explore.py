@@ -1394,6 +1394,61 @@ def test_a_call_that_writes_where_it_runs_runs_in_a_directory_of_its_own(tmp_pat
     assert sorted(p.name for p in project.iterdir()) == ["data.txt", "locks.py"]
 
 
+HOSTS = """\
+import os
+
+
+class UnableToWrite(Exception):
+    pass
+
+
+class Hosts:
+    def __init__(self, path="/etc/tddforge-sample-hosts"):
+        self.path = path
+
+    def write(self, entries):
+        try:
+            with open(self.path, "w") as out:
+                out.write("\\n".join(entries))
+        except OSError:
+            raise UnableToWrite(self.path)
+        return len(entries)
+
+    def write_fd(self, entries):
+        try:
+            handle = os.open(self.path, os.O_WRONLY | os.O_CREAT)
+        except OSError:
+            raise UnableToWrite(self.path)
+        os.close(handle)
+        return len(entries)
+"""
+
+
+def test_a_call_that_writes_a_file_of_the_machines_is_never_written(tmp_path: Path) -> None:
+    """python-hosts' ``Hosts().write()`` writes ``/etc/hosts``: the sandbox refuses, the
+    module raises its own error, and a test asserting that error overwrote the file when
+    the suite ran as root. Such a call is not deterministic (what it does depends on
+    who runs it, where); a write in the directory it runs in, or below the temporary
+    directory, is the call's own."""
+    project, module = sample(tmp_path, "hosts.py", HOSTS)
+    calls = [
+        Call("Hosts.write", ("['127.0.0.1 a']",), init_args=()),
+        Call("Hosts.write_fd", ("['127.0.0.1 a']",), init_args=()),
+        Call("Hosts.write", ("['127.0.0.1 a']",), init_args=("'hosts.txt'",)),
+        Call("Hosts.write", ("['127.0.0.1 a']",), init_args=("'/tmp/hosts.txt'",)),
+    ]
+    box = Sandbox(project, LIMITS)
+    results = run_calls(project, module, calls, python=PY, sandbox=box)
+    found = [(r.outcome.kind, r.deterministic, r.outside) for r in results]
+    assert found == [
+        ("raise", False, True),
+        ("raise", False, True),
+        ("return", True, False),
+        ("return", True, False),
+    ]
+    assert not Path("/etc/tddforge-sample-hosts").exists()
+
+
 REMOVER = """\
 import os
 import shutil
