@@ -309,8 +309,9 @@ def _imported_names(
     package, _, last = import_name.rpartition(".")
     top = import_name.split(".")[0]
     names.own = import_name
-    for node in ast.walk(tree):
-        found = _absolute(node, here) if isinstance(node, ast.ImportFrom) else None
+    for walked in ast.walk(tree):
+        found = _absolute(walked, here) if isinstance(walked, ast.ImportFrom) else None
+        node = _as_import(walked, found, top)
         names.paths.update(_package_paths(node, found, top, import_name, star))
         if isinstance(node, ast.ImportFrom):  # ``Strategy``, which the module binds too
             names.shared.update(
@@ -343,6 +344,18 @@ def _imported_names(
                     names.ancestors.add(alias.asname)  # ``import networkx as nx``
     names.reexported = reexported
     return names
+
+
+def _as_import(node: ast.AST, found: str | None, top: str) -> ast.AST:
+    """``from .context import asttokens`` read as ``import asttokens``: a helper of the
+    tests (``context.py`` puts the project on ``sys.path`` and imports it) hands on the
+    package ``top``. ``found``: the module ``node`` imports from, when it is one."""
+    if not isinstance(node, ast.ImportFrom):
+        return node
+    if found is not None and (found == top or found.startswith(top + ".")):
+        return node  # from the package itself
+    handed = [alias for alias in node.names if alias.name == top]
+    return ast.Import(names=handed) if handed else node
 
 
 def _package_paths(

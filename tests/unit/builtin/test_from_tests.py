@@ -509,6 +509,18 @@ THROUGH_PACKAGE = [
         frozenset(),
         [],
     ),
+    (
+        "the package handed on by a helper of the tests (asttokens' context.py)",
+        "from .context import pkg\n\ndef test_a():\n    src = 'x = 1'\n    pkg.parse(src)\n",
+        frozenset({"*"}),
+        [Call("parse", ("'x = 1'",))],
+    ),
+    (
+        "a helper's other names are not the package",
+        "from .context import parse\n\ndef test_a():\n    parse('x')\n",
+        frozenset({"*"}),
+        [],
+    ),
 ]
 
 
