@@ -229,13 +229,17 @@ def public_state(value: Any) -> dict[str, str]:
         attributes = vars(value)
     except TypeError:  # no __dict__
         return {}
-    state = {}
-    for name, item in sorted(attributes.items()):
-        if not name.startswith("_") and is_literal(item):
-            text = repr(item)
-            if len(text) <= MAX_REPR:
-                state[name] = text
-    return state
+    public = sorted((name, item) for name, item in attributes.items() if not name.startswith("_"))
+    texts = ((name, _literal_text(item)) for name, item in public)
+    return {name: text for name, text in texts if text is not None}
+
+
+def _literal_text(value: Any) -> str | None:
+    """``value``'s repr when it is a literal at most ``MAX_REPR`` long, else None."""
+    if not is_literal(value):
+        return None
+    text = repr(value)
+    return text if len(text) <= MAX_REPR else None
 
 
 def shown_state(instance: Any) -> str:
@@ -303,8 +307,8 @@ def read_back(module: Any, instance: Any, call: dict[str, Any]) -> dict[str, str
             return {}
     except Exception:
         return {}
-    text = repr(value) if is_literal(value) else ""
-    return {name: text} if text and len(text) <= MAX_REPR else {}
+    text = _literal_text(value)
+    return {} if text is None else {name: text}
 
 
 #: What the file system answered a write the sandbox keeps out (read-only, not

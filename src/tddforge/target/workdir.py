@@ -25,6 +25,7 @@ Runs under the TARGET's interpreter, stdlib only; keep it compatible with Python
 from __future__ import annotations
 
 import builtins
+import functools
 import io
 import os
 import pathlib
@@ -33,7 +34,7 @@ import tempfile
 from contextlib import contextmanager
 from typing import Any, Callable, ContextManager, Iterator
 
-from .environ_reads import always, noticed, noticing
+from .environ_reads import always, noticing
 
 #: entries that others write while calls run: tddforge's run directory, bytecode caches
 IGNORED = frozenset({".tddforge", "__pycache__", ".pytest_cache"})
@@ -164,8 +165,7 @@ def _noticing_file_io() -> type:
     class FileIO(io.FileIO):
         def __init__(self, file: Any, mode: str = "r", *args: Any, **kwargs: Any) -> None:
             if _opens_to_write((file, mode), {}):
-                _wrote[0] = _wrote[0] or here(file)
-                _wrote_outside[0] = _wrote_outside[0] or outside(file)
+                _notice(file)
             super().__init__(file, mode, *args, **kwargs)
 
     FileIO.__module__ = "io"
@@ -185,17 +185,19 @@ def _wrap_accessor(wrapped: dict[Any, Any]) -> None:
 def _noticing_writes(
     original: Any, writes: Callable[[tuple[Any, ...], dict[str, Any]], bool]
 ) -> Any:
-    def path(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-        return kwargs.get("file", kwargs.get("path", args[0] if args else None))
+    @functools.wraps(original)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        if writes(args, kwargs):
+            _notice(kwargs.get("file", kwargs.get("path", args[0] if args else None)))
+        return original(*args, **kwargs)
 
-    def here_and_writes(args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
-        return writes(args, kwargs) and here(path(args, kwargs))
+    return wrapper
 
-    def outside_and_writes(args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
-        return writes(args, kwargs) and outside(path(args, kwargs))
 
-    inner = noticed(original, _wrote, here_and_writes)
-    return noticed(inner, _wrote_outside, outside_and_writes)
+def _notice(path: Any) -> None:
+    """A wrapped function was asked to write at ``path``: where that is, noticed."""
+    _wrote[0] = _wrote[0] or here(path)
+    _wrote_outside[0] = _wrote_outside[0] or outside(path)
 
 
 def writes_outside() -> ContextManager[list[bool]]:
